@@ -1,0 +1,275 @@
+"""The card engine: the Card type, its registry, parameter metadata and the CardView a card returns.
+
+A card is a pydantic ``Params`` model (its controls), a ``compute(params) -> View`` function and an
+entry in the registry. Nothing here knows about HTTP; the web layer renders what this module describes.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# ---------------------------------------------------------------------------------------------
+# Parameters: pydantic fields that carry slider metadata (range, step, unit, Chinese label)
+# ---------------------------------------------------------------------------------------------
+
+
+class Params(BaseModel):
+    """Base for every card's parameters. Unknown query keys are ignored; known ones are validated."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
+
+
+class NoParams(Params):
+    """A card without controls."""
+
+
+def slider(default: float | int | None, *, ge: float, le: float, step: float, label: str,
+           unit: str = "", log: bool = False, illustrative: bool = False, help: str = "",
+           placeholder: str = "") -> Any:
+    """A numeric parameter drawn as a slider plus a number box. ``default=None`` makes it an
+    optional override (blank = derived from another parameter, e.g. the GPU's bandwidth)."""
+    extra = {"control": "slider", "step": step, "unit": unit, "label": label, "log": log,
+             "illustrative": illustrative, "placeholder": placeholder}
+    return Field(default, ge=ge, le=le, description=help or label, json_schema_extra=extra)
+
+
+def choice(default: str, options: dict[str, str], *, label: str, help: str = "",
+           illustrative: bool = False) -> Any:
+    """An enum parameter drawn as a select; ``options`` maps value -> Chinese label."""
+    extra = {"control": "select", "options": options, "label": label, "illustrative": illustrative}
+    return Field(default, description=help or label, json_schema_extra=extra)
+
+
+def toggle(default: bool, *, label: str, help: str = "") -> Any:
+    """A boolean parameter drawn as a checkbox; travels as ``true``/``false``."""
+    return Field(default, description=help or label,
+                 json_schema_extra={"control": "toggle", "label": label})
+
+
+def number_list(default: Sequence[float], *, ge: float, le: float, step: float, label: str,
+                unit: str = "", min_len: int = 1, max_len: int = 64, help: str = "",
+                illustrative: bool = False) -> Any:
+    """A list parameter: one number box per item; in URLs the key repeats once per item."""
+    extra = {"control": "list", "step": step, "unit": unit, "label": label, "item_ge": ge,
+             "item_le": le, "illustrative": illustrative}
+    return Field(list(default), min_length=min_len, max_length=max_len,
+                 description=help or label, json_schema_extra=extra)
+
+
+@dataclass(frozen=True)
+class ControlSpec:
+    """What the controls template needs to draw one parameter."""
+
+    name: str
+    control: str  # slider | select | toggle | list
+    label: str
+    default: Any
+    unit: str = ""
+    ge: float | None = None
+    le: float | None = None
+    step: float | None = None
+    log: bool = False
+    options: dict[str, str] | None = None
+    optional: bool = False
+    illustrative: bool = False
+    placeholder: str = ""
+    help: str = ""
+    is_int: bool = False
+
+
+def controls_of(model: type[Params]) -> list[ControlSpec]:
+    """Read the control metadata off a Params model, in field order."""
+    specs = []
+    for name, f in model.model_fields.items():
+        extra = dict(f.json_schema_extra or {})
+        ge = le = None
+        for m in f.metadata:
+            ge = getattr(m, "ge", ge)
+            le = getattr(m, "le", le)
+        ann = f.annotation
+        is_int = ann is int or (getattr(ann, "__args__", None) and int in ann.__args__ and float not in ann.__args__)
+        if extra.get("control") == "list":
+            ge, le = extra.get("item_ge"), extra.get("item_le")
+            inner = getattr(ann, "__args__", (float,))[0]
+            is_int = inner is int
+        specs.append(ControlSpec(
+            name=name, control=extra.get("control", "slider"), label=extra.get("label", name),
+            default=f.default, unit=extra.get("unit", ""), ge=ge, le=le, step=extra.get("step"),
+            log=extra.get("log", False), options=extra.get("options"),
+            optional=f.default is None, illustrative=extra.get("illustrative", False),
+            placeholder=extra.get("placeholder", ""), help=f.description or "", is_int=bool(is_int)))
+    return specs
+
+
+# ---------------------------------------------------------------------------------------------
+# The view a card computes
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stat:
+    """A labelled number on screen. ``key`` names the output it shows (catalog output key)."""
+
+    key: str
+    label: str
+    value: Any
+    unit: str = ""
+    digits: int | None = None      # fixed decimals
+    sig: int | None = None         # or significant figures
+    approx: bool = False           # prefix "≈"
+    illustrative: bool = False     # 示意 badge
+    book: str = ""                 # the book's own wording, shown beside ("三倍", "约 31×")
+    emphasis: bool = False
+    text: str | None = None        # preformatted text instead of a number
+
+
+@dataclass
+class Figure:
+    """One Plotly figure as a plain dict (``data``, ``layout``, optional ``frames``)."""
+
+    fig: dict
+    title: str = ""
+    summary: str = ""              # text alternative for screen readers: the figure's key numbers
+    illustrative: bool = False
+    animated: bool = False
+    height: int = 320
+
+
+@dataclass
+class Table:
+    columns: list[str]
+    rows: list[list[Any]]
+    title: str = ""
+    illustrative_cells: set[tuple[int, int]] = field(default_factory=set)
+    links: dict[int, str] = field(default_factory=dict)   # row index -> card id
+    note: str = ""
+
+
+@dataclass
+class Note:
+    text: str                      # may contain $tex$ inline maths
+    kind: Literal["note", "warn", "illustrative", "formula", "book"] = "note"
+
+
+@dataclass
+class Block:
+    """A template-rendered part of the card (SVG diagrams, bespoke layouts)."""
+
+    template: str
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Question:
+    """An exercise question. Numeric questions are checked against ``outputs[key]``."""
+
+    key: str
+    prompt: str
+    unit: str = ""
+    kind: Literal["numeric", "bool", "choice", "open"] = "numeric"
+    hint: str = ""
+    solution: list[str] = field(default_factory=list)   # steps, $tex$ allowed, numbers filled in
+    answer_text: str = ""                                # model answer for open questions
+    rel_tol: float = 0.01                                # 正确 band
+    close_tol: float = 0.05                              # 接近 band
+    units: dict[str, float] = field(default_factory=dict)  # alternative units: name -> factor to `unit`
+    options: dict[str, str] = field(default_factory=dict)  # for choice/bool questions
+
+
+@dataclass
+class View:
+    outputs: dict[str, Any]
+    stats: list[Stat] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    headline: str = ""             # one line above the numbers
+
+    def stat(self, key: str, label: str, unit: str = "", **kw: Any) -> "View":
+        """Show output ``key`` as a labelled number (chainable)."""
+        self.stats.append(Stat(key=key, label=label, value=self.outputs[key], unit=unit, **kw))
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
+# Cards and the registry
+# ---------------------------------------------------------------------------------------------
+
+Kind = Literal["calculator", "chart", "animation", "diagram", "table", "exercise", "text"]
+
+
+@dataclass
+class Card:
+    id: str
+    title: str                     # short Chinese title as in the catalog
+    label: str                     # printed label(s): "例题 1-1 / 图 1-9 ~ 1-12"; "" if none
+    section: str                   # "1.3", "3.2", "1-end", "1-open", "3-open", "3-end"
+    kind: Kind
+    params: type[Params]
+    compute: Callable[[Any], View]
+    aliases: tuple[str, ...] = ()
+    badges: tuple[tuple[str, str], ...] = ()   # (text, card id) links such as ("练习 3-3", "ex-3-3")
+    template: str | None = None    # a bespoke result template instead of the generic one
+    lead: str = ""                 # one or two sentences shown under the title (Chinese)
+    shared_state: str | None = None  # id of a card whose same-named params this card follows on a page
+
+    @property
+    def chapter(self) -> int:
+        return int(self.section.split(".")[0].split("-")[0])
+
+    @property
+    def display_title(self) -> str:
+        return f"{self.label} · {self.title}" if self.label else self.title
+
+    def parse(self, data: dict[str, Any]) -> Params:
+        return self.params.model_validate(data)
+
+    def defaults(self) -> Params:
+        return self.params()
+
+
+REGISTRY: dict[str, Card] = {}
+ALIASES: dict[str, str] = {}
+
+
+def register(card: Card) -> Card:
+    if card.id in REGISTRY or card.id in ALIASES:
+        raise ValueError(f"duplicate card id {card.id}")
+    REGISTRY[card.id] = card
+    for a in card.aliases:
+        if a in REGISTRY or a in ALIASES:
+            raise ValueError(f"duplicate alias {a}")
+        ALIASES[a] = card.id
+    return card
+
+
+def card(id: str, *, title: str, section: str, kind: Kind, params: type[Params] = NoParams,
+         label: str = "", aliases: Sequence[str] = (), badges: Sequence[tuple[str, str]] = (),
+         template: str | None = None, lead: str = "", shared_state: str | None = None
+         ) -> Callable[[Callable[[Any], View]], Callable[[Any], View]]:
+    """Decorator: register ``compute`` as card ``id``."""
+
+    def wrap(compute: Callable[[Any], View]) -> Callable[[Any], View]:
+        register(Card(id=id, title=title, label=label, section=section, kind=kind, params=params,
+                      compute=compute, aliases=tuple(aliases), badges=tuple(badges),
+                      template=template, lead=lead, shared_state=shared_state))
+        return compute
+
+    return wrap
+
+
+def resolve(name: str) -> str | None:
+    """Card id for an id or alias, else None."""
+    if name in REGISTRY:
+        return name
+    return ALIASES.get(name)
+
+
+def finite(x: float) -> float | None:
+    """JSON-safe number: NaN/inf become None."""
+    return x if isinstance(x, (int, float)) and math.isfinite(x) else None

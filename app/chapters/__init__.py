@@ -1,0 +1,144 @@
+"""The book's structure: chapters, their sections in reading order, and each section's prose.
+
+A section's prose is ``app/chapters/ch{N}/{section}.md`` (Chinese, Markdown with ``$tex$``); a line
+``{{card:ID}}`` places a card. Cards registered for a section but not placed in its prose are
+appended at the end, so a new card shows up even before its prose mentions it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ..cards import REGISTRY, Card
+
+HERE = Path(__file__).resolve().parent
+_MARK = re.compile(r"^\{\{card:([a-z0-9-]+)\}\}\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class Section:
+    chapter: int
+    key: str          # "1.3", "1.open", "1.end"
+    title: str
+
+    @property
+    def slug(self) -> str:
+        return self.key.split(".", 1)[1] if self.key.endswith((".open", ".end")) else self.key
+
+    @property
+    def url(self) -> str:
+        return f"/ch/{self.chapter}" if self.key.endswith(".open") else f"/ch/{self.chapter}/{self.slug}"
+
+    @property
+    def number(self) -> str:
+        return "" if self.key.endswith((".open", ".end")) else self.key
+
+
+@dataclass(frozen=True)
+class Chapter:
+    number: int
+    title: str
+    blurb: str
+    sections: tuple[Section, ...] = field(default_factory=tuple)
+
+    @property
+    def url(self) -> str:
+        return f"/ch/{self.number}"
+
+
+def _ch(n: int, title: str, blurb: str, secs: list[tuple[str, str]]) -> Chapter:
+    return Chapter(n, title, blurb, tuple(Section(n, k, t) for k, t in secs))
+
+
+CHAPTERS: dict[int, Chapter] = {
+    1: _ch(1, "初识 AI Infra", "读权重为什么比算还慢?用容量、算力、带宽、延迟四个数,回答放得下吗、要等多久、加资源值不值。", [
+        ("1.open", "开篇:读权重 vs 矩阵计算"),
+        ("1.1", "AI Infra 为什么重要"),
+        ("1.2", "系统设计的关键数字"),
+        ("1.3", "用几个数字估算一次模型执行"),
+        ("1.4", "需求如何推动架构设计"),
+        ("1.end", "谬误与陷阱 · 本章数字速查 · 本章小结"),
+    ]),
+    3: _ch(3, "推理与训练负载", "平均数相同,负载不一定相同:到达时间、依赖与完成标准如何改变同样的工作量。", [
+        ("3.open", "开篇:两分钟,480 条请求"),
+        ("3.1", "从单次请求到持续到达的负载"),
+        ("3.2", "多轮交互与 Agent 任务"),
+        ("3.3", "多模态与实时交互"),
+        ("3.4", "训练的计算与状态需求"),
+        ("3.5", "强化学习(RL)"),
+        ("3.6", "从负载需求到训练与服务预算"),
+        ("3.end", "负载记录 · 谬误与陷阱 · 本章小结 · 练习"),
+    ]),
+}
+
+
+def section(chapter: int, slug: str) -> Section | None:
+    ch = CHAPTERS.get(chapter)
+    if not ch:
+        return None
+    for s in ch.sections:
+        if s.slug == slug or (slug in ("", "open") and s.key.endswith(".open")):
+            return s
+    return None
+
+
+def section_of(card: Card) -> Section | None:
+    ch = CHAPTERS.get(card.chapter)
+    return next((s for s in ch.sections if s.key == card.section), None) if ch else None
+
+
+@lru_cache(maxsize=None)
+def prose(sec_key: str) -> str:
+    ch = sec_key.split(".")[0]
+    p = HERE / f"ch{ch}" / f"{sec_key}.md"
+    return p.read_text(encoding="utf-8") if p.exists() else ""
+
+
+def layout(sec: Section) -> list[tuple[str, str]]:
+    """The section in reading order: ("md", text) and ("card", id) parts."""
+    text = prose(sec.key)
+    parts: list[tuple[str, str]] = []
+    placed: set[str] = set()
+    pos = 0
+    for m in _MARK.finditer(text):
+        if text[pos:m.start()].strip():
+            parts.append(("md", text[pos:m.start()]))
+        if m.group(1) in REGISTRY:
+            parts.append(("card", m.group(1)))
+            placed.add(m.group(1))
+        pos = m.end()
+    if text[pos:].strip():
+        parts.append(("md", text[pos:]))
+    for cid, c in REGISTRY.items():
+        if c.section == sec.key and cid not in placed:
+            parts.append(("card", cid))
+    return parts
+
+
+def cards_in(sec: Section) -> list[str]:
+    return [x for k, x in layout(sec) if k == "card"]
+
+
+def reading_order() -> list[str]:
+    """Every registered card in book order."""
+    out: list[str] = []
+    for ch in CHAPTERS.values():
+        for s in ch.sections:
+            out += cards_in(s)
+    return out
+
+
+def neighbours(card_id: str) -> tuple[str | None, str | None]:
+    """Previous / next card of the same section in reading order."""
+    c = REGISTRY[card_id]
+    sec = section_of(c)
+    ids = cards_in(sec) if sec else [card_id]
+    i = ids.index(card_id) if card_id in ids else 0
+    return (ids[i - 1] if i > 0 else None, ids[i + 1] if i + 1 < len(ids) else None)
+
+
+def load_all() -> None:
+    """Import every chapter package so its cards register."""
+    from . import ch1, ch3  # noqa: F401

@@ -1,0 +1,196 @@
+"""The site's one chart theme and small builders for plain Plotly figure dicts.
+
+Colour roles (chosen once for the whole site, legible on light and dark backgrounds):
+chapter 1 — read/bandwidth blue, compute green, capacity/resident purple, waiting/overhead gray,
+over-limit/bottleneck red (图 1-6 adds orange for storage and reuses blue for network);
+chapter 3 — prefill orange, decode blue, state residency purple, tools/environment teal,
+waiting/idle gray, backlog/over-limit red.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Sequence
+
+COLORS: dict[str, str] = {
+    # chapter 1
+    "read": "#2f7fd8", "bandwidth": "#2f7fd8", "compute": "#1f9d55", "capacity": "#8a5cf5",
+    "resident": "#8a5cf5", "waiting": "#8c96a3", "overhead": "#8c96a3", "over": "#e0413a",
+    "storage": "#e8890c", "network": "#2f7fd8", "sync": "#8c96a3",
+    # chapter 3
+    "prefill": "#e8890c", "decode": "#2f7fd8", "state": "#8a5cf5", "tools": "#0f9f8f",
+    "idle": "#8c96a3", "backlog": "#e0413a",
+    # neutral
+    "ink": "#444b55", "accent": "#c2410c", "target": "#b45309",
+}
+
+ROLE_LABELS = {
+    1: [("read", "数据读取 / 带宽"), ("compute", "计算"), ("capacity", "容量 / 驻留数据"),
+        ("waiting", "等待 / 系统开销"), ("over", "超限 / 瓶颈")],
+    3: [("prefill", "prefill"), ("decode", "decode"), ("state", "状态驻留"), ("tools", "工具 / 环境"),
+        ("idle", "等待 / 空闲"), ("backlog", "积压 / 超限")],
+}
+
+
+def r(x: Any, sig: int = 5) -> Any:
+    """Round for the wire: figures need ~5 significant digits, not 17."""
+    if isinstance(x, (list, tuple)):
+        return [r(v, sig) for v in x]
+    if hasattr(x, "tolist"):
+        return r(x.tolist(), sig)
+    if isinstance(x, bool) or not isinstance(x, float):
+        return x
+    if not math.isfinite(x):
+        return None
+    if x == 0:
+        return 0
+    return round(x, max(sig - 1 - int(math.floor(math.log10(abs(x)))), 0))
+
+
+def color(role: str) -> str:
+    return COLORS.get(role, role)
+
+
+def axis(title: str = "", *, log: bool = False, range_: Sequence[float] | None = None,
+         ticks: Sequence[float] | None = None, ticktext: Sequence[str] | None = None, **kw: Any) -> dict:
+    a: dict[str, Any] = {"title": {"text": title}, "zeroline": False, "automargin": False}
+    if log:
+        a["type"] = "log"
+    if range_ is not None:
+        a["range"] = list(range_)
+    if ticks is not None:
+        a["tickvals"] = list(ticks)
+        if ticktext is not None:
+            a["ticktext"] = list(ticktext)
+    a.update(kw)
+    return a
+
+
+def layout(x: dict | None = None, y: dict | None = None, *, height: int = 320, legend: bool = True,
+           margin: tuple[int, int, int, int] = (56, 16, 16, 48), **kw: Any) -> dict:
+    """Fixed margins (l, r, t, b) so Plotly skips auto-margin passes on every redraw."""
+    l, rr, t, b = margin
+    lay: dict[str, Any] = {
+        "height": height, "margin": {"l": l, "r": rr, "t": t, "b": b},
+        "xaxis": x or axis(), "yaxis": y or axis(), "showlegend": legend,
+        "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "font": {"size": 12}},
+        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"size": 13}, "hovermode": "closest",
+    }
+    lay.update(kw)
+    return lay
+
+
+def line(x: Iterable, y: Iterable, name: str, role: str, *, dash: str | None = None,
+         mode: str = "lines", width: float = 2.5, **kw: Any) -> dict:
+    t = {"type": "scatter", "mode": mode, "x": r(list(x)), "y": r(list(y)), "name": name,
+         "line": {"color": color(role), "width": width}}
+    if dash:
+        t["line"]["dash"] = dash
+    if "markers" in mode:
+        t["marker"] = {"color": color(role), "size": 9}
+    t.update(kw)
+    return t
+
+
+def points(x: Iterable, y: Iterable, name: str, role: str, *, size: int = 10, symbol: str = "circle",
+           **kw: Any) -> dict:
+    t = {"type": "scatter", "mode": "markers", "x": r(list(x)), "y": r(list(y)), "name": name,
+         "marker": {"color": color(role), "size": size, "symbol": symbol}}
+    t.update(kw)
+    return t
+
+
+def bar(x: Iterable, y: Iterable, name: str, role: str | Sequence[str], *, horizontal: bool = False,
+        text: Sequence[str] | None = None, **kw: Any) -> dict:
+    colors = [color(c) for c in role] if isinstance(role, (list, tuple)) else color(role)
+    t: dict[str, Any] = {"type": "bar", "name": name, "marker": {"color": colors}}
+    if horizontal:
+        t.update({"orientation": "h", "x": r(list(y)), "y": list(x)})
+    else:
+        t.update({"x": list(x), "y": r(list(y))})
+    if text is not None:
+        t.update({"text": list(text), "textposition": "auto"})
+    t.update(kw)
+    return t
+
+
+def _ann(v: float, log: bool) -> float:
+    # Plotly places annotations on log axes by log10 of the value (shapes take the value itself)
+    return r(math.log10(v)) if log and v > 0 else r(v)
+
+
+def vline(x: float, text: str = "", role: str = "ink", dash: str = "dash", *, log: bool = False
+          ) -> tuple[dict, dict | None]:
+    """A vertical reference line across the plot (shape) and its label (annotation).
+    ``log``: the x axis is logarithmic."""
+    shape = {"type": "line", "xref": "x", "yref": "paper", "x0": r(x), "x1": r(x), "y0": 0, "y1": 1,
+             "line": {"color": color(role), "dash": dash, "width": 1.5}}
+    ann = ({"x": _ann(x, log), "y": 1, "xref": "x", "yref": "paper", "text": text, "showarrow": False,
+            "yanchor": "bottom", "font": {"color": color(role), "size": 12}} if text else None)
+    return shape, ann
+
+
+def hline(y: float, text: str = "", role: str = "ink", dash: str = "dot", *, log: bool = False
+          ) -> tuple[dict, dict | None]:
+    shape = {"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": r(y), "y1": r(y),
+             "line": {"color": color(role), "dash": dash, "width": 1.5}}
+    ann = ({"x": 1, "y": _ann(y, log), "xref": "paper", "yref": "y", "text": text, "showarrow": False,
+            "xanchor": "right", "yanchor": "bottom", "font": {"color": color(role), "size": 12}} if text else None)
+    return shape, ann
+
+
+def with_refs(lay: dict, *refs: tuple[dict, dict | None]) -> dict:
+    lay.setdefault("shapes", [])
+    lay.setdefault("annotations", [])
+    for shape, ann in refs:
+        lay["shapes"].append(shape)
+        if ann:
+            lay["annotations"].append(ann)
+    return lay
+
+
+def gantt_trace(lane: str, starts: Sequence[float], ends: Sequence[float], name: str, role: str,
+                text: Sequence[str] | None = None, **kw: Any) -> dict:
+    """Horizontal blocks on one lane: a bar trace with ``base`` = start."""
+    t = {"type": "bar", "orientation": "h", "name": name, "y": [lane] * len(starts),
+         "base": r(list(starts)), "x": r([e - s for s, e in zip(starts, ends)]),
+         "marker": {"color": color(role), "line": {"width": 1, "color": "rgba(0,0,0,0.25)"}},
+         "hovertemplate": "%{base:.4g} → %{customdata:.4g}<extra>" + name + "</extra>",
+         "customdata": r(list(ends))}
+    if text is not None:
+        t.update({"text": list(text), "textposition": "inside", "insidetextanchor": "middle"})
+    t.update(kw)
+    return t
+
+
+def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: int = 300,
+            prefix: str = "") -> dict:
+    """Attach frames with ▶/❚❚ buttons and a time slider. ``frames[i]`` = {"data": [...], "traces": [...]}."""
+    named = [{"name": str(i), "data": f["data"], **({"traces": f["traces"]} if "traces" in f else {}),
+              **({"layout": f["layout"]} if "layout" in f else {})} for i, f in enumerate(frames)]
+    fig["frames"] = named
+    lay = fig["layout"]
+    lay["updatemenus"] = [{
+        "type": "buttons", "showactive": False, "x": 0, "y": -0.02, "xanchor": "left", "yanchor": "top",
+        "direction": "left", "pad": {"t": 36, "r": 8},
+        "buttons": [
+            {"label": "▶ 播放", "method": "animate",
+             "args": [None, {"frame": {"duration": duration, "redraw": False}, "fromcurrent": True,
+                             "transition": {"duration": 0}, "mode": "immediate"}]},
+            {"label": "❚❚ 暂停", "method": "animate",
+             "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
+                               "transition": {"duration": 0}}]},
+        ]}]
+    lay["sliders"] = [{
+        "active": len(frames) - 1, "x": 0.18, "len": 0.82, "y": -0.02, "yanchor": "top",
+        "pad": {"t": 30}, "currentvalue": {"prefix": prefix, "font": {"size": 12}},
+        "steps": [{"label": str(lbl), "method": "animate",
+                   "args": [[str(i)], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
+                                       "transition": {"duration": 0}}]} for i, lbl in enumerate(labels)]}]
+    lay["margin"]["b"] = max(lay["margin"]["b"], 110)
+    lay["height"] = lay.get("height", 320) + 60
+    return fig
+
+
+def figure(data: list[dict], lay: dict) -> dict:
+    return {"data": data, "layout": lay}

@@ -1,0 +1,1 @@
+"""HTTP layer: routes, query parsing, rendering, headers. No math here."""

@@ -1,0 +1,143 @@
+"""Rendering: Jinja environment, view → HTML fragments, JSON payloads, CSV; an LRU of rendered
+fragments keyed by (card, canonical params)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from .. import format as fmt
+from ..cards import REGISTRY, Card, Figure, Stat, View, controls_of, finite
+from ..charts import ROLE_LABELS
+from ..chapters import CHAPTERS, section_of
+from ..text import markdown, rich
+from .query import to_query
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+STATIC = ROOT / "static"
+
+
+@lru_cache(maxsize=None)
+def _fingerprint(path: str) -> str:
+    p = STATIC / path
+    try:
+        return hashlib.sha256(p.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return "0"
+
+
+def static_url(path: str) -> str:
+    return f"/static/{path}?v={_fingerprint(path)}"
+
+
+def _json_script(obj: Any) -> Markup:
+    """JSON safe inside <script type="application/json">."""
+    s = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return Markup(s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def stat_text(s: Stat) -> str:
+    if s.text is not None:
+        return s.text
+    v = fmt.num(s.value, s.digits, s.sig)
+    return ("≈ " if s.approx else "") + v
+
+
+env = Environment(loader=FileSystemLoader(str(ROOT / "app" / "templates")),
+                  autoescape=select_autoescape(["html", "svg", "j2"]), trim_blocks=True, lstrip_blocks=True)
+env.globals.update(static=static_url, rich=rich, markdown=markdown, CHAPTERS=CHAPTERS, REGISTRY=REGISTRY,
+                   ROLE_LABELS=ROLE_LABELS, json_script=_json_script, fmtnum=fmt.num, stat_text=stat_text,
+                   controls_of=controls_of, section_of=section_of,
+                   getattr_=getattr)
+env.filters["rich"] = rich
+env.globals["figure_rows"] = lambda f: figure_rows(f)
+env.filters["num"] = fmt.num
+
+
+def query_string(card: Card, params) -> str:
+    q = to_query(card, params)
+    return ("?" + urlencode(q)) if q else ""
+
+
+def figure_rows(f: Figure) -> tuple[list[str], list[list[Any]]]:
+    """The plotted data in long form (trace, x, y[, base]): the table alternative and the CSV."""
+    has_base = any("base" in t for t in f.fig.get("data", []))
+    cols = ["系列", "x", "y"] + (["起点"] if has_base else [])
+    rows: list[list[Any]] = []
+    for i, t in enumerate(f.fig.get("data", [])):
+        name = t.get("name") or f"trace {i}"
+        xs, ys = t.get("x") or [], t.get("y") or []
+        base = t.get("base")
+        for j in range(max(len(xs), len(ys))):
+            row = [name, xs[j] if j < len(xs) else "", ys[j] if j < len(ys) else ""]
+            if has_base:
+                row.append(base[j] if isinstance(base, list) and j < len(base) else (base if base is not None else ""))
+            rows.append(row)
+    return cols, rows
+
+
+def figure_csv(f: Figure) -> str:
+    import csv
+    import io
+    cols, rows = figure_rows(f)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["series", "x", "y"] + (["base"] if len(cols) == 4 else []))
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def view_context(card: Card, params, view: View, *, solutions: bool = True) -> dict[str, Any]:
+    return {"card": card, "params": params, "view": view, "figure_rows": figure_rows,
+            "qs": query_string(card, params), "solutions": solutions}
+
+
+@lru_cache(maxsize=4096)
+def _fragment_cached(card_id: str, params_json: str, solutions: bool) -> tuple[bytes, str]:
+    card = REGISTRY[card_id]
+    params = card.params.model_validate_json(params_json)
+    body = render_fragment(card, params, compute(card, params), solutions=solutions).encode()
+    return body, '"' + hashlib.sha1(body).hexdigest()[:20] + '"'
+
+
+def fragment_bytes(card: Card, params, *, solutions: bool = True) -> tuple[bytes, str]:
+    """The card's result fragment and its ETag, from the LRU when this state was seen before."""
+    return _fragment_cached(card.id, params.model_dump_json(), solutions)
+
+
+@lru_cache(maxsize=2048)
+def _compute_cached(card_id: str, params_json: str) -> View:
+    card = REGISTRY[card_id]
+    return card.compute(card.params.model_validate_json(params_json))
+
+
+def compute(card: Card, params) -> View:
+    """A card's view; views are pure functions of (card, params) so they are cached."""
+    return _compute_cached(card.id, params.model_dump_json())
+
+
+def render_fragment(card: Card, params, view: View, *, solutions: bool = True) -> str:
+    tpl = env.get_template(card.template or "_result.html")
+    return tpl.render(**view_context(card, params, view, solutions=solutions))
+
+
+def outputs_json(view: View) -> dict[str, Any]:
+    def clean(v: Any) -> Any:
+        if isinstance(v, float):
+            return finite(v)
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [clean(x) for x in v]
+        return v
+    return {k: clean(v) for k, v in view.outputs.items()}
+
+
+def render(name: str, **ctx: Any) -> str:
+    return env.get_template(name).render(**ctx)

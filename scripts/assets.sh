@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Copy the pinned front-end libraries from node_modules/ into static/vendor/ (git-ignored).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p static/vendor
+cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+cp node_modules/plotly.js-basic-dist-min/plotly-basic.min.js static/vendor/plotly-basic.min.js
+# plotly.js-locales ships CommonJS modules; wrap zh-cn so it registers itself on the global Plotly.
+{
+  echo "(function(){var module={exports:{}};"
+  cat node_modules/plotly.js-locales/zh-cn.js
+  echo ";if(window.Plotly){window.Plotly.register(module.exports);}})();"
+} > static/vendor/plotly-locale-zh-cn.js

@@ -1,0 +1,324 @@
+// AI Infra 图解 — the one client script. It draws figures sent as JSON blocks with Plotly.react on
+// stable divs, keeps sliders and number boxes in step, keeps the address bar equal to the state,
+// shows 422 messages beside controls (keeping the last good chart), and drives presenter keys.
+// No inline scripts anywhere: the server's CSP is script-src 'self'.
+(function () {
+  "use strict";
+
+  var PLOT_CONFIG = { displaylogo: false, responsive: true, locale: "zh-CN",
+    modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"] };
+
+  // ---------------------------------------------------------------- theme
+  function isDark() {
+    var t = document.documentElement.getAttribute("data-theme");
+    if (t === "dark") return true;
+    if (t === "light") return false;
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+  function themed(layout) {
+    var dark = isDark();
+    var ink = dark ? "#e6e9ee" : "#1f2933";
+    var grid = dark ? "rgba(230,233,238,0.14)" : "rgba(31,41,51,0.10)";
+    var l = Object.assign({}, layout);
+    l.font = Object.assign({}, layout.font || {}, { color: ink });
+    ["xaxis", "yaxis", "xaxis2", "yaxis2"].forEach(function (k) {
+      if (l[k]) l[k] = Object.assign({ gridcolor: grid, linecolor: grid, zerolinecolor: grid }, l[k]);
+    });
+    if (dark && l.shapes) {
+      l.shapes = l.shapes.map(function (s) {
+        if (s.line && s.line.color === "#444b55") return Object.assign({}, s, { line: Object.assign({}, s.line, { color: "#c9d1db" }) });
+        return s;
+      });
+    }
+    return l;
+  }
+
+  // ---------------------------------------------------------------- figures
+  var lastFig = new WeakMap();
+  function draw(root) {
+    if (!window.Plotly) return;
+    (root || document).querySelectorAll("script.figdata").forEach(function (s) {
+      var el = document.getElementById(s.getAttribute("data-plot"));
+      if (!el) return;
+      var fig;
+      try { fig = JSON.parse(s.textContent); } catch (e) { return; }
+      lastFig.set(el, fig);
+      render(el, fig);
+    });
+  }
+  function render(el, fig) {
+    var f = { data: fig.data, layout: themed(fig.layout), config: PLOT_CONFIG };
+    if (fig.frames) f.frames = fig.frames;
+    window.Plotly.react(el, f);
+  }
+  function redrawAll() {
+    document.querySelectorAll(".plot").forEach(function (el) {
+      var fig = lastFig.get(el);
+      if (fig) render(el, fig);
+    });
+  }
+
+  // ---------------------------------------------------------------- controls
+  function logPos(v, min, max) { return 1000 * Math.log(v / min) / Math.log(max / min); }
+  function logVal(p, min, max) { return min * Math.pow(max / min, p / 1000); }
+  function snap(v, step, min) {
+    if (!step) return v;
+    var n = Math.round((v - min) / step) * step + min;
+    var dec = (String(step).split(".")[1] || "").length;
+    return Number(n.toFixed(dec));
+  }
+  function initRange(r) {
+    var box = document.getElementById(r.getAttribute("data-for"));
+    if (!box) return;
+    var min = +box.dataset.min, max = +box.dataset.max, step = +box.dataset.step;
+    if (r.dataset.log) {
+      r.min = 0; r.max = 1000; r.step = 1;
+      var v = parseFloat(box.value);
+      if (isFinite(v) && v > 0) r.value = logPos(v, min, max);
+    }
+    r.addEventListener("input", function () {
+      var v = r.dataset.log ? snap(logVal(+r.value, min, max), step, min) : +r.value;
+      box.value = String(v);
+      box.classList.remove("bad");
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    box.addEventListener("input", function (e) {
+      if (e.target !== box) return;
+      var v = parseFloat(box.value);
+      if (isFinite(v) && v >= min && v <= max) r.value = r.dataset.log ? logPos(v, min, max) : v;
+    });
+  }
+  function stepBox(box, dir) {
+    // Keyboard step for number boxes (and presenter arrows)
+    var min = +box.dataset.min, max = +box.dataset.max, step = +box.dataset.step || 1;
+    var v = parseFloat(box.value);
+    if (!isFinite(v)) v = parseFloat(box.placeholder) || min;
+    if (box.dataset.log) {
+      var f = Math.pow(max / min, 1 / 40);
+      v = dir > 0 ? Math.max(v * f, v + step) : Math.min(v / f, v - step);
+    } else { v = v + dir * step; }
+    v = Math.min(max, Math.max(min, snap(v, step, min)));
+    box.value = String(v);
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    var r = document.querySelector('input.range[data-for="' + box.id + '"]');
+    if (r) r.value = r.dataset.log ? logPos(v, min, max) : v;
+  }
+  function initForm(form) {
+    if (form.dataset.init) return;
+    form.dataset.init = "1";
+    form.querySelectorAll("input.range").forEach(initRange);
+    form.querySelectorAll("input[data-toggle-for]").forEach(function (cb) {
+      cb.addEventListener("change", function () {
+        var h = document.getElementById(cb.getAttribute("data-toggle-for"));
+        if (h) h.value = cb.checked ? "true" : "false";
+      });
+    });
+    form.querySelectorAll("input.num").forEach(function (box) {
+      box.addEventListener("keydown", function (e) {
+        if (!box.dataset.min) return;
+        if (e.key === "ArrowUp") { e.preventDefault(); stepBox(box, 1); }
+        else if (e.key === "ArrowDown") { e.preventDefault(); stepBox(box, -1); }
+      });
+    });
+    form.querySelectorAll("fieldset.list").forEach(function (fs) {
+      var add = fs.querySelector(".list-add"), del = fs.querySelector(".list-del");
+      add.addEventListener("click", function () {
+        var items = fs.querySelectorAll("input.item");
+        var last = items[items.length - 1];
+        var n = last.cloneNode();
+        n.setAttribute("aria-label", (last.getAttribute("aria-label") || "").replace(/\d+ 项$/, (items.length + 1) + " 项"));
+        fs.insertBefore(n, add);
+        n.dispatchEvent(new Event("input", { bubbles: true }));
+      });
+      del.addEventListener("click", function () {
+        var items = fs.querySelectorAll("input.item");
+        if (items.length > 1) { items[items.length - 1].remove(); form.dispatchEvent(new Event("change", { bubbles: true })); }
+      });
+    });
+  }
+  function formQuery(form) {
+    var fd = new FormData(form), parts = [];
+    fd.forEach(function (v, k) {
+      if (v === "") return;
+      parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(v));
+    });
+    return parts.join("&");
+  }
+  // ---------------------------------------------------------------- errors (422) and success
+  function clearErrors(card) {
+    card.querySelectorAll(".err").forEach(function (s) { s.textContent = ""; });
+    card.querySelectorAll(".ctl.invalid").forEach(function (c) { c.classList.remove("invalid"); });
+    card.querySelectorAll("[aria-invalid]").forEach(function (c) { c.removeAttribute("aria-invalid"); });
+    var fe = card.querySelector(".form-errors");
+    if (fe) fe.textContent = "";
+  }
+  function showErrors(card, html) {
+    clearErrors(card);
+    var tmp = document.createElement("div");
+    tmp.innerHTML = html;
+    var rest = [];
+    tmp.querySelectorAll("li[data-field]").forEach(function (li) {
+      var f = li.getAttribute("data-field");
+      var slot = card.querySelector('.err[data-error-for="' + f + '"]');
+      if (slot) {
+        slot.textContent = li.textContent;
+        var ctl = slot.closest(".ctl");
+        if (ctl) {
+          ctl.classList.add("invalid");
+          var inp = ctl.querySelector("[name]");
+          if (inp) inp.setAttribute("aria-invalid", "true");
+        }
+      } else { rest.push(li.textContent); }
+    });
+    var fe = card.querySelector(".form-errors");
+    if (fe && rest.length) fe.textContent = rest.join(";");
+  }
+
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var xhr = e.detail.xhr;
+    var card = e.detail.target && e.detail.target.closest && e.detail.target.closest(".card");
+    if (!card) return;
+    if (xhr.status === 422) {
+      showErrors(card, xhr.responseText);
+      e.detail.shouldSwap = false;   // keep the last good numbers and chart
+      e.detail.isError = false;
+    } else if (xhr.status >= 200 && xhr.status < 300) {
+      clearErrors(card);
+    }
+  });
+
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var t = e.detail.target;
+    draw(t);
+    var card = t.closest && t.closest(".card");
+    if (!card) return;
+    var form = card.querySelector("form.controls");
+    if (form && card.dataset.urlSync && e.detail.requestConfig && e.detail.requestConfig.elt === form) {
+      var q = formQuery(form);
+      history.replaceState(null, "", card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
+      updateToolLinks(card, q);
+    }
+    document.dispatchEvent(new CustomEvent("card:updated", { detail: { card: card.dataset.card } }));
+  });
+
+  // Cards that follow another card's state (same-named parameters) on the same page
+  document.addEventListener("input", function (e) { followers(e); }, true);
+  document.addEventListener("change", function (e) { followers(e); }, true);
+  function followers(e) {
+    var el = e.target;
+    if (!el || !el.closest) return;
+    var form = el.closest("form.controls");
+    if (!form) return;
+    var leader = form.closest(".card").dataset.card;
+    setTimeout(function () {
+      document.querySelectorAll('.card[data-shared-state="' + leader + '"] form.controls').forEach(function (f2) {
+        var changed = false;
+        new FormData(form).forEach(function (v, k) {
+          var t = f2.querySelector('[name="' + k + '"]');
+          if (t && t.value !== v) { t.value = v; changed = true; var r = f2.querySelector('input.range[data-for="' + t.id + '"]'); if (r) { r.value = r.dataset.log ? logPos(+v, +t.dataset.min, +t.dataset.max) : v; } }
+        });
+        if (changed && window.htmx) window.htmx.trigger(f2, "change");
+      });
+    }, 0);
+  }
+
+  function updateToolLinks(card, q) {
+    card.querySelectorAll("a[data-keep-query]").forEach(function (a) {
+      var base = a.getAttribute("href").split("?")[0];
+      a.setAttribute("href", base + (q ? "?" + q : ""));
+    });
+  }
+
+  // ---------------------------------------------------------------- presenter keys
+  function presenter() {
+    var bar = document.querySelector(".present-bar");
+    if (!bar) return;
+    document.addEventListener("keydown", function (e) {
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      var a = document.activeElement;
+      var typing = a && a.tagName === "INPUT" && a.type === "text";
+      var card = document.querySelector(".card");
+      var q = location.search;
+      if (e.key === "Escape") { location.href = bar.dataset.back + q; return; }
+      if (typing && !/^Arrow/.test(e.key)) return;
+      if (e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowLeft" || e.key === "ArrowDown") {
+        var box = focusedControl(card);
+        if (!box) return;
+        e.preventDefault();
+        var dir = (e.key === "ArrowRight" || e.key === "ArrowUp") ? 1 : -1;
+        if (box.tagName === "SELECT") {
+          var i = Math.min(box.options.length - 1, Math.max(0, box.selectedIndex + dir));
+          if (i !== box.selectedIndex) { box.selectedIndex = i; box.dispatchEvent(new Event("change", { bubbles: true })); }
+        } else if (box.type === "checkbox") {
+          box.checked = dir > 0; box.dispatchEvent(new Event("change", { bubbles: true }));
+        } else { stepBox(box, dir); }
+      } else if (e.key === " ") { e.preventDefault(); togglePlay(card); }
+      else if (e.key === "n" || e.key === "N") { if (bar.dataset.next) location.href = bar.dataset.next; }
+      else if (e.key === "p" || e.key === "P") { if (bar.dataset.prev) location.href = bar.dataset.prev; }
+      else if (e.key === "f" || e.key === "F") {
+        if (document.fullscreenElement) document.exitFullscreen(); else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});
+      }
+    });
+    var first = document.querySelector(".card form.controls input.num, .card form.controls select, .card form.controls input[type=checkbox]");
+    if (first) first.focus();
+  }
+  function focusedControl(card) {
+    var a = document.activeElement;
+    if (a && card.contains(a) && (a.matches("input.num, select, input[type=checkbox]"))) return a;
+    return card.querySelector("form.controls input.num, form.controls select");
+  }
+  var playing = new WeakMap();
+  function togglePlay(card) {
+    var el = card.querySelector(".fig.animated .plot") || card.querySelector(".plot");
+    if (!el || !window.Plotly || !lastFig.get(el) || !lastFig.get(el).frames) return;
+    if (playing.get(el)) {
+      window.Plotly.animate(el, [null], { mode: "immediate", frame: { duration: 0, redraw: false }, transition: { duration: 0 } });
+      playing.set(el, false);
+    } else {
+      var n = lastFig.get(el).frames.length;
+      var names = lastFig.get(el).frames.map(function (f) { return f.name; });
+      window.Plotly.animate(el, names, { mode: "immediate", fromcurrent: false, frame: { duration: 300, redraw: false }, transition: { duration: 0 } });
+      playing.set(el, true);
+      el.once = el.on && el.on("plotly_animated", function () { playing.set(el, false); });
+    }
+  }
+  window.__playCard = togglePlay;
+
+  // ---------------------------------------------------------------- theme toggle
+  function initTheme() {
+    var b = document.querySelector(".theme-toggle");
+    if (b) b.addEventListener("click", function () {
+      var next = isDark() ? "light" : "dark";
+      document.documentElement.setAttribute("data-theme", next);
+      try { localStorage.setItem("theme", next); } catch (e) {}
+      redrawAll();
+    });
+    if (window.matchMedia) window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", redrawAll);
+  }
+
+  // Clickable diagram parts: <a data-set-param="part" data-value="x"> sets the card's control and
+  // re-renders through the normal flow (so the URL and deep links follow).
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest("[data-set-param]");
+    if (!a) return;
+    var card = a.closest(".card");
+    var form = card && card.querySelector("form.controls");
+    var ctl = form && form.querySelector('[name="' + a.getAttribute("data-set-param") + '"]');
+    if (!ctl) return;
+    e.preventDefault();
+    ctl.value = a.getAttribute("data-value");
+    ctl.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+
+  function init(root) {
+    (root || document).querySelectorAll("form.controls").forEach(initForm);
+  }
+
+  document.addEventListener("htmx:load", function (e) { init(e.detail.elt); });
+  document.addEventListener("DOMContentLoaded", function () {
+    init(document);
+    draw(document);
+    initTheme();
+    presenter();
+  });
+})();
