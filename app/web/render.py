@@ -56,6 +56,17 @@ env.globals.update(static=static_url, rich=rich, markdown=markdown, CHAPTERS=CHA
                    controls_of=controls_of, section_of=section_of,
                    getattr_=getattr)
 env.filters["rich"] = rich
+
+
+def answer_text(q, value) -> str:
+    if q.kind in ("bool", "choice"):
+        if isinstance(value, bool):
+            return "是" if value else "否"
+        return str(q.options.get(str(value), value))
+    return fmt.with_unit(value, q.unit, sig=4)
+
+
+env.globals["answer_text"] = answer_text
 env.globals["figure_rows"] = lambda f: figure_rows(f)
 env.filters["num"] = fmt.num
 

@@ -8,11 +8,14 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
+
+from .. import exercises
 
 from ..cards import REGISTRY, Card, resolve
+from ..labels import label_to_id, search
 from ..chapters import CHAPTERS, cards_in, layout, neighbours, section, section_of
-from .query import ParamError, parse_query
+from .query import ParamError, parse_query, validate
 from .render import compute, figure_csv, fragment_bytes, outputs_json, query_string, render, view_context
 
 router = APIRouter()
@@ -33,15 +36,39 @@ def _items(request: Request) -> list[tuple[str, str]]:
 
 
 def _redirect_alias(request: Request, name: str, suffix: str = "") -> Response | None:
-    cid = resolve(name)
+    cid = resolve(name) or label_to_id(name)
     if cid is None or cid == name:
         return None
     q = request.url.query
-    base = request.url.path.replace(f"/{name}", f"/{cid}", 1)
+    base = _swap_name(request.url.path, name, cid)
     return RedirectResponse(base + (f"?{q}" if q else ""), status_code=307)
 
 
+def _swap_name(path: str, name: str, cid: str) -> str:
+    """Replace the card segment of ``path`` (which may be percent-encoded) with ``cid``."""
+    from urllib.parse import quote, unquote
+    parts = path.split("/")
+    for i, seg in enumerate(parts):
+        if unquote(seg) == name:
+            parts[i] = cid
+            break
+    return "/".join(parts)
+
+
 # --------------------------------------------------------------------------- pages
+
+
+@router.get("/jump", response_class=HTMLResponse, include_in_schema=False)
+def jump(q: str = "") -> Response:
+    """The jump box: a printed label or title words go straight to the card."""
+    q = q[:100]
+    cid = label_to_id(q)
+    if cid:
+        return RedirectResponse(f"/cards/{cid}", status_code=303)
+    hits = search(q)
+    if len(hits) == 1:
+        return RedirectResponse(f"/cards/{hits[0]}", status_code=303)
+    return html(render("search.html", q=q, hits=hits), 200 if hits else 404)
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
 def index() -> HTMLResponse:
@@ -101,7 +128,7 @@ def card_page(request: Request, name: str) -> Response:
     if card is None:
         return not_found(f"没有编号为 “{name}” 的卡片")
     embed = request.query_params.get("embed") in ("1", "true")
-    solutions = request.query_params.get("solutions") != "off"
+    solutions = solutions_allowed(request)
     status, errors = 200, []
     try:
         params = parse_query(card, _items(request))
@@ -130,11 +157,11 @@ def present_page(request: Request, name: str) -> Response:
         params = parse_query(card, _items(request))
     except ParamError as e:
         status, errors, params = 422, e.errors, card.defaults()
-    frag = fragment_bytes(card, params)[0].decode()
+    frag = fragment_bytes(card, params, solutions=solutions_allowed(request))[0].decode()
     prev_c, next_c = neighbours(card.id)
     return html(render("present.html", card=card, params=params, fragment=frag, errors=errors,
                        raw=dict(_items(request)), prev=prev_c, next=next_c, qs=query_string(card, params),
-                       sec=section_of(card), solutions=True), status)
+                       sec=section_of(card), solutions=solutions_allowed(request)), status)
 
 
 @router.get("/cards/{name}/fragment", response_class=HTMLResponse, include_in_schema=False)
@@ -148,7 +175,7 @@ def card_fragment(request: Request, name: str) -> Response:
         params = parse_query(card, _items(request))
     except ParamError as e:
         return html(render("_errors.html", card=card, errors=e.errors), 422)
-    solutions = request.query_params.get("solutions") != "off"
+    solutions = solutions_allowed(request)
     body, etag = fragment_bytes(card, params, solutions=solutions)
     headers = {"ETag": etag, "Cache-Control": FRAGMENT_CACHE, "Vary": "Accept-Encoding"}
     if request.headers.get("if-none-match") == etag:
@@ -255,6 +282,71 @@ def _api_endpoint(card: Card):
     return endpoint
 
 
+class CheckBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    params: dict[str, Any] = Field(default_factory=dict, description="卡片参数(与查询参数同名)")
+    answers: dict[str, float | bool | str] = Field(..., description="题目键 → 读者的答案", max_length=64)
+    units: dict[str, str] = Field(default_factory=dict, description="题目键 → 读者所选单位", max_length=64)
+    reveal: bool = Field(False, description="同时返回标准答案(教师关闭解答时无效)")
+
+
+class Verdict(BaseModel):
+    verdict: str
+    text: str
+    hint: str | None = None
+    expected: float | bool | str | None = None
+
+
+class CheckResult(BaseModel):
+    card: str
+    results: dict[str, Verdict]
+    solutions: bool
+
+
+def solutions_allowed(request: Request) -> bool:
+    """Instructors hide solutions with ?solutions=off on any exercise link (or for the whole
+    deployment with AIINFRA_SOLUTIONS=off)."""
+    import os
+    return request.query_params.get("solutions") != "off" and os.environ.get("AIINFRA_SOLUTIONS") != "off"
+
+
+def _check_endpoint(card: Card):
+    def endpoint(request: Request, body: CheckBody) -> Response:
+        try:
+            params = validate(card, {k: v for k, v in body.params.items()})
+        except ParamError as e:
+            return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
+        view = compute(card, params)
+        qs = {q.key: q for q in view.questions}
+        errors = []
+        for k, v in body.answers.items():
+            q = qs.get(k)
+            if q is None or q.kind == "open":
+                errors.append({"loc": ["body", "answers", k], "field": k, "type": "unknown_question",
+                               "msg": f"{card.id} 没有可检查的题目 {k}"})
+            elif q.kind == "numeric" and (isinstance(v, (bool, str))):
+                errors.append({"loc": ["body", "answers", k], "field": k, "type": "float_type", "msg": f"{k} 的答案须为数字"})
+            elif body.units.get(k) and body.units[k] != q.unit and body.units[k] not in q.units:
+                errors.append({"loc": ["body", "units", k], "field": k, "type": "unit",
+                               "msg": f"{k} 的单位只能是 " + "、".join([q.unit, *q.units])})
+        if errors:
+            return JSONResponse({"detail": errors}, 422)
+        reveal = body.reveal and solutions_allowed(request)
+        results = {}
+        for k, v in body.answers.items():
+            q = qs[k]
+            expected = view.outputs.get(q.key)
+            r = exercises.check(q, expected, v, body.units.get(k))
+            r["text"] = exercises.VERDICT_TEXT.get(r["verdict"], r["verdict"])
+            if reveal:
+                r["expected"] = expected
+            results[k] = r
+        return JSONResponse({"card": card.id, "results": results, "solutions": solutions_allowed(request)},
+                            headers={"Cache-Control": "no-store"})
+    endpoint.__name__ = "check_" + card.id.replace("-", "_")
+    return endpoint
+
+
 def register_card_routes(app: FastAPI) -> None:
     """One OpenAPI route per card so /docs documents every parameter; plus alias redirects."""
     for cid in sorted(REGISTRY):
@@ -264,6 +356,11 @@ def register_card_routes(app: FastAPI) -> None:
             summary=card.display_title, response_model=CardResult,
             responses={422: {"model": ErrorBody, "description": "参数超出范围或格式不对"}},
             openapi_extra={"parameters": _openapi_params(card)})
+        if card.kind == "exercise":
+            app.add_api_route(
+                f"/api/cards/{cid}/check", _check_endpoint(card), methods=["POST"], tags=["练习"],
+                summary=f"检查 {card.display_title} 的答案", response_model=CheckResult,
+                responses={422: {"model": ErrorBody, "description": "请求体格式不对"}})
 
     @app.get("/api/cards/{name}", include_in_schema=False)
     def api_alias(request: Request, name: str) -> Response:
