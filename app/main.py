@@ -1,7 +1,9 @@
 """The ASGI app: ``uvicorn app.main:app``."""
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -24,12 +26,35 @@ class CachedStatic(StaticFiles):
         return resp
 
 
+async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """Malformed request bodies: 422 in the same shape as parameter errors (field-named)."""
+    items = []
+    for e in exc.errors():
+        loc = [str(x) for x in e.get("loc", ())]
+        field = loc[-1] if loc else "body"
+        items.append({"loc": loc, "field": field, "type": str(e.get("type", "value_error")),
+                      "msg": f"{'.'.join(loc[1:]) or 'body'}:{e.get('msg', '格式不对')}", "input": None})
+    return JSONResponse({"detail": items}, status_code=422)
+
+
+async def http_error(request: Request, exc) -> JSONResponse:
+    """Bodies that cannot even be parsed (bad bytes) are malformed input too: 422, not 400."""
+    from fastapi.exception_handlers import http_exception_handler
+    if exc.status_code == 400:
+        return JSONResponse({"detail": [{"loc": ["body"], "field": "body", "type": "json_invalid",
+                                         "msg": "body:请求体不是有效的 JSON", "input": None}]}, status_code=422)
+    return await http_exception_handler(request, exc)
+
+
 def create_app() -> FastAPI:
     app = FastAPI(title="AI Infra 图解 API", version="1.0",
                   description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。")
     app.include_router(router)
     register_card_routes(app)
     app.mount("/static", CachedStatic(directory=str(STATIC)), name="static")
+    app.add_exception_handler(RequestValidationError, validation_error)
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+    app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_middleware(GZipMiddleware, minimum_size=800)
     app.add_middleware(SecurityHeaders)
     return app

@@ -174,6 +174,18 @@
     if (fe && rest.length) fe.textContent = rest.join(";");
   }
 
+  // Empty override boxes mean "use the preset": leave them out of the request and the URL
+  document.addEventListener("htmx:configRequest", function (e) {
+    var p = e.detail.parameters;
+    if (p && typeof p.forEach === "function" && p.delete) {
+      var empty = [];
+      p.forEach(function (v, k) { if (v === "") empty.push(k); });
+      empty.forEach(function (k) { p.delete(k); });
+    } else if (p) {
+      Object.keys(p).forEach(function (k) { if (p[k] === "") delete p[k]; });
+    }
+  });
+
   document.addEventListener("htmx:beforeSwap", function (e) {
     var xhr = e.detail.xhr;
     var card = e.detail.target && e.detail.target.closest && e.detail.target.closest(".card");

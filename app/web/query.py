@@ -1,6 +1,7 @@
 """Turn a query string (or a JSON body) into a card's validated Params, with Chinese, field-named
-errors. Unknown keys are ignored; a scalar key given twice is rejected; a blank value means
-"use the default" (so an emptied override box falls back to the preset)."""
+errors. Unknown keys are ignored; a scalar key given twice is rejected; a blank value is rejected
+(an optional override such as ``bw_tbps`` is simply left out to use the preset; the client drops
+emptied boxes from its requests)."""
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -45,7 +46,8 @@ def parse_query(card: Card, items: Iterable[tuple[str, str]]):
             if k in data:
                 errors.append(_err(card, k, "repeated", v))
                 continue
-            if v.strip() == "":
+            if s.control == "toggle" and v.strip() not in ("true", "false"):
+                errors.append(_err(card, k, "bool", v))
                 continue
             data[k] = v.strip()
     if errors:
@@ -86,6 +88,7 @@ def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:
         "repeated": "只能给一次",
         "too_long": "值过长",
         "list_too_long": f"列表最多 {MAX_LIST} 项",
+        "bool": "须为 true 或 false",
     }.get(kind, "取值无效")
     msg = f"{_label(card, field)}:{text}" + (f";{rng}" if rng else "")
     return {"loc": ["query", field], "field": field, "type": kind, "msg": msg, "input": str(got)[:60]}

@@ -109,28 +109,39 @@ def view_context(card: Card, params, view: View, *, solutions: bool = True) -> d
             "qs": query_string(card, params), "solutions": solutions}
 
 
-@lru_cache(maxsize=4096)
-def _fragment_cached(card_id: str, params_json: str, solutions: bool) -> tuple[bytes, str]:
-    card = REGISTRY[card_id]
-    params = card.params.model_validate_json(params_json)
-    body = render_fragment(card, params, compute(card, params), solutions=solutions).encode()
-    return body, '"' + hashlib.sha1(body).hexdigest()[:20] + '"'
+class LRU:
+    """A small in-process LRU of rendered views and fragments, keyed by the canonical params."""
+
+    def __init__(self, size: int):
+        from collections import OrderedDict
+        self.size, self.data = size, OrderedDict()
+
+    def get(self, key, make):
+        try:
+            self.data.move_to_end(key)
+            return self.data[key]
+        except KeyError:
+            val = self.data[key] = make()
+            if len(self.data) > self.size:
+                self.data.popitem(last=False)
+            return val
+
+
+_views = LRU(2048)
+_fragments = LRU(4096)
+
+
+def compute(card: Card, params) -> View:
+    """A card's view; views are pure functions of (card, params), so they are cached."""
+    return _views.get((card.id, params.model_dump_json()), lambda: card.compute(params))
 
 
 def fragment_bytes(card: Card, params, *, solutions: bool = True) -> tuple[bytes, str]:
     """The card's result fragment and its ETag, from the LRU when this state was seen before."""
-    return _fragment_cached(card.id, params.model_dump_json(), solutions)
-
-
-@lru_cache(maxsize=2048)
-def _compute_cached(card_id: str, params_json: str) -> View:
-    card = REGISTRY[card_id]
-    return card.compute(card.params.model_validate_json(params_json))
-
-
-def compute(card: Card, params) -> View:
-    """A card's view; views are pure functions of (card, params) so they are cached."""
-    return _compute_cached(card.id, params.model_dump_json())
+    def make() -> tuple[bytes, str]:
+        body = render_fragment(card, params, compute(card, params), solutions=solutions).encode()
+        return body, '"' + hashlib.sha1(body).hexdigest()[:20] + '"'
+    return _fragments.get((card.id, params.model_dump_json(), solutions), make)
 
 
 def render_fragment(card: Card, params, view: View, *, solutions: bool = True) -> str:

@@ -260,6 +260,11 @@ def _openapi_params(card: Card) -> list[dict]:
     props = schema.get("properties", {})
     out = []
     for name, prop in props.items():
+        if "anyOf" in prop:   # optional override: absent = preset; on the wire it is just a number
+            inner = [x for x in prop["anyOf"] if x.get("type") != "null"]
+            if len(inner) == 1:
+                prop = {**{k: v for k, v in prop.items() if k != "anyOf"}, **inner[0]}
+                prop.pop("default", None)
         p = {k: v for k, v in prop.items() if k not in ("title", "control", "step", "unit", "label", "log",
                                                      "illustrative", "placeholder", "options", "item_ge", "item_le")}
         param = {"name": name, "in": "query", "required": False, "schema": p,
@@ -282,12 +287,30 @@ def _api_endpoint(card: Card):
     return endpoint
 
 
-class CheckBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    params: dict[str, Any] = Field(default_factory=dict, description="卡片参数(与查询参数同名)")
-    answers: dict[str, float | bool | str] = Field(..., description="题目键 → 读者的答案", max_length=64)
-    units: dict[str, str] = Field(default_factory=dict, description="题目键 → 读者所选单位", max_length=64)
-    reveal: bool = Field(False, description="同时返回标准答案(教师关闭解答时无效)")
+def check_body_model(card: Card) -> type[BaseModel]:
+    """The POST body for an exercise, typed by its questions so the schema says exactly what is
+    accepted: ``answers`` keyed by the numeric/yes-no question keys, ``units`` by their units."""
+    from typing import Literal, Optional
+    from pydantic import create_model
+    view = compute(card, card.defaults())
+    ans, units = {}, {}
+    for q in view.questions:
+        if q.kind == "open":
+            continue
+        typ = float if q.kind == "numeric" else (bool if q.kind == "bool" else str)
+        ans[q.key] = (Optional[typ], Field(None, description=q.prompt[:80]))
+        if q.units:
+            units[q.key] = (Optional[Literal[tuple([q.unit, *q.units])]], None)
+    strict = ConfigDict(extra="forbid", strict=True)
+    name = card.id.replace("-", "_")
+    Answers = create_model(f"Answers_{name}", __config__=strict, **ans)
+    Units = create_model(f"Units_{name}", __config__=strict, **units)
+    return create_model(
+        f"Check_{name}", __config__=strict,
+        params=(dict[str, Any], Field(default_factory=dict, description="卡片参数(与查询参数同名)")),
+        answers=(Answers, Field(..., description="题目键 → 读者的答案")),
+        units=(Units, Field(default_factory=Units, description="题目键 → 读者所选单位")),
+        reveal=(bool, Field(False, description="同时返回标准答案(教师关闭解答时无效)")))
 
 
 class Verdict(BaseModel):
@@ -311,38 +334,32 @@ def solutions_allowed(request: Request) -> bool:
 
 
 def _check_endpoint(card: Card):
-    def endpoint(request: Request, body: CheckBody) -> Response:
+    Body = check_body_model(card)
+
+    def endpoint(request: Request, body: Body) -> Response:  # type: ignore[valid-type]
+        answers = {k: v for k, v in body.answers.model_dump().items() if v is not None}
+        units = {k: v for k, v in body.units.model_dump().items() if v is not None}
         try:
             params = validate(card, {k: v for k, v in body.params.items()})
         except ParamError as e:
             return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
         view = compute(card, params)
         qs = {q.key: q for q in view.questions}
-        errors = []
-        for k, v in body.answers.items():
-            q = qs.get(k)
-            if q is None or q.kind == "open":
-                errors.append({"loc": ["body", "answers", k], "field": k, "type": "unknown_question",
-                               "msg": f"{card.id} 没有可检查的题目 {k}"})
-            elif q.kind == "numeric" and (isinstance(v, (bool, str))):
-                errors.append({"loc": ["body", "answers", k], "field": k, "type": "float_type", "msg": f"{k} 的答案须为数字"})
-            elif body.units.get(k) and body.units[k] != q.unit and body.units[k] not in q.units:
-                errors.append({"loc": ["body", "units", k], "field": k, "type": "unit",
-                               "msg": f"{k} 的单位只能是 " + "、".join([q.unit, *q.units])})
-        if errors:
-            return JSONResponse({"detail": errors}, 422)
         reveal = body.reveal and solutions_allowed(request)
         results = {}
-        for k, v in body.answers.items():
-            q = qs[k]
+        for k, v in answers.items():
+            q = qs.get(k)
+            if q is None:      # the question set changed with the parameters
+                continue
             expected = view.outputs.get(q.key)
-            r = exercises.check(q, expected, v, body.units.get(k))
+            r = exercises.check(q, expected, v, units.get(k))
             r["text"] = exercises.VERDICT_TEXT.get(r["verdict"], r["verdict"])
             if reveal:
                 r["expected"] = expected
             results[k] = r
         return JSONResponse({"card": card.id, "results": results, "solutions": solutions_allowed(request)},
                             headers={"Cache-Control": "no-store"})
+    endpoint.__annotations__["body"] = Body
     endpoint.__name__ = "check_" + card.id.replace("-", "_")
     return endpoint
 

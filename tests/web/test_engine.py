@@ -37,9 +37,12 @@ def test_repeated_scalar_key_rejected_unknown_ignored(client):
     assert r.status_code == 200 and r.json()["params"]["batch"] == 2
 
 
-def test_blank_override_means_preset(client):
-    r = client.get("/api/cards/eg-1-1?bw_tbps=&peak_tflops=")
+def test_absent_override_means_preset_blank_rejected(client):
+    r = client.get("/api/cards/eg-1-1")
     assert r.status_code == 200 and r.json()["outputs"]["bw_eff_tbps"] == 3.35
+    assert client.get("/api/cards/eg-1-1?bw_tbps=6.7").json()["outputs"]["t_step_ms"] < 11
+    r = client.get("/api/cards/eg-1-1?bw_tbps=")
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "bw_tbps"
 
 
 def test_etag_304(client):
