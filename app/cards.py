@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -80,8 +81,9 @@ class ControlSpec:
     is_int: bool = False
 
 
-def controls_of(model: type[Params]) -> list[ControlSpec]:
-    """Read the control metadata off a Params model, in field order."""
+@lru_cache(maxsize=None)
+def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
+    """Read the control metadata off a Params model, in field order (cached per model)."""
     specs = []
     for name, f in model.model_fields.items():
         extra = dict(f.json_schema_extra or {})
@@ -101,7 +103,7 @@ def controls_of(model: type[Params]) -> list[ControlSpec]:
             log=extra.get("log", False), options=extra.get("options"),
             optional=f.default is None, illustrative=extra.get("illustrative", False),
             placeholder=extra.get("placeholder", ""), help=f.description or "", is_int=bool(is_int)))
-    return specs
+    return tuple(specs)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """The ASGI app: ``uvicorn app.main:app``."""
 from __future__ import annotations
 
+import os
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -50,6 +52,9 @@ def create_app() -> FastAPI:
     app = FastAPI(title="AI Infra 图解 API", version="1.0",
                   description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。")
     app.include_router(router)
+    if os.environ.get("AIINFRA_BENCH") == "1":
+        from .web.bench import router as bench_router
+        app.include_router(bench_router)
     register_card_routes(app)
     app.mount("/static", CachedStatic(directory=str(STATIC)), name="static")
     app.add_exception_handler(RequestValidationError, validation_error)

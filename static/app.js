@@ -36,20 +36,22 @@
   // ---------------------------------------------------------------- figures
   var lastFig = new WeakMap();
   function draw(root) {
-    if (!window.Plotly) return;
+    if (!window.Plotly) return Promise.resolve();
+    var done = [];
     (root || document).querySelectorAll("script.figdata").forEach(function (s) {
       var el = document.getElementById(s.getAttribute("data-plot"));
       if (!el) return;
       var fig;
       try { fig = JSON.parse(s.textContent); } catch (e) { return; }
       lastFig.set(el, fig);
-      render(el, fig);
+      done.push(render(el, fig));
     });
+    return Promise.all(done);
   }
   function render(el, fig) {
     var f = { data: fig.data, layout: themed(fig.layout), config: PLOT_CONFIG };
     if (fig.frames) f.frames = fig.frames;
-    window.Plotly.react(el, f);
+    return window.Plotly.react(el, f);
   }
   function redrawAll() {
     document.querySelectorAll(".plot").forEach(function (el) {
@@ -201,9 +203,10 @@
 
   document.addEventListener("htmx:afterSwap", function (e) {
     var t = e.detail.target;
-    draw(t);
+    var drawn = draw(t);
     var card = t.closest && t.closest(".card");
     if (!card) return;
+    drawn.then(function () { card.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true })); });
     var form = card.querySelector("form.controls");
     if (form && card.dataset.urlSync && e.detail.requestConfig && e.detail.requestConfig.elt === form) {
       var q = formQuery(form);

@@ -32,18 +32,23 @@ ROLE_LABELS = {
 
 
 def r(x: Any, sig: int = 5) -> Any:
-    """Round for the wire: figures need ~5 significant digits, not 17."""
+    """Round for the wire: figures need ~5 significant digits, not 17 (one C-level format per value)."""
+    if isinstance(x, float):
+        return float(f"{x:.{sig}g}") if x == x and x not in (float("inf"), float("-inf")) else None
     if isinstance(x, (list, tuple)):
-        return [r(v, sig) for v in x]
+        fmt = f"{{:.{sig}g}}"
+        out = []
+        for v in x:
+            if isinstance(v, float):
+                out.append(float(fmt.format(v)) if v == v and abs(v) != float("inf") else None)
+            elif isinstance(v, (list, tuple)) or hasattr(v, "tolist"):
+                out.append(r(v, sig))
+            else:
+                out.append(v)
+        return out
     if hasattr(x, "tolist"):
         return r(x.tolist(), sig)
-    if isinstance(x, bool) or not isinstance(x, float):
-        return x
-    if not math.isfinite(x):
-        return None
-    if x == 0:
-        return 0
-    return round(x, max(sig - 1 - int(math.floor(math.log10(abs(x)))), 0))
+    return x
 
 
 def color(role: str) -> str:
@@ -171,8 +176,8 @@ def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: i
     fig["frames"] = named
     lay = fig["layout"]
     lay["updatemenus"] = [{
-        "type": "buttons", "showactive": False, "x": 0, "y": -0.02, "xanchor": "left", "yanchor": "top",
-        "direction": "left", "pad": {"t": 36, "r": 8},
+        "type": "buttons", "showactive": False, "x": 0, "y": -0.04, "xanchor": "left", "yanchor": "top",
+        "direction": "left", "pad": {"t": 30, "r": 8},
         "buttons": [
             {"label": "▶ 播放", "method": "animate",
              "args": [None, {"frame": {"duration": duration, "redraw": False}, "fromcurrent": True,
@@ -182,13 +187,13 @@ def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: i
                                "transition": {"duration": 0}}]},
         ]}]
     lay["sliders"] = [{
-        "active": len(frames) - 1, "x": 0.18, "len": 0.82, "y": -0.02, "yanchor": "top",
-        "pad": {"t": 30}, "currentvalue": {"prefix": prefix, "font": {"size": 12}},
+        "active": len(frames) - 1, "x": 0, "len": 1, "y": -0.04, "yanchor": "top",
+        "pad": {"t": 70}, "currentvalue": {"prefix": prefix, "font": {"size": 12}, "xanchor": "right"},
         "steps": [{"label": str(lbl), "method": "animate",
                    "args": [[str(i)], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                        "transition": {"duration": 0}}]} for i, lbl in enumerate(labels)]}]
-    lay["margin"]["b"] = max(lay["margin"]["b"], 110)
-    lay["height"] = lay.get("height", 320) + 60
+    lay["margin"]["b"] = max(lay["margin"]["b"], 150)
+    lay["height"] = lay.get("height", 320) + 100
     return fig
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from functools import lru_cache
+
 from pydantic import ValidationError
 
 from ..cards import Card, controls_of
@@ -20,8 +22,13 @@ class ParamError(Exception):
         self.errors = errors
 
 
+@lru_cache(maxsize=None)
+def _spec_map_of(model) -> dict:
+    return {s.name: s for s in controls_of(model)}
+
+
 def _spec_map(card: Card) -> dict:
-    return {s.name: s for s in controls_of(card.params)}
+    return _spec_map_of(card.params)
 
 
 def parse_query(card: Card, items: Iterable[tuple[str, str]]):

@@ -16,7 +16,7 @@ from ..cards import REGISTRY, Card, resolve
 from ..labels import label_to_id, search
 from ..chapters import CHAPTERS, cards_in, layout, neighbours, section, section_of
 from .query import ParamError, parse_query, validate
-from .render import compute, figure_csv, fragment_bytes, outputs_json, query_string, render, view_context
+from .render import compute, figure_csv, figure_rows, fragment_bytes, outputs_json, query_string, render, view_context
 
 router = APIRouter()
 FRAGMENT_CACHE = "public, max-age=86400"
@@ -183,8 +183,10 @@ def card_fragment(request: Request, name: str) -> Response:
     return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
 
-@router.get("/cards/{name}/figure/{idx}.csv", include_in_schema=False)
-def figure_data(request: Request, name: str, idx: int) -> Response:
+@router.get("/cards/{name}/figure/{idx}.{ext}", include_in_schema=False)
+def figure_data(request: Request, name: str, idx: int, ext: str) -> Response:
+    """The data of figure ``idx`` exactly as plotted: ``.csv`` to download, ``.html`` for the
+    table alternative that opens under the chart."""
     if (r := _redirect_alias(request, name)) is not None:
         return r
     card = REGISTRY.get(name)
@@ -195,8 +197,12 @@ def figure_data(request: Request, name: str, idx: int) -> Response:
     except ParamError as e:
         return JSONResponse({"detail": e.errors}, 422)
     view = compute(card, params)
-    if not 0 <= idx < len(view.figures):
+    if not 0 <= idx < len(view.figures) or ext not in ("csv", "html"):
         return PlainTextResponse("no such figure", 404)
+    if ext == "html":
+        cols, rows = figure_rows(view.figures[idx])
+        return html(render("_figtable.html", cols=cols, rows=rows, title=view.figures[idx].title),
+                    headers={"Cache-Control": FRAGMENT_CACHE})
     return Response(figure_csv(view.figures[idx]), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{card.id}-fig{idx + 1}.csv"'})
 

@@ -42,7 +42,7 @@ def server():
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
                              "--port", str(port), "--log-level", "warning"], cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
+    for _ in range(1200):   # up to 60 s: a loaded machine imports slowly
         try:
             urllib.request.urlopen(url + "/healthz", timeout=1)
             break

@@ -17,7 +17,7 @@ def test_label_forms(typed, cid):
 def test_jump_redirects_by_label_and_title(client):
     r = client.get("/jump", params={"q": "图 1-12"}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/cards/eg-1-1"
-    r = client.get("/jump", params={"q": "单步生成"}, follow_redirects=False)
+    r = client.get("/jump", params={"q": "单步生成计算器"}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/cards/eg-1-1"
     r = client.get("/jump", params={"q": "zzzz-nothing"})
     assert r.status_code == 404 and "没有找到" in r.text

@@ -93,8 +93,8 @@ def test_extreme_values_bounded_work(cid):
         except Exception:
             continue   # an inconsistent combination (e.g. min > max of two fields) is a 422, not work
         times = []
-        for _ in range(3):
-            t0 = time.perf_counter()
+        for _ in range(3):   # CPU time of this process: robust when the machine is busy
+            t0 = time.process_time()
             card.compute(p)
-            times.append(time.perf_counter() - t0)
+            times.append(time.process_time() - t0)
         assert statistics.median(times) < 0.050, (cid, combo, times)
