@@ -1,0 +1,73 @@
+"""app/calculators/decode.py against the book's Qwen3-8B numbers."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from app.calculators import decode
+from app.calculators.model_config import shape_of
+from app.data import gpu, model_config, read_json
+
+
+@pytest.fixture(scope="module")
+def q():
+    return decode.quick_numbers(shape_of(model_config("qwen3-8b")))
+
+
+def test_quick_numbers(q):
+    assert q.n_params == 8_190_735_360
+    assert round(q.weights_bytes / 1e9, 2) == 16.38
+    assert q.kv_per_token_bytes == 144 * 1024
+    assert q.kv_context_bytes == 288 * 2**20
+    assert round(q.kv_context_bytes / 1e9, 3) == 0.302
+    assert round(q.prefill_flops / 1e12, 2) == 29.69
+    assert round(q.decode_flops / 1e9, 2) == 16.34
+    assert round(q.decode_weight_read_bytes / 1e9, 2) == 15.14
+    assert round(q.decode_read_bytes / 1e9, 2) == 15.44
+
+
+def test_kv_bytes_scales_linearly():
+    s = shape_of(model_config("deepseek-r1-distill-llama-70b"))
+    assert decode.kv_bytes(s, 8192) == 2.5 * 2**30
+    assert decode.kv_bytes(s, 2048, 3) == 3 * decode.kv_bytes(s, 2048)
+
+
+def test_tpot_bound_rtx_pro_6000(q):
+    g = gpu("rtx-pro-6000")
+    lb = lambda b: decode.tpot_bound(q.decode_flops, q.decode_weight_read_bytes, q.decode_kv_read_bytes, b,  # noqa: E731
+                                     g.bw_bytes_s, g.flops)
+    assert round(lb(1).t_step * 1e3, 2) == 8.62
+    assert lb(1).bound == "memory"
+    assert math.isclose(lb(1).t_compute * 1e3, 0.0324, rel_tol=0.002)
+    assert round(lb(16).t_step * 1e3, 2) == 11.14
+    assert round(lb(64).t_step * 1e3, 2) == 19.23
+
+
+def test_mbu_mfu(q):
+    g = gpu("rtx-pro-6000")
+    assert math.isclose(100 * decode.mbu(q.decode_read_bytes, g.bw_bytes_s, 26.5e-3), 32.5, rel_tol=0.002)
+    assert math.isclose(100 * decode.mfu(q.decode_flops, g.flops, 26.5e-3), 0.1224, rel_tol=0.002)
+    # at the bound itself the memory-bound step is fully bandwidth-utilised
+    t = q.decode_read_bytes / g.bw_bytes_s
+    assert math.isclose(decode.mbu(q.decode_read_bytes, g.bw_bytes_s, t), 1.0)
+
+
+def test_eager_timeline():
+    tl = decode.eager_timeline(6, 3.0, 1.0)
+    assert tl[0] == (0, 3.0, 3.0, 4.0)
+    assert tl[-1] == (15.0, 18.0, 18.0, 19.0)
+    assert math.isclose(decode.busy_fraction(tl), 6 / 19)
+    assert round(decode.busy_fraction(tl), 2) == 0.32
+    # kernels longer than launches: the device queue stays busy back to back
+    tl2 = decode.eager_timeline(4, 1.0, 3.0)
+    assert [g for _, _, g, _ in tl2] == [1.0, 4.0, 7.0, 10.0]
+    assert decode.busy_fraction([]) == 0.0
+
+
+def test_measured_file_has_only_printed_levels():
+    d = read_json("qwen3_8b_rtx_pro_6000.json")
+    assert "_source" in d
+    pts = {p["batch"]: p for p in d["points"]}
+    assert sorted(pts) == [1, 64]
+    assert pts[1]["tpot_ms"] == 26.5 and pts[64]["tpot_ms"] == 40.5 and pts[64]["throughput_ratio"] == 31

@@ -1,0 +1,62 @@
+from . import check
+
+CHECKS = [
+    # 图 1-10
+    check("fig-1-10", {}, {"batch_ms": 20.90, "throughput_tok_s": 47.9}, rel_tol=0.001, where="图 1-10 B=1"),
+    check("fig-1-10", {"batch": 8}, {"batch_ms": 20.90, "per_output_ms": 2.61, "throughput_tok_s": 383},
+          rel_tol=0.002, where="1.3.2 B=8"),
+    check("fig-1-10", {}, {"chunk_read_ms": 2.612, "chunk_compute_ms": 0.0177, "compute_busy_pct": 0.68,
+                           "pipeline_makespan_ms": 20.91}, rel_tol=0.005, source="derived"),
+    check("fig-1-10", {"batch": 8}, {"pipeline_makespan_ms": 21.04}, rel_tol=0.001, source="derived"),
+    check("fig-1-10", {"n_chunks": 1}, {"pipeline_makespan_ms": 21.037, "batch_ms": 20.90}, rel_tol=0.001,
+          source="derived", where="one chunk: no overlap"),
+    # 练习 1-3
+    check("ex-1-3", {}, {"t_step_ms_b1": 29.85, "t_step_ms_b16": 29.85, "t_step_ms_b64": 29.85,
+                         "t_step_ms_b1_half": 14.93, "t_step_ms_b16_half": 14.93, "t_step_ms_b64_half": 18.11,
+                         "per_output_ms_b1": 29.85, "per_output_ms_b16": 1.866, "per_output_ms_b64": 0.4664,
+                         "per_output_ms_b1_half": 14.93, "per_output_ms_b16_half": 0.9328,
+                         "per_output_ms_b64_half": 0.2830},
+          rel_tol=0.0015, source="derived", where="练习 1-3 table"),
+    check("ex-1-3", {}, {"throughput_tok_s_b1": 33.5, "throughput_tok_s_b16": 536, "throughput_tok_s_b64": 2144,
+                         "throughput_tok_s_b1_half": 67.0, "throughput_tok_s_b16_half": 1072,
+                         "throughput_tok_s_b64_half": 3534, "b_star": 105.5, "b_star_half": 52.7},
+          rel_tol=0.002, source="derived", where="练习 1-3 table"),
+    check("ex-1-3", {}, {"fails_target_b1": True, "fails_target_b16": True, "fails_target_b64": True,
+                         "fails_target_b1_half": True, "fails_target_b16_half": True, "fails_target_b64_half": True,
+                         "bound_b1": "memory", "bound_b64": "memory", "bound_b16_half": "memory",
+                         "bound_b64_half": "compute"}, source="derived", where="练习 1-3 verdicts"),
+    check("ex-1-3", {}, {"t_mem_ms_b64_half": 14.93, "t_compute_ms_b64_half": 18.11, "t_compute_ms_b1": 0.2830},
+          rel_tol=0.002, source="derived"),
+    check("ex-1-3", {"bw_eff_pct": 100, "compute_eff_pct": 100}, {"t_step_ms_b1": 20.90, "b_star": 147.67},
+          rel_tol=0.001, where="back to 例题 1-1"),
+    # 图 1-13 / 1-14
+    check("fig-1-13", {}, {"f1_gflop": 16.34, "r_w_gb": 15.14, "r_state_gb": 0.302, "tpot_lb_ms": 8.62},
+          rel_tol=0.001, where="1.3.3 / 1.3.4"),
+    check("fig-1-13", {}, {"measured_tpot_ms": 26.5, "measured_throughput_ratio": 1, "measured_tpot_ms_b1": 26.5,
+                           "measured_tpot_ms_b64": 40.5, "measured_throughput_ratio_b64": 31}, rel_tol=1e-9,
+          where="图 1-13/1-14 measured"),
+    check("fig-1-13", {"batch": 64}, {"measured_tpot_ms": 40.5, "measured_throughput_ratio": 31,
+                                      "tpot_lb_ms": 19.23, "ideal_throughput_ratio": 64}, rel_tol=0.001,
+          where="B=64"),
+    check("fig-1-13", {"batch": 16}, {"tpot_lb_ms": 11.14, "measured_tpot_ms": None}, rel_tol=0.001,
+          source="derived", where="B=16 bound; no measured point"),
+    check("fig-1-13", {}, {"tpot_compute_ms": 0.0324, "tpot_memory_ms": 8.62}, rel_tol=0.002, source="derived"),
+    # 搬运表
+    check("tab-data-movement", {}, {}, source="derived", where="rows only (no numbers in the seed)"),
+    # 练习 1-4
+    check("ex-1-4", {}, {"throughput_ratio_b64": 31, "tpot_lb_ms_b1": 8.62, "tpot_lb_ms_b64": 19.23},
+          rel_tol=0.001, where="1.3.3 约 31×, 下界"),
+    check("ex-1-4", {}, {"ideal_throughput_ratio_b64": 64, "scaling_efficiency_pct": 48.4, "tpot_ratio_b64": 1.528,
+                         "tpot_growth_pct": 52.8, "tpot_implied_throughput_ratio_b64": 41.9,
+                         "tpot_lb_ratio_b64": 2.23, "middle_levels_known": False}, rel_tol=0.002, source="derived"),
+    # 差距分析
+    check("gap-analysis", {}, {"measured_tpot_ms": 26.5, "lb_ms": 8.62}, rel_tol=0.001, where="1.3.4"),
+    check("gap-analysis", {}, {"ratio": 3.0}, rel_tol=0.03, where="“三倍”"),
+    check("gap-analysis", {}, {"gap_ms": 17.88, "ratio": 3.08, "mbu_pct": 32.5}, rel_tol=0.002, source="derived"),
+    check("gap-analysis", {}, {"mfu_pct": 0.122}, rel_tol=0.005, source="derived"),
+    check("gap-analysis", {"measured_tpot_ms": 8.7}, {"gap_ms": 0.0846}, rel_tol=0.01, source="derived"),
+    # eager 时间线
+    check("eager-gpu-idle", {}, {"gpu_busy_frac": 0.32, "units": "arbitrary"}, rel_tol=0.02, source="derived",
+          where="示意 launch 3 / kernel 1"),
+    check("eager-gpu-idle", {"kernels": 1}, {"gpu_busy_frac": 0.25}, rel_tol=1e-9, source="derived"),
+]
