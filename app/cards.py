@@ -60,6 +60,65 @@ def number_list(default: Sequence[float], *, ge: float, le: float, step: float, 
                  description=help or label, json_schema_extra=extra)
 
 
+def _check_gpu(v: str, allowed: tuple[str, ...]) -> str:
+    from .data import CUSTOM_GPU, parse_custom_gpu
+    if v in allowed:
+        return v
+    if v.startswith(CUSTOM_GPU):
+        parse_custom_gpu(v)
+        return v
+    raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或 custom:显存GB,带宽TB/s,TFLOP/s")
+
+
+def _check_model(v: str, allowed: tuple[str, ...]) -> str:
+    from .data import CUSTOM_MODEL, model_config
+    if v in allowed:
+        return v
+    if v.startswith(CUSTOM_MODEL):
+        from .calculators.model_config import ConfigError, shape_of
+        try:
+            shape_of(model_config(v))
+        except (ConfigError, KeyError, TypeError) as e:
+            raise ValueError(f"自定义模型无法解析:{e}") from None
+        return v
+    raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或自定义 config.json")
+
+
+_NUM = r"[0-9]+(\.[0-9]+)?"
+
+
+def gpu_type(ids: Sequence[str]) -> Any:
+    """A GPU parameter type: one of ``ids`` or a reader's own card ``custom:mem,bw,tflops``."""
+    from pydantic import AfterValidator, WithJsonSchema
+    from typing import Annotated
+    allowed = tuple(ids)
+    pattern = "^(" + "|".join(allowed) + f"|custom:{_NUM},{_NUM},{_NUM})$"
+    return Annotated[str, AfterValidator(lambda v: _check_gpu(v, allowed)),
+                     WithJsonSchema({"type": "string", "pattern": pattern})]
+
+
+def model_type(ids: Sequence[str]) -> Any:
+    """A model parameter type: one of ``ids`` or a reader's own ``config.json`` (``cfg:…``)."""
+    from pydantic import AfterValidator, WithJsonSchema
+    from typing import Annotated
+    allowed = tuple(ids)
+    pattern = "^(" + "|".join(allowed) + "|cfg:[A-Za-z0-9_-]{8,6000})$"
+    return Annotated[str, AfterValidator(lambda v: _check_model(v, allowed)),
+                     WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 6004})]
+
+
+def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "") -> Any:
+    """A GPU select with a “自定义” entry (memory GB, bandwidth TB/s, dense BF16 TFLOP/s)."""
+    extra = {"control": "select", "options": options, "label": label, "custom": "gpu"}
+    return Field(default, description=help or label, json_schema_extra=extra)
+
+
+def model_choice(default: str, options: dict[str, str], *, label: str = "模型", help: str = "") -> Any:
+    """A model select with a “自定义” entry: paste or upload a Hugging Face config.json."""
+    extra = {"control": "select", "options": options, "label": label, "custom": "model"}
+    return Field(default, description=help or label, json_schema_extra=extra)
+
+
 @dataclass(frozen=True)
 class ControlSpec:
     """What the controls template needs to draw one parameter."""
@@ -79,6 +138,7 @@ class ControlSpec:
     placeholder: str = ""
     help: str = ""
     is_int: bool = False
+    custom: str = ""            # "gpu" / "model": the select offers a reader's own entry
 
 
 @lru_cache(maxsize=None)
@@ -102,7 +162,8 @@ def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
             default=f.default, unit=extra.get("unit", ""), ge=ge, le=le, step=extra.get("step"),
             log=extra.get("log", False), options=extra.get("options"),
             optional=f.default is None, illustrative=extra.get("illustrative", False),
-            placeholder=extra.get("placeholder", ""), help=f.description or "", is_int=bool(is_int)))
+            placeholder=extra.get("placeholder", ""), help=f.description or "", is_int=bool(is_int),
+            custom=extra.get("custom", "")))
     return tuple(specs)
 
 

@@ -37,7 +37,26 @@ def gpus() -> dict[str, Gpu]:
     return {k: Gpu(id=k, **v) for k, v in raw.items()}
 
 
+CUSTOM_GPU = "custom:"
+CUSTOM_MODEL = "cfg:"
+GPU_LIMITS = {"mem_gb": (1, 2000), "bw_tbps": (0.01, 100), "bf16_tflops": (1, 100000)}
+
+
+def parse_custom_gpu(ref: str) -> Gpu:
+    """``custom:MEM_GB,BW_TBPS,TFLOPS`` → a Gpu (a reader's own card, carried in the URL)."""
+    try:
+        mem, bw, tf = (float(x) for x in ref[len(CUSTOM_GPU):].split(","))
+    except ValueError:
+        raise ValueError("自定义 GPU 的写法是 custom:显存GB,带宽TB/s,BF16 TFLOP/s,例如 custom:80,3.35,989.4") from None
+    for (name, (lo, hi)), v in zip(GPU_LIMITS.items(), (mem, bw, tf)):
+        if not (lo <= v <= hi):
+            raise ValueError(f"自定义 GPU 的 {name} 须在 {lo:g}–{hi:g} 之间,收到 {v:g}")
+    return Gpu(id=ref, name=f"自定义({mem:g} GB · {bw:g} TB/s · {tf:g} TFLOP/s)", mem_gb=mem, bw_tbps=bw, bf16_tflops=tf)
+
+
 def gpu(gid: str) -> Gpu:
+    if gid.startswith(CUSTOM_GPU):
+        return parse_custom_gpu(gid)
     return gpus()[gid]
 
 
@@ -50,8 +69,45 @@ def gpu_options(compute_only: bool = True) -> dict[str, str]:
     return {k: g.name for k, g in gpus().items() if not compute_only or (g.bw_tbps and g.bf16_tflops)}
 
 
-@lru_cache(maxsize=None)
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def encode_config(cfg: dict) -> str:
+    """A config.json → ``cfg:<base64url(zlib(minified JSON))>``, compact enough for a URL."""
+    import base64
+    import zlib
+    raw = json.dumps({k: v for k, v in cfg.items() if not k.startswith("_")}, separators=(",", ":"),
+                     ensure_ascii=False).encode()
+    return CUSTOM_MODEL + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
+def decode_config(ref: str) -> dict:
+    import base64
+    import zlib
+    body = ref[len(CUSTOM_MODEL):]
+    try:
+        data = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        d = zlib.decompressobj()
+        raw = d.decompress(data, MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES or d.unconsumed_tail:
+            raise ValueError("自定义模型配置过大(上限 1 MB)")
+        cfg = json.loads(raw)
+    except ValueError as e:
+        if "过大" in str(e):
+            raise
+        raise ValueError("自定义模型配置无法解码:应为粘贴的 config.json") from None
+    except Exception:
+        raise ValueError("自定义模型配置无法解码:应为粘贴的 config.json") from None
+    if not isinstance(cfg, dict):
+        raise ValueError("config.json 应是一个 JSON 对象")
+    return cfg
+
+
+@lru_cache(maxsize=256)
 def model_config(name: str) -> dict:
+    """A preset's config (``data/models/NAME.json``) or a reader's own (``cfg:…`` from the URL)."""
+    if name.startswith(CUSTOM_MODEL):
+        return decode_config(name)
     cfg = json.loads((DATA / "models" / f"{name}.json").read_text(encoding="utf-8"))
     return {k: v for k, v in cfg.items() if not k.startswith("_")}
 

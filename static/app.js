@@ -108,6 +108,7 @@
   function initForm(form) {
     if (form.dataset.init) return;
     form.dataset.init = "1";
+    initCustom(form);
     form.querySelectorAll("input.range").forEach(initRange);
     form.querySelectorAll("input[data-toggle-for]").forEach(function (cb) {
       cb.addEventListener("change", function () {
@@ -422,6 +423,72 @@
     var out = Array.prototype.slice.call(root.querySelectorAll ? root.querySelectorAll(sel) : []);
     if (root.matches && root.matches(sel)) out.unshift(root);
     return out;
+  }
+
+  // ---------------------------------------------------------------- a reader's own GPU or model
+  function b64url(bytes) {
+    var s = "";
+    for (var i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function compress(text) {
+    var stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate"));
+    return new Response(stream).arrayBuffer().then(function (buf) { return new Uint8Array(buf); });
+  }
+  function initCustom(form) {
+    form.querySelectorAll("select[data-custom]").forEach(function (sel) {
+      var box = form.querySelector('.custom-box[data-for="' + sel.id + '"]');
+      var opt = sel.querySelector("option[data-custom-option]");
+      sel.addEventListener("change", function (e) {
+        var custom = sel.selectedOptions[0] === opt;
+        if (box) box.hidden = !custom;
+        if (custom && !opt.value) { e.stopPropagation(); }   // nothing to send until the reader fills it in
+      });
+      if (!box) return;
+      if (sel.dataset.custom === "gpu") {
+        box.querySelectorAll("input[data-part]").forEach(function (inp) {
+          inp.addEventListener("input", function (e) {
+            e.stopPropagation();
+            var v = Array.prototype.map.call(box.querySelectorAll("input[data-part]"), function (i) { return i.value.trim(); });
+            if (v.every(function (x) { return x !== "" && isFinite(Number(x)); })) {
+              opt.value = "custom:" + v.join(",");
+              sel.value = opt.value;
+              sel.dispatchEvent(new Event("change", { bubbles: true }));
+            }
+          });
+        });
+      } else {
+        var ta = box.querySelector("textarea"), file = box.querySelector("input[type=file]");
+        var status = box.querySelector(".custom-status");
+        ta.addEventListener("input", function (e) { e.stopPropagation(); });
+        file.addEventListener("change", function (e) {
+          e.stopPropagation();
+          if (file.files[0]) file.files[0].text().then(function (t) { ta.value = t; apply(); });
+        });
+        box.querySelector(".apply-model").addEventListener("click", apply);
+        function apply() {
+          var cfg;
+          try { cfg = JSON.parse(ta.value); } catch (err) { status.textContent = "不是有效的 JSON:" + err.message; return; }
+          if (!cfg || typeof cfg !== "object" || Array.isArray(cfg)) { status.textContent = "config.json 应是一个 JSON 对象"; return; }
+          Object.keys(cfg).forEach(function (k) { if (k.charAt(0) === "_") delete cfg[k]; });
+          var text = JSON.stringify(cfg);
+          status.textContent = "正在推导…";
+          fetch("/api/models/derive", { method: "POST", headers: { "Content-Type": "application/json" }, body: text })
+            .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); })
+            .then(function (res) {
+              if (!res.ok) { status.textContent = (res.j.detail && res.j.detail[0] && res.j.detail[0].msg) || "无法解析这个配置"; return; }
+              var d = res.j;
+              status.textContent = (d.architecture ? d.architecture + " · " : "") + "总参数 " + Number(d.params_total).toLocaleString("en-US") +
+                " · 激活 " + Number(d.params_active).toLocaleString("en-US") + " · KV " + Number(d.kv_bytes_per_token).toLocaleString("en-US") + " B/token";
+              return compress(text).then(function (bytes) {
+                opt.value = "cfg:" + b64url(bytes);
+                sel.value = opt.value;
+                sel.dispatchEvent(new Event("change", { bubbles: true }));
+              });
+            });
+        }
+      }
+    });
   }
 
   function init(root) {

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from ..cards import Card, controls_of
 
 MAX_VALUE_LEN = 200
+MAX_MODEL_LEN = 6100   # a reader's own config.json, compressed into the URL
 MAX_LIST = 256
 
 
@@ -40,7 +41,7 @@ def parse_query(card: Card, items: Iterable[tuple[str, str]]):
         s = specs.get(k)
         if s is None:
             continue
-        if len(v) > MAX_VALUE_LEN:
+        if len(v) > (MAX_MODEL_LEN if s.custom == "model" else MAX_VALUE_LEN):
             errors.append(_err(card, k, "too_long", v[:40] + "…"))
             continue
         if s.control == "list":

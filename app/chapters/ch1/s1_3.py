@@ -5,17 +5,22 @@ import math
 from typing import Literal
 
 from ...calculators import roofline
-from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, slider
+from ...calculators.model_config import decode_flops, decode_weight_read_bytes, shape_of
+from ...cards import (Block, Figure, Note, Params, Stat, Table, View, card, choice, gpu_choice, gpu_type,
+                      model_choice, model_type, slider)
 from ...charts import animate, axis, figure, gantt_trace, layout, line, points, vline, hline, with_refs
-from ...data import gpu, gpu_options
+from ...data import compute_gpu_ids, gpu, gpu_options, model_config
 
-GpuId = Literal["rtx-4090", "a100-80gb-sxm", "h100-sxm", "rtx-pro-6000"]
+GpuId = gpu_type(compute_gpu_ids())          # a preset, or a reader's own card (custom:GB,TB/s,TFLOP/s)
+MODELS = {"manual": "按 N 手算(例题 1-1)", "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
+          "qwen3-8b": "Qwen3-8B"}
+ModelRef = model_type(MODELS)
 
 
 class StepParams(Params):
     """例题 1-1's nine quantities (shared by 图 1-10)."""
 
-    gpu: GpuId = choice("h100-sxm", gpu_options(), label="加速器")
+    gpu: GpuId = gpu_choice("h100-sxm", gpu_options(), label="加速器")
     params_billion: float = slider(70, ge=1, le=1000, step=1, label="参数量 N", unit="×10⁹")
     bytes_per_param: float = slider(1, ge=0.25, le=2, step=0.25, label="每参数字节 b_W", unit="B")
     batch: int = slider(1, ge=1, le=512, step=1, label="批大小 B", unit="请求", log=True)
@@ -28,6 +33,20 @@ class StepParams(Params):
     target_ms: float = slider(10, ge=1, le=100, step=1, label="每步目标", unit="ms")
 
 
+class Eg11Params(StepParams):
+    """例题 1-1 plus a model choice: "manual" is the book's hand calculation with N; a preset or a
+    reader's own config.json replaces N by the model's own per-step read and FLOPs."""
+
+    model: ModelRef = model_choice("manual", MODELS, label="模型(可选)")
+
+
+def model_step_quantities(ref: str, b_w: float) -> tuple[float, float, float]:
+    """(resident bytes, bytes read per decode step, FLOPs per token without attention) of a model
+    config at ``b_w`` bytes per parameter."""
+    s = shape_of(model_config(ref))
+    return b_w * s.params_total, decode_weight_read_bytes(s, b_w), decode_flops(s, 0)
+
+
 def effective_rates(p: StepParams) -> tuple[float, float]:
     """β and Π actually used (B/s, FLOP/s): the override or the GPU's, times the usable share."""
     g = gpu(p.gpu)
@@ -36,13 +55,21 @@ def effective_rates(p: StepParams) -> tuple[float, float]:
     return bw, peak
 
 
-def step_outputs(n: float, b_w: float, batch: int, bw: float, peak: float, target_ms: float) -> dict:
-    """例题 1-1's outputs (catalog keys) for one setting; reused by 练习 1-3 and 图 1-10."""
-    s = roofline.decode_step(n, b_w, batch, bw, peak)
-    bs = roofline.b_star(b_w, bw, peak)
+def step_outputs(n: float, b_w: float, batch: int, bw: float, peak: float, target_ms: float,
+                 model: tuple[float, float, float] | None = None) -> dict:
+    """例题 1-1's outputs (catalog keys) for one setting; reused by 练习 1-3 and 图 1-10.
+    ``model`` = (resident, read, FLOPs/token) from a config replaces the N-based hand calculation."""
+    if model is None:
+        s = roofline.decode_step(n, b_w, batch, bw, peak)
+        bs = roofline.b_star(b_w, bw, peak)
+        resident = b_w * n
+    else:
+        resident, read, f_tok = model
+        s = roofline.step_bound(batch * f_tok, read, bw, peak)
+        bs = read * peak / (f_tok * bw)          # B where B·F/Π = R/β
     t_step_ms = s.t_step * 1e3
     return {
-        "m_w_gb": b_w * n / 1e9, "r_w_gb": s.read_bytes / 1e9, "f_gflop": s.flops / 1e9,
+        "m_w_gb": resident / 1e9, "r_w_gb": s.read_bytes / 1e9, "f_gflop": s.flops / 1e9,
         "bw_eff_tbps": bw / 1e12, "peak_eff_tflops": peak / 1e12,
         "t_mem_ms": s.t_mem * 1e3, "t_compute_ms": s.t_compute * 1e3, "t_step_ms": t_step_ms,
         "bound": s.bound, "read_to_compute_ratio": s.t_mem / s.t_compute,
@@ -62,16 +89,18 @@ def batch_grid(b_star: float, current: int, lo: int = 1, hi: int = 512, n: int =
 
 
 @card("eg-1-1", title="单步生成计算器", label="例题 1-1 / 图 1-9 ~ 1-12 / 练习 1-3", section="1.3",
-      kind="calculator", params=StepParams, aliases=("fig-1-9", "fig-1-11", "fig-1-12"),
+      kind="calculator", params=Eg11Params, aliases=("fig-1-9", "fig-1-11", "fig-1-12"),
       badges=(("练习 1-3", "ex-1-3"), ("图 1-10", "fig-1-10")),
       lead="一张 H100 SXM 能否让 70B 模型每 10 ms 生成一个新 token?读权重和做乘加各要多久,取较慢者。")
-def eg_1_1(p: StepParams) -> View:
+def eg_1_1(p: Eg11Params) -> View:
     n = p.params_billion * 1e9
     bw, peak = effective_rates(p)
-    o = step_outputs(n, p.bytes_per_param, p.batch, bw, peak, p.target_ms)
+    mq = None if p.model == "manual" else model_step_quantities(p.model, p.bytes_per_param)
+    o = step_outputs(n, p.bytes_per_param, p.batch, bw, peak, p.target_ms, mq)
+    f_tok = o["f_gflop"] * 1e9 / p.batch
     grid = batch_grid(o["b_star"], p.batch)
     t_mem = [o["t_mem_ms"]] * len(grid)
-    t_cmp = [2 * b * n / peak * 1e3 for b in grid]
+    t_cmp = [b * f_tok / peak * 1e3 for b in grid]
     t_max = [max(a, c) for a, c in zip(t_mem, t_cmp)]
     thr = [b / (t / 1e3) for b, t in zip(grid, t_max)]
     o["chart"] = {"batch": grid, "t_mem_ms": t_mem, "t_compute_ms": t_cmp, "t_step_ms": t_max,
@@ -93,7 +122,9 @@ def eg_1_1(p: StepParams) -> View:
     ], with_refs(layout(dict(xa), axis("输出吞吐 (token/s)"), height=320),
                   vline(bs, f"B*≈{bs:.0f}", log=True)))
 
-    v = View(outputs=o, headline=f"N = {p.params_billion:g}×10⁹ · 目标 {p.target_ms:g} ms/步")
+    head = (f"N = {p.params_billion:g}×10⁹" if mq is None else
+            f"{MODELS.get(p.model, '自定义模型')}:每步读 {o['r_w_gb']:.4g} GB、每 token {f_tok / 1e9:.4g} GFLOP(由配置推导)")
+    v = View(outputs=o, headline=f"{head} · 目标 {p.target_ms:g} ms/步")
     v.stat("m_w_gb", "驻留量 M_W = b_W·N", "GB", sig=4)
     v.stat("r_w_gb", "每步读取 R_W = b_W·N", "GB", sig=4)
     v.stat("f_gflop", "每步运算 F ≈ 2BN", "GFLOP", sig=4)

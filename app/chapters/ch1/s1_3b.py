@@ -6,7 +6,7 @@ import math
 
 from ...calculators import decode, roofline
 from ...calculators.model_config import shape_of
-from ...cards import Block, Figure, Note, Params, Question, Stat, Table, View, card, choice, slider
+from ...cards import Block, Figure, Note, Params, Question, Stat, Table, View, card, choice, gpu_choice, slider
 from ...charts import animate, axis, figure, gantt_trace, layout, line, points, vline, with_refs
 from ...data import gpu, gpu_options, model_config, read_json
 from ...format import num
@@ -214,7 +214,7 @@ def measured() -> dict[int, dict]:
 
 class MeasureParams(Params):
     batch: int = slider(1, ge=1, le=64, step=1, label="同时请求数 B", unit="请求", log=True)
-    gpu: GpuId = choice("rtx-pro-6000", gpu_options(), label="下界所用加速器")
+    gpu: GpuId = gpu_choice("rtx-pro-6000", gpu_options(), label="下界所用加速器")
     context_tokens: int = slider(2048, ge=128, le=32768, step=128, label="上下文长度", unit="token")
 
 

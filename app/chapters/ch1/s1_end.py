@@ -6,7 +6,7 @@ import math
 
 from ...calculators import decode, roofline
 from ...calculators.model_config import shape_of, weight_bytes
-from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, slider
+from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, gpu_choice, slider
 from ...charts import axis, bar, figure, layout
 from ...data import gpu, gpu_options, model_config
 from ...format import num
@@ -135,7 +135,7 @@ def tab_qwen3_8b(p: Params) -> View:
 
 
 class QuickParams(Params):
-    gpu: GpuId = choice("rtx-pro-6000", gpu_options(), label="加速器")
+    gpu: GpuId = gpu_choice("rtx-pro-6000", gpu_options(), label="加速器")
     context_tokens: int = slider(2048, ge=128, le=32768, step=128, label="decode 上下文长度", unit="token")
 
 
