@@ -139,6 +139,8 @@ class ControlSpec:
     help: str = ""
     is_int: bool = False
     custom: str = ""            # "gpu" / "model": the select offers a reader's own entry
+    min_len: int | None = None  # list parameters
+    max_len: int | None = None
 
 
 @lru_cache(maxsize=None)
@@ -163,7 +165,9 @@ def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
             log=extra.get("log", False), options=extra.get("options"),
             optional=f.default is None, illustrative=extra.get("illustrative", False),
             placeholder=extra.get("placeholder", ""), help=f.description or "", is_int=bool(is_int),
-            custom=extra.get("custom", "")))
+            custom=extra.get("custom", ""),
+            min_len=next((m.min_length for m in f.metadata if getattr(m, "min_length", None) is not None), None),
+            max_len=next((m.max_length for m in f.metadata if getattr(m, "max_length", None) is not None), None)))
     return tuple(specs)
 
 

@@ -125,6 +125,7 @@
     });
     form.querySelectorAll("fieldset.list").forEach(function (fs) {
       var add = fs.querySelector(".list-add"), del = fs.querySelector(".list-del");
+      if (!add) return;
       add.addEventListener("click", function () {
         var items = fs.querySelectorAll("input.item");
         var last = items[items.length - 1];
@@ -319,7 +320,8 @@
     if (!a) return;
     var card = a.closest(".card");
     var form = card && card.querySelector("form.controls");
-    var ctl = form && form.querySelector('[name="' + a.getAttribute("data-set-param") + '"]');
+    var all = form ? form.querySelectorAll('[name="' + a.getAttribute("data-set-param") + '"]') : [];
+    var ctl = all[+(a.getAttribute("data-set-index") || 0)];   // list parameters: item i
     if (!ctl) return;
     e.preventDefault();
     ctl.value = a.getAttribute("data-value");

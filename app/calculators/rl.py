@@ -1,0 +1,107 @@
+"""RL workload (book ch 3.5): group-relative advantage, loss averaging over micro-batches, and the
+cycle cost F_cycle(n) = n(f_g + f_r) + F_u. Base units: FLOPs, bytes, tokens.
+
+Vocabulary-projection rows (the convention that reproduces 例题 3-4): generation projects only the rows
+that produce an output (prefill's last row + each decode row); a teacher-forced forward (reference,
+reward, teacher, training) projects every row.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from .model_config import ModelShape, decode_flops, prefill_flops
+from .training import ceil_div, teacher_forced_forward_flops
+
+# ---------------------------------------------------------------- advantage and loss averaging
+
+
+def group_advantages(rewards: Sequence[float], *, std_normalise: bool = False) -> list[float]:
+    """A_i = r_i − mean(r) (GRPO also divides by the group's standard deviation)."""
+    n = len(rewards)
+    mean = sum(rewards) / n
+    adv = [r - mean for r in rewards]
+    if std_normalise:
+        sd = math.sqrt(sum(a * a for a in adv) / n)
+        adv = [a / sd if sd > 0 else 0.0 for a in adv]
+    return adv
+
+
+@dataclass(frozen=True)
+class LossWeights:
+    global_mean: float   # 1/(n₁+n₂): every valid token of the batch weighs the same
+    mb1_mean_of_means: float  # 1/(2n₁)
+    mb2_mean_of_means: float  # 1/(2n₂)
+
+    @property
+    def mb1_overweight(self) -> float:
+        return self.mb1_mean_of_means / self.global_mean
+
+
+def loss_weights(n1: int, n2: int) -> LossWeights:
+    """Per-token weight: batch-wide mean 1/(n₁+n₂) vs mean of micro-batch means 1/(2n_i)."""
+    return LossWeights(1.0 / (n1 + n2), 1.0 / (2 * n1), 1.0 / (2 * n2))
+
+
+# ---------------------------------------------------------------- 例题 3-4: the RL cycle
+
+
+def generation_flops(s: ModelShape, prompt: int, gen: int) -> float:
+    """f_g: one prefill of P tokens + (G − 1) decode steps, step j seeing P + j + 1 tokens.
+    = 2·blocks·(P+G−1) + 2·(h·V)·G + 4·n_L·H·d·(P+G−1)(P+G)/2."""
+    return prefill_flops(s, prompt) + sum(decode_flops(s, prompt + j + 1) for j in range(gen - 1))
+
+
+def reference_flops(s: ModelShape, prompt: int, gen: int) -> float:
+    """f_r: one teacher-forced forward over the P + G − 1 known tokens, vocabulary projection on all rows."""
+    return teacher_forced_forward_flops(s, prompt + gen - 1)
+
+
+def update_flops(s: ModelShape, prompt: int, gen: int, n_keep: int) -> float:
+    """F_u = n_keep · 3 · f_r (forward + backward over each kept trajectory)."""
+    return 3.0 * n_keep * reference_flops(s, prompt, gen)
+
+
+def n_generate(n_keep: int, keep_ratio: float) -> int:
+    """n ≈ ⌈n_keep / a⌉."""
+    return ceil_div(n_keep, keep_ratio)
+
+
+def f_cycle(n: float, f_g: float, f_r: float, f_u: float) -> float:
+    """F_cycle(n) = n(f_g + f_r) + F_u."""
+    return n * (f_g + f_r) + f_u
+
+
+@dataclass(frozen=True)
+class Cycle:
+    seq_tokens: int
+    decode_steps: int
+    update_input_tokens: int
+    update_supervised_tokens: int
+    f_g: float
+    f_r: float
+    f_u: float
+    n: int
+    teacher: float
+    weight_sync_bytes: float
+
+    @property
+    def total(self) -> float:
+        return f_cycle(self.n, self.f_g, self.f_r, self.f_u) + self.teacher
+
+
+def rl_cycle(s: ModelShape, prompt: int, gen: int, n_keep: int, n: int, *, teacher: bool = False,
+             replicas: int = 4, weight_bytes_per_param: float = 2) -> Cycle:
+    """One RL cycle: n generations + n reference forwards + one update on n_keep samples
+    (+ n teacher forwards), and replicas × BF16 weights sent after the update."""
+    L = prompt + gen - 1
+    fg, fr = generation_flops(s, prompt, gen), reference_flops(s, prompt, gen)
+    return Cycle(L, gen - 1, n_keep * L, n_keep * gen, fg, fr, 3.0 * n_keep * fr, n,
+                 n * fr if teacher else 0.0, replicas * weight_bytes_per_param * s.params_total)
+
+
+def line_through(n_a: float, f_a: float, n_b: float, f_b: float) -> tuple[float, float]:
+    """Slope and intercept of F = slope·n + intercept through two cycles."""
+    slope = (f_b - f_a) / (n_b - n_a)
+    return slope, f_a - slope * n_a

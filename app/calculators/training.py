@@ -1,0 +1,259 @@
+"""Training workload: 6ND, the three matmuls of a linear layer, itemised training FLOPs with causal
+attention, optimizer state per parameter, tokens per update, and the micro-batch activation schedule.
+
+Base units: FLOPs, bytes, tokens. Model shapes come from ``model_config.shape_of`` (never typed in).
+Convention (book ch 3.4): training FLOPs = 3 × forward matmul FLOPs; the optimizer update is not counted.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+from .model_config import ModelShape, attn_flops_per_context_token
+
+# ---------------------------------------------------------------- rough estimate and one linear layer
+
+
+def six_nd(n_params: float, tokens: float) -> float:
+    """F_train ≈ 6·N·D."""
+    return 6.0 * n_params * tokens
+
+
+@dataclass(frozen=True)
+class LinearTrain:
+    fwd: float        # Y = XW, 2mkn
+    dx: float         # dX = dY·Wᵀ, 2mkn (0 if no earlier layer needs gradients)
+    dw: float         # dW = Xᵀ·dY, 2mkn (0 if W is frozen)
+    mkn: float
+
+    @property
+    def total(self) -> float:
+        return self.fwd + self.dx + self.dw
+
+
+def linear_train_flops(m: int, k: int, n: int, *, freeze_w: bool = False, need_input_grad: bool = True) -> LinearTrain:
+    """Y = XW (m×k · k×n): forward, dX and dW each 2mkn FLOPs (m·k·n multiply-adds); 6mkn in all."""
+    mm = 2.0 * m * k * n
+    return LinearTrain(mm, mm if need_input_grad else 0.0, 0.0 if freeze_w else mm, float(m) * k * n)
+
+
+# ---------------------------------------------------------------- matrix shapes of a dense decoder
+
+
+@dataclass(frozen=True)
+class BlockMatmuls:
+    """Weights one transformer block multiplies each row by (dense GQA decoder)."""
+
+    q: int
+    k: int
+    v: int
+    o: int
+    ffn: int
+
+    @property
+    def total(self) -> int:
+        return self.q + self.k + self.v + self.o + self.ffn
+
+
+def block_matmuls(s: ModelShape) -> BlockMatmuls:
+    """q = h·H·d, k = v = h·H_kv·d, o = H·d·h; FFN = the rest of the block's linear weights."""
+    q = s.hidden * s.n_heads * s.head_dim
+    kv = s.hidden * s.n_kv_heads * s.head_dim
+    o = s.n_heads * s.head_dim * s.hidden
+    per_block = s.active_linear_params // s.n_layers
+    return BlockMatmuls(q, kv, kv, o, per_block - q - 2 * kv - o)
+
+
+def causal_pairs(length: int) -> int:
+    """Causal query–key pairs of one sequence, diagonal included: L(L+1)/2."""
+    return length * (length + 1) // 2
+
+
+def packed_pairs(lengths: Sequence[int]) -> int:
+    """Independent documents packed with a block-diagonal mask: Σ L_i(L_i+1)/2."""
+    return sum(causal_pairs(int(x)) for x in lengths)
+
+
+def attn_flops_per_pair_layer(s: ModelShape) -> int:
+    """QKᵀ + AV per causal pair in one layer, forward: 4·H·d."""
+    return attn_flops_per_context_token(s) // s.n_layers
+
+
+def lm_head_flops(s: ModelShape, rows: float, *, train: bool = True) -> float:
+    """Vocabulary projection over ``rows`` rows: 2·h·V per row forward, ×3 with backward."""
+    return (6.0 if train else 2.0) * s.lm_head_matrix_params * rows
+
+
+def teacher_forced_forward_flops(s: ModelShape, length: int, lm_rows: int | None = None) -> float:
+    """One forward over a known sequence: 2·(block matmuls)·L + 2·(h·V)·rows + 4·n_L·H·d·L(L+1)/2.
+    ``lm_rows`` defaults to every row (reference model, reward model, training)."""
+    rows = length if lm_rows is None else lm_rows
+    return (2.0 * s.active_linear_params * length + 2.0 * s.lm_head_matrix_params * rows
+            + attn_flops_per_context_token(s) * causal_pairs(length))
+
+
+@dataclass(frozen=True)
+class ItemisedTrain:
+    """Training FLOPs of B sequences of length P, item by item (fwd + bwd = 3 × forward)."""
+
+    six_nd: float
+    qo_proj: float
+    kv_proj: float
+    ffn: float
+    lm_head: float
+    attention: float
+    embed_excluded: float
+    norms_excluded: float
+    recompute: float
+
+    @property
+    def items(self) -> float:
+        return self.qo_proj + self.kv_proj + self.ffn + self.lm_head + self.attention
+
+    @property
+    def total(self) -> float:
+        return self.items + self.recompute
+
+    @property
+    def over_6nd(self) -> float:
+        return self.total / self.six_nd - 1.0
+
+    @property
+    def attention_share(self) -> float:
+        return self.attention / self.total
+
+
+def itemised_train_flops(s: ModelShape, batch: int, seq_len: int, *, recompute: bool = False,
+                         lm_rows_per_seq: int | None = None) -> ItemisedTrain:
+    """Items: 6·n_L·(q+o)·BP, 6·n_L·(k+v)·BP, 6·n_L·FFN·BP, 6·(h·V)·rows, 3·4·n_L·H·d·B·P(P+1)/2;
+    6ND = 6·N_total·BP also counts the input embedding and the norms, which do no matmul per token.
+    Full recompute adds one more forward (= items/3)."""
+    bp = float(batch) * seq_len
+    bm = block_matmuls(s)
+    L = s.n_layers
+    rows = bp if lm_rows_per_seq is None else float(batch) * lm_rows_per_seq
+    attn = 3.0 * attn_flops_per_context_token(s) * batch * causal_pairs(seq_len)
+    it = ItemisedTrain(
+        six_nd=six_nd(s.params_total, bp),
+        qo_proj=6.0 * L * (bm.q + bm.o) * bp,
+        kv_proj=6.0 * L * (bm.k + bm.v) * bp,
+        ffn=6.0 * L * bm.ffn * bp,
+        lm_head=lm_head_flops(s, rows),
+        attention=attn,
+        embed_excluded=6.0 * s.embedding_params * bp,
+        norms_excluded=6.0 * s.other_params * bp,
+        recompute=0.0,
+    )
+    if recompute:
+        it = replace(it, recompute=it.items / 3.0)
+    return it
+
+
+# ---------------------------------------------------------------- state and tokens per update
+
+
+@dataclass(frozen=True)
+class OptimizerState:
+    n_params: int
+    weights: float
+    grads: float
+    master: float
+    adam: float
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.grads + self.master + self.adam
+
+    @property
+    def bytes_per_param(self) -> float:
+        return self.total / self.n_params
+
+
+def optimizer_state_bytes(n_params: int, weight_b: float = 2, grad_b: float = 4, master_b: float = 4,
+                          adam_m_b: float = 4, adam_v_b: float = 4) -> OptimizerState:
+    """Long-lived training state, unsharded: N·(2 + 4 + 4 + 4 + 4) = 18 B/param for BF16 + FP32 Adam."""
+    n = int(n_params)
+    return OptimizerState(n, n * weight_b, n * grad_b, n * master_b, n * (adam_m_b + adam_v_b))
+
+
+@dataclass(frozen=True)
+class UpdateTokens:
+    input_tokens: int        # a·B_μ·P
+    supervised_tokens: int   # a·B_μ·P_label (the loss denominator)
+    passes: int              # a forward/backward passes per update
+    sequences: int           # a·B_μ
+
+
+def update_tokens(micro_batches: int, seqs_per_micro: int, seq_len: int, label_tokens: int) -> UpdateTokens:
+    """Tokens read per update a·B_μ·P; supervised a·B_μ·P_label; a passes, one update."""
+    seqs = micro_batches * seqs_per_micro
+    return UpdateTokens(seqs * seq_len, seqs * label_tokens, micro_batches, seqs)
+
+
+# ---------------------------------------------------------------- micro-batch activation schedule
+
+
+@dataclass(frozen=True)
+class Op:
+    kind: str        # "F" or "B"
+    layer: int       # 1-based
+    micro: int       # 1-based
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class Lifetime:
+    layer: int
+    micro: int
+    start: float     # end of the layer's forward
+    end: float       # end of the layer's backward
+    size: float
+
+
+@dataclass
+class Schedule:
+    ops: list[Op] = field(default_factory=list)
+    lifetimes: list[Lifetime] = field(default_factory=list)
+    total_time: float = 0.0
+
+    def live_activation(self, t: float) -> float:
+        """Activation held at time t (a lifetime holds on [start, end))."""
+        return sum(x.size for x in self.lifetimes if x.start <= t < x.end)
+
+    def breakpoints(self) -> list[float]:
+        return sorted({0.0, self.total_time, *(x.start for x in self.lifetimes), *(x.end for x in self.lifetimes)})
+
+    @property
+    def peak_activation(self) -> float:
+        return max((self.live_activation(t) for t in self.breakpoints()), default=0.0)
+
+
+def microbatch_schedule(n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float,
+                        act_per_layer_full: float) -> Schedule:
+    """a micro-batches back to back on one device: F1…Fn then Bn…B1 per micro-batch, each taking 1/a
+    of the full batch's per-layer time; a layer's activation (act/a) lives from the end of its forward
+    to the end of its backward. Peak = n_layers·act/a; length n_layers·(t_fwd + t_bwd)."""
+    a = micro_batches
+    tf, tb, act = t_fwd / a, t_bwd / a, act_per_layer_full / a
+    sch = Schedule()
+    t = 0.0
+    for mb in range(1, a + 1):
+        f_end: dict[int, float] = {}
+        for layer in range(1, n_layers + 1):
+            sch.ops.append(Op("F", layer, mb, t, t + tf))
+            t += tf
+            f_end[layer] = t
+        for layer in range(n_layers, 0, -1):
+            sch.ops.append(Op("B", layer, mb, t, t + tb))
+            t += tb
+            sch.lifetimes.append(Lifetime(layer, mb, f_end[layer], t, act))
+    sch.total_time = t
+    return sch
+
+
+def ceil_div(x: float, y: float) -> int:
+    """⌈x/y⌉ robust to float noise (16/0.05 = 320.000…06 → 320)."""
+    q = x / y
+    return int(math.ceil(q - 1e-9 * max(1.0, abs(q))))
