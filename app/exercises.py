@@ -63,7 +63,7 @@ def check(q: Question, expected: Any, answer: Any, unit: str | None = None) -> d
     for factor, hint in _unit_slips(q):
         if e != 0 and _rel(a, e * factor) <= q.rel_tol:
             return {"verdict": "close", "hint": hint}
-    if float(e).is_integer() and abs(e) >= 1 and abs(a - e) == 1:
+    if float(e).is_integer() and abs(e) >= 5 and abs(a - e) == 1:
         return {"verdict": "close", "hint": "差了 1:检查是否多数或少数了一步(例如 1 次 prefill + (G−1) 次 decode)。"}
     return {"verdict": "incorrect"}
 

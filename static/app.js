@@ -325,6 +325,8 @@
     if (!ctl) return;
     e.preventDefault();
     ctl.value = a.getAttribute("data-value");
+    var r = form.querySelector('input.range[data-for="' + ctl.id + '"]');
+    if (r) r.value = r.dataset.log ? logPos(+ctl.value, +ctl.dataset.min, +ctl.dataset.max) : ctl.value;
     ctl.dispatchEvent(new Event("change", { bubbles: true }));
   });
 
@@ -420,6 +422,20 @@
     if (li) { li.classList.add("target"); li.scrollIntoView(); var i = li.querySelector("input, button"); if (i) i.focus({ preventScroll: true }); }
   }
 
+  // Cards below the fold load when scrolled into view; once the page is idle, the rest load one by
+  // one in the background, so a fast scroll or a print never meets an empty card.
+  function prefetchLazy() {
+    if (!document.querySelector(".result.lazy")) return;
+    var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 50); };
+    setTimeout(function next() {
+      var el = Array.prototype.find.call(document.querySelectorAll(".result.lazy"), function (x) { return x.querySelector(".loading"); });
+      if (!el || !window.htmx) return;
+      idle(function () {
+        window.htmx.ajax("GET", el.getAttribute("hx-get"), { target: el, swap: "innerHTML" }).then(function () { setTimeout(next, 30); });
+      });
+    }, 1500);
+  }
+
   function within(root, sel) {
     root = root || document;
     var out = Array.prototype.slice.call(root.querySelectorAll ? root.querySelectorAll(sel) : []);
@@ -505,5 +521,6 @@
     initTheme();
     presenter();
     jumpToQuestion();
+    prefetchLazy();
   });
 })();
