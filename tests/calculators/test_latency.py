@@ -1,0 +1,28 @@
+"""The 2009 latency table and serial waits (1.2.1)."""
+from __future__ import annotations
+
+from app.calculators import latency
+
+
+def test_table_has_twelve_rows_in_slide_order():
+    ops = latency.numbers_2009()
+    assert len(ops) == 12
+    assert [o.ns for o in ops] == [0.5, 5, 7, 25, 100, 3000, 20000, 250000, 500000, 1e7, 2e7, 1.5e8]
+    assert {o.category for o in ops} == {"compute", "sync", "storage", "network"}
+    # the LADIS 2009 version, not the older 13-row list
+    assert latency.op("mutex-lock-unlock").ns == 25 and latency.op("compress-1k-zippy").ns == 3000
+
+
+def test_ratios():
+    op = latency.op
+    assert latency.ratio(op("main-memory-reference").ns, op("disk-seek").ns) == 100_000
+    assert latency.ratio(op("round-trip-datacenter").ns, op("l1-cache-reference").ns) == 1_000_000
+    assert latency.ratio(op("read-1mb-memory").ns, op("read-1mb-disk").ns) == 80
+
+
+def test_serial_wait():
+    s = latency.serial_wait(20, 10e-3, 1e-3)
+    assert abs(s.wait - 0.2) < 1e-12 and abs(s.total - 0.201) < 1e-12
+    assert round(100 * s.wait_frac, 2) == 99.50
+    assert round(s.wait_to_compute) == 200
+    assert latency.serial_wait(0, 10e-3, 1e-3).wait_frac == 0
