@@ -1,0 +1,69 @@
+"""Task dependency graphs: earliest start/finish of every step, the critical path (the longest
+chain, which sets the earliest completion) and each step's slack. Times in seconds."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Schedule:
+    start: dict[str, float]
+    finish: dict[str, float]
+    slack: dict[str, float]
+    length: float              # makespan = longest path
+    critical: list[str]        # nodes on one critical path, in order
+
+
+def critical_path(durations: dict[str, float], edges: list[tuple[str, str]]) -> Schedule:
+    """Longest path in a DAG: ES(v) = max over u→v of EF(u); EF = ES + d; slack = LS − ES."""
+    preds: dict[str, list[str]] = {n: [] for n in durations}
+    succs: dict[str, list[str]] = {n: [] for n in durations}
+    for u, v in edges:
+        preds[v].append(u)
+        succs[u].append(v)
+    order: list[str] = []
+    indeg = {n: len(preds[n]) for n in durations}
+    ready = [n for n in durations if indeg[n] == 0]
+    while ready:
+        n = ready.pop(0)
+        order.append(n)
+        for v in succs[n]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    if len(order) != len(durations):
+        raise ValueError("graph has a cycle")
+    es: dict[str, float] = {}
+    ef: dict[str, float] = {}
+    for n in order:
+        es[n] = max((ef[u] for u in preds[n]), default=0.0)
+        ef[n] = es[n] + durations[n]
+    length = max(ef.values(), default=0.0)
+    lf: dict[str, float] = {}
+    for n in reversed(order):
+        lf[n] = min((lf[v] - durations[v] for v in succs[n]), default=length)
+    slack = {n: lf[n] - ef[n] for n in order}
+    # walk one critical chain from a zero-slack source
+    eps = 1e-9
+    path: list[str] = []
+    cur = next((n for n in order if not preds[n] and slack[n] <= eps), None)
+    while cur is not None:
+        path.append(cur)
+        cur = next((v for v in succs[cur] if slack[v] <= eps and abs(es[v] - ef[cur]) <= eps), None)
+    return Schedule(es, ef, slack, length, path)
+
+
+def model_tools_model(model1: float, tool_a: float, tool_b: float, model2: float,
+                      dependent: bool) -> Schedule:
+    """Model → tools A, B → model. Dependent: A → B (serial, m1+a+b+m2); independent: A ∥ B (m1+max(a,b)+m2)."""
+    d = {"model1": model1, "tool_a": tool_a, "tool_b": tool_b, "model2": model2}
+    if dependent:
+        e = [("model1", "tool_a"), ("tool_a", "tool_b"), ("tool_b", "model2")]
+    else:
+        e = [("model1", "tool_a"), ("model1", "tool_b"), ("tool_a", "model2"), ("tool_b", "model2")]
+    return critical_path(d, e)
+
+
+def wait_area(n_tasks: int, state: float, wait_s: float) -> float:
+    """State held only while waiting for tools: n·M·wait (e.g. GiB·s)."""
+    return n_tasks * state * wait_s
