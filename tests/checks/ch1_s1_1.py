@@ -29,7 +29,9 @@ CHECKS = [
     check("fig-1-1", {"highlight": "model-driven"}, {"highlight": "model-driven"}, source="derived"),
     check("agent-loop", {}, {"model_calls": 3, "tool_runs": 3}, rel_tol=0, source="derived", where="3 轮(示意)"),
     check("agent-loop", {"iterations": 7}, {"model_calls": 7, "tool_runs": 7}, rel_tol=0, source="derived"),
-    check("model-hw-interplay", {}, {}, source="derived", where="static diagram, no numbers in the seed"),
+    check("model-hw-interplay", {}, {"boxes": {"model_to_hardware": ["压缩保存的状态", "改变注意力机制", "只激活部分参数(专家)"],
+                                               "hardware_to_model": ["存储容量", "传输速度", "设备之间怎么连接"]}},
+          source="book", where="1.1.1 two boxes, three items each"),
 
     # ---- 1.1.2
     check("fig-1-2", {}, {"n_layers": 6, "selected": 0, "layer_names": None}, rel_tol=0, where="六层分工"),
@@ -66,6 +68,7 @@ CHECKS = [
     check("fig-1-5", {}, {"nvl72_grace_cpus": 36, "nvl72_gpus": 72, "highlight": "none"}, rel_tol=0,
           where="GB200 NVL72 36 + 72"),
     check("fig-1-5", {"highlight": "intermediate"}, {"highlight": "intermediate"}, source="derived"),
-    check("tab-three-traffic", {}, {}, source="derived", where="table, no numbers in the seed"),
-    check("two-threads", {}, {}, source="derived", where="static diagram, no numbers in the seed"),
+    check("tab-three-traffic", {}, {"row_ids": ["request", "model-file", "intermediate"]}, source="book",
+          where="图 1-5 table: three kinds of traffic"),
+    check("two-threads", {}, {"thread_ids": ["decoder-only", "ced"]}, source="book", where="1.1.3 the two threads"),
 ]
