@@ -10,6 +10,7 @@
 
   // ---------------------------------------------------------------- theme
   function isDark() {
+    if (document.body && document.body.classList.contains("present")) return true;   // projector theme
     var t = document.documentElement.getAttribute("data-theme");
     if (t === "dark") return true;
     if (t === "light") return false;

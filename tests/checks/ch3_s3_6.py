@@ -1,0 +1,81 @@
+"""Book values of section 3.6 (catalog ch3b: budget-doubling … gpu-hours-calendar)."""
+from . import check
+
+FIT6 = ["146m14b14b", "220m7b57b5", "421m32b32b", "619m22b22b", "1b191b91b", "1b566b66b"]
+
+CHECKS = [
+    # budget-doubling: the seed prints only the formula; multipliers and 示意 absolute sizes are derived
+    check("budget-doubling", {}, {"n_mult": 1.41421, "d_mult": 1.41421, "n_exponent": 0.5, "d_exponent": 0.5},
+          rel_tol=1e-4, source="derived", where="3.6.1 α=β, k=2"),
+    check("budget-doubling", {"budget_mult": 4}, {"n_mult": 2, "d_mult": 2}, rel_tol=1e-9, source="derived", where="练习 3-8 ×4"),
+    check("budget-doubling", {"budget_mult": 9}, {"n_mult": 3, "d_mult": 3}, rel_tol=1e-9, source="derived", where="练习 3-8 ×9"),
+    check("budget-doubling", {}, {"n_opt_params": 1.503e9, "d_opt_tokens": 1.109e11, "n_opt_params_after": 2.126e9},
+          rel_tol=5e-4, source="derived", where="示意 C=1e21"),
+    check("budget-doubling", {"alpha": 0.3, "beta": 0.6}, {"n_exponent": 2 / 3, "d_exponent": 1 / 3, "n_mult": 2 ** (2 / 3)},
+          rel_tol=1e-9, source="derived", where="α≠β"),
+    # eg-3-5: observed (data) and the reconstructed law's predictions
+    check("eg-3-5", {}, {"obs_h1": 2.574, "obs_h2": 2.337}, rel_tol=3e-4, where="例题 3-5 实际"),
+    check("eg-3-5", {}, {"pred_h1": 2.583, "pred_h2": 2.363}, rel_tol=3e-4, where="例题 3-5 预测"),
+    check("eg-3-5", {}, {"resid_h1": 0.009, "resid_h2": 0.026}, abs_tol=5e-4, rel_tol=0, where="H1 +0.009, H2 +0.026"),
+    check("eg-3-5", {}, {"holdout_rmse": 0.0193}, rel_tol=3e-3, where="留出 RMSE≈0.0193"),
+    check("eg-3-5", {}, {"E": 1.760752, "A": 120.715449, "B": 385.775028, "alpha": 0.2701515, "beta": 0.2701515},
+          rel_tol=1e-9, source="derived", where="reconstructed law"),
+    check("eg-3-5", {"law": "fit", "fit_runs": FIT6},
+          {"alpha": 0.306993, "beta": 0.306993, "E": 1.78687, "A": 322.716, "B": 686.37,
+           "pred_h1": 2.53870, "pred_h2": 2.31530, "holdout_rmse": 0.029274}, rel_tol=2e-4, source="derived",
+          where="catalog fit example (tied)"),
+    # fig-3-28
+    check("fig-3-28", {}, {"sustained_tflops": 395.76}, rel_tol=1e-9, where="H100 SXM 40% MFU"),
+    check("fig-3-28", {}, {"d_small_btokens": 298.6, "train_gpu_h_small": 125.7, "delta_train_gpu_h": 73.5},
+          rel_tol=4e-4, where="图 3-28 298.6B / 125.7 / 73.5"),
+    check("fig-3-28", {}, {"saving_gpu_s_per_call": 0.00129}, rel_tol=5e-3, where="≈0.00129 GPU 秒"),
+    check("fig-3-28", {}, {"beyond_chinchilla_models": 47, "beyond_chinchilla_max_tokens_per_param": 10000},
+          rel_tol=0, where="Beyond Chinchilla-Optimal"),
+    check("fig-3-28", {}, {"d_large_btokens": 24.81, "train_gpu_h_large": 52.24, "call_gpu_s_small": 0.000323,
+                           "call_gpu_s_large": 0.001615, "q_star_calls": 2.048e8, "extrapolation_from_btokens": 178},
+          rel_tol=1e-3, source="derived"),
+    check("fig-3-28", {"mfu_pct": 20}, {"q_star_calls": 2.048e8, "sustained_tflops": 197.88}, rel_tol=1e-3,
+          source="derived", where="Q* independent of MFU"),
+    check("fig-3-28", {"gpu": "a100-sxm"}, {"sustained_tflops": 124.8, "q_star_calls": 2.048e8}, rel_tol=1e-3,
+          source="derived"),
+    # lifetime-cost (练习 3-10 后半)
+    check("lifetime-cost", {}, {"q_star_tasks": 5e8, "serving_saved_gpu_h": 40000, "net_saving_gpu_h": -60000,
+                                "choose_small": False, "cost_gap_gpu_h": 60000}, rel_tol=1e-9, source="derived",
+          where="练习 3-10 两亿项"),
+    check("lifetime-cost", {"tasks": 1e9}, {"net_saving_gpu_h": 100000, "choose_small": True}, rel_tol=1e-9,
+          source="derived", where="练习 3-10 十亿项"),
+    # tab-llama-qwen
+    check("tab-llama-qwen", {}, {"row1_d_over_n": 149, "row2_d_over_n": 286, "row3_d_over_n": 1875,
+                                 "row4_d_over_n": 2571, "row5_d_over_n": 4500}, rel_tol=2e-3, where="D/N 列"),
+    check("tab-llama-qwen", {}, {"row1_six_nd_flop": 4.02e22, "row2_six_nd_flop": 8.40e22, "row3_six_nd_flop": 7.20e23,
+                                 "row4_six_nd_flop": 7.56e23, "row5_six_nd_flop": 1.728e24}, rel_tol=1e-3, where="6ND 列"),
+    check("tab-llama-qwen", {}, {"chinchilla_8b_btokens": 160, "mmlu_llama3_8b": 66.6, "mmlu_llama2_70b": 69.7,
+                                 "triviaqa_llama3_8b": 78.5, "triviaqa_llama2_70b": 87.5}, rel_tol=1e-9,
+          where="160B; MMLU / TriviaQA-Wiki"),
+    check("tab-llama-qwen", {}, {"row1_x_chinchilla": 7.46, "row2_x_chinchilla": 14.3, "row3_x_chinchilla": 93.75,
+                                 "row4_x_chinchilla": 128.6, "row5_x_chinchilla": 225, "mmlu_gap_pts": 3.1,
+                                 "triviaqa_gap_pts": 9.0}, rel_tol=2e-3, source="derived"),
+    # moe-flops
+    check("moe-flops", {}, {"gflop_per_token": 45.4495, "total_flop": 1.45438e24}, rel_tol=5e-6, where="V4-Flash"),
+    check("moe-flops", {}, {"total_params": 284e9, "active_params": 13e9, "train_tokens": 32e12}, rel_tol=1e-9,
+          where="V4-Flash 284B/约 13B, 32T"),
+    check("moe-flops", {"model": "v4-pro"}, {"gflop_per_token": 169.2465, "total_flop": 5.58513e24}, rel_tol=5e-6,
+          where="V4-Pro"),
+    check("moe-flops", {"model": "v4-pro"}, {"total_params": 1.6e12, "active_params": 49e9, "train_tokens": 33e12},
+          rel_tol=1e-9, where="V4-Pro 1.6T/约 49B, 33T"),
+    check("moe-flops", {}, {"active_frac_pct": 4.58}, rel_tol=2e-3, source="derived"),
+    check("moe-flops", {"model": "v4-pro"}, {"active_frac_pct": 3.06}, rel_tol=2e-3, source="derived"),
+    check("moe-flops", {"routed": 12}, {"gflop_per_token": 84.41}, rel_tol=1e-4, source="derived", where="练习 3-9 (c) 对比"),
+    # fig-3-30
+    check("fig-3-30", {}, {"a100_equiv_ratio": 3.17}, rel_tol=2e-3, where="989.4/312≈3.17"),
+    check("fig-3-30", {}, {"qwen3_rl_gpu_h": 17920, "qwen3_opd_gpu_h": 1800}, rel_tol=1e-9, where="Qwen3 表 21"),
+    check("fig-3-30", {}, {"qwen3_rl_over_opd": 9.96}, rel_tol=1e-3, source="derived"),
+    check("fig-3-30", {"gpu_hours": 1000, "gpu": "h800"}, {"a100_equiv_gpu_h": 3171.15}, rel_tol=1e-5, source="derived"),
+    check("fig-3-30", {"gpu_hours": 1000, "gpu": "a100-sxm"}, {"a100_equiv_gpu_h": 1000, "a100_equiv_ratio": 1},
+          rel_tol=1e-9, source="derived"),
+    # gpu-hours-calendar (练习 3-10 前半)
+    check("gpu-hours-calendar", {}, {"wall_h": 499.2, "wall_days": 20.80}, rel_tol=1e-3, source="derived",
+          where="练习 3-10 2048 张"),
+    check("gpu-hours-calendar", {"n_gpus": 1024}, {"wall_days": 41.60}, rel_tol=1e-3, source="derived",
+          where="练习 3-10 1024 张"),
+]
