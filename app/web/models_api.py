@@ -1,0 +1,135 @@
+"""``/api/models``: the model-config calculator as an API. ``POST /api/models/derive`` takes a
+Hugging Face ``config.json`` object and returns ``model_config.derive`` (parameter counts, KV bytes
+per token, decode read and FLOPs, the derivation steps); ``GET /api/models`` lists the presets in
+``data/models/`` the calculator can read. Bad input is a 422 in the app's field-named error shape."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from ..calculators.model_config import ConfigError, derive
+from ..data import model_config, model_ids
+
+MAX_BODY = 1_000_000   # bytes (1 MB); a config.json is a few KB
+
+router = APIRouter(tags=["模型配置"])
+
+
+class DerivedModel(BaseModel):
+    architecture: str = Field(description="架构简称,如「MoE 256 选 8 + 1 共享专家 + MLA」")
+    model_type: str
+    n_layers: int
+    hidden_size: int
+    vocab_size: int
+    tied_embeddings: bool
+    params_total: int = Field(description="总参数(所有专家;不含视觉塔、MTP 模块)")
+    params_active: int = Field(description="每 token 经过的参数(MoE:top-k 路由专家 + 共享专家)")
+    weight_bytes_bf16: int
+    kv_bytes_per_token: int = Field(description="BF16 KV 缓存每 token,所有层都按全注意力的最坏情况")
+    kv_bytes_per_token_full_layers: int = Field(description="只算全注意力层(滑动窗口层最多保留 sliding_window 个 token)")
+    sliding_window: int | None
+    n_sliding_layers: int
+    kv_bytes_by_context: dict[str, int] = Field(description="一个序列在给定上下文长度时的 KV 字节(滑动窗口层封顶)")
+    n_experts: int
+    experts_per_token: int
+    weight_read_bytes_per_token: int = Field(description="BF16 解码一步读的权重:激活权重,嵌入表只读一行(共享时整张)")
+    flops_per_token: int = Field(description="每 token 2×(激活矩阵 + LM 头),不含注意力")
+    steps: list[str] = Field(description="推导步骤,数字已代入")
+
+
+class PresetModel(BaseModel):
+    id: str
+    architecture: str
+    model_type: str
+    params_total: int
+    params_active: int
+    kv_bytes_per_token: int
+    api: str
+
+
+class PresetList(BaseModel):
+    models: list[PresetModel]
+
+
+class ModelsErrorItem(BaseModel):
+    loc: list[str]
+    field: str
+    type: str
+    msg: str
+    input: str | None = None
+
+
+class ModelsError(BaseModel):
+    detail: list[ModelsErrorItem]
+
+
+def _error(kind: str, msg: str, field: str = "body") -> JSONResponse:
+    loc = ["body"] if field == "body" else ["body", field]
+    return JSONResponse({"detail": [{"loc": loc, "field": field, "type": kind, "msg": msg, "input": None}]},
+                        status_code=422, headers={"Cache-Control": "no-store"})
+
+
+def _reject_constant(name: str):
+    raise ValueError(name)
+
+
+async def _read_limited(request: Request) -> bytes | JSONResponse:
+    cl = request.headers.get("content-length")
+    if cl is not None:
+        if not cl.strip().isdigit():
+            return _error("content_length_invalid", f"body:Content-Length 不是整数({cl[:20]!r})")
+        if int(cl) > MAX_BODY:
+            return _error("body_too_large", f"body:请求体 {int(cl):,} 字节,超过上限 {MAX_BODY:,} 字节(1 MB);"
+                                             "config.json 通常只有几 KB")
+    buf = bytearray()
+    async for chunk in request.stream():
+        buf += chunk
+        if len(buf) > MAX_BODY:
+            return _error("body_too_large", f"body:请求体超过上限 {MAX_BODY:,} 字节(1 MB);config.json 通常只有几 KB")
+    return bytes(buf)
+
+
+@router.post(
+    "/api/models/derive", response_model=DerivedModel, summary="从 config.json 推导参数量、KV、读写与 FLOPs",
+    responses={422: {"model": ModelsError, "description": "请求体不是 JSON 对象、超过 1 MB,或 config.json 缺字段/架构不支持"}},
+    openapi_extra={"requestBody": {"required": True, "description": "Hugging Face 的 config.json(JSON 对象)",
+                                   "content": {"application/json": {"schema": {"type": "object",
+                                                                               "additionalProperties": True}}}}})
+async def derive_config(request: Request):
+    raw = await _read_limited(request)
+    if isinstance(raw, JSONResponse):
+        return raw
+    try:
+        cfg = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return _error("json_invalid", "body:请求体不是有效的 JSON")
+    if not isinstance(cfg, dict):
+        return _error("type_error", f"body:请求体应为 JSON 对象(config.json),收到 {type(cfg).__name__}")
+    try:
+        out = derive(cfg)
+    except ConfigError as e:
+        return _error("config_error", f"{e.field or 'body'}:{e}", e.field or "body")
+    return JSONResponse(DerivedModel(**out).model_dump(mode="json"), headers={"Cache-Control": "no-store"})
+
+
+@lru_cache(maxsize=1)
+def _presets() -> tuple[dict, ...]:
+    out = []
+    for mid in model_ids():
+        try:
+            d = derive(model_config(mid))
+        except ConfigError:
+            continue          # not a decoder config.json (vision tower, DiT, …)
+        out.append({"id": mid, "architecture": d["architecture"], "model_type": d["model_type"],
+                    "params_total": d["params_total"], "params_active": d["params_active"],
+                    "kv_bytes_per_token": d["kv_bytes_per_token"], "api": "/api/models/derive"})
+    return tuple(out)
+
+
+@router.get("/api/models", response_model=PresetList, summary="可推导的预置模型")
+def list_models() -> dict:
+    return {"models": list(_presets())}
