@@ -8,7 +8,8 @@ from typing import Literal
 
 from ...calculators import amdahl, latency, memory, units
 from ...calculators.model_config import shape_of, weight_bytes
-from ...cards import Block, Figure, Note, Params, Question, Stat, Table, View, card, choice, slider
+from ...cards import (Block, Figure, Note, Params, Question, Stat, Table, View, card, choice, gpu_choice, gpu_type,
+                      model_choice, model_type, slider)
 from ...charts import axis, bar, figure, gantt_trace, hline, layout, line, points, vline, with_refs
 from ...data import gpu, gpu_options, model_config
 from ...format import num
@@ -19,11 +20,11 @@ GB, GIB = units.GB, units.GIB
 # shared presets
 # ------------------------------------------------------------------------------------------------
 
-ModelId = Literal["deepseek-r1-distill-llama-70b", "qwen3-8b"]
+ModelId = model_type(["deepseek-r1-distill-llama-70b", "qwen3-8b"])   # or a reader's own config.json
 MODEL_OPTIONS = {"deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
                  "qwen3-8b": "Qwen3-8B"}
 # Capacity cards may offer every preset, including the capacity-only RTX A6000.
-GpuAll = Literal["rtx-4090", "a100-80gb-sxm", "h100-sxm", "rtx-pro-6000", "rtx-a6000"]
+GpuAll = gpu_type(["rtx-4090", "a100-80gb-sxm", "h100-sxm", "rtx-pro-6000", "rtx-a6000"])  # or custom:…
 PrecisionId = Literal["w8-g128", "bf16"]
 PRECISION_OPTIONS = {"w8-g128": "8 比特分组量化(每 128 个权重一个 BF16 scale)", "bf16": "BF16(每参数 2 字节)"}
 PRECISION_SHORT = {"w8-g128": "8 比特", "bf16": "BF16"}
@@ -293,9 +294,9 @@ def gpu_cheatsheet(p: Params) -> View:
 # ------------------------------------------------------------------------------------------------
 
 class WeightParams(Params):
-    model: ModelId = choice("deepseek-r1-distill-llama-70b", MODEL_OPTIONS, label="模型")
+    model: ModelId = model_choice("deepseek-r1-distill-llama-70b", MODEL_OPTIONS, label="模型")
     n_gpus: int = slider(2, ge=1, le=8, step=1, label="BF16 均分到几张卡", unit="张")
-    gpu: GpuAll = choice("h100-sxm", gpu_options(compute_only=False), label="对照的卡")
+    gpu: GpuAll = gpu_choice("h100-sxm", gpu_options(compute_only=False), label="对照的卡")
 
 
 @card("weight-bytes", title="参数存储量(M_W = N · b_W)", section="1.2", kind="calculator", params=WeightParams,
@@ -337,7 +338,7 @@ def weight_bytes_card(p: WeightParams) -> View:
         lay["annotations"].append({"x": 0, "y": per, "xref": "x", "yref": "y", "showarrow": False, "yanchor": "top",
                                    "text": f"÷ {p.n_gpus}:每卡 {per:.2f} GB", "font": {"color": "#ffffff", "size": 13}})
 
-    name = MODEL_OPTIONS[p.model]
+    name = MODEL_OPTIONS.get(p.model, "自定义模型")
     v = View(outputs=o, headline=f"{name}:N = {n:,} 个参数")
     v.stats.append(Stat("n_params", "参数量 N", n, book=f"{n / 1e8:.2f} 亿"))
     v.stat("bf16_gb", "BF16 权重 2N", "GB", digits=2)
@@ -368,12 +369,12 @@ def weight_bytes_card(p: WeightParams) -> View:
 # ------------------------------------------------------------------------------------------------
 
 class BudgetParams(Params):
-    model: ModelId = choice("deepseek-r1-distill-llama-70b", MODEL_OPTIONS, label="模型")
+    model: ModelId = model_choice("deepseek-r1-distill-llama-70b", MODEL_OPTIONS, label="模型")
     precision: PrecisionId = choice("w8-g128", PRECISION_OPTIONS, label="权重格式")
     kv_tokens: int = slider(8192, ge=0, le=131072, step=1024, label="KV 缓存 token 数(所有请求合计,BF16)", unit="token")
     workspace_gib: float = slider(2, ge=0, le=16, step=0.5, label="每卡工作区", unit="GiB")
     n_gpus: int = slider(1, ge=1, le=8, step=1, label="卡数", unit="张")
-    gpu: GpuAll = choice("h100-sxm", gpu_options(compute_only=False), label="卡型")
+    gpu: GpuAll = gpu_choice("h100-sxm", gpu_options(compute_only=False), label="卡型")
 
 
 def budget_figure(cards: list[str], weights: list[float], kv: list[float], ws: list[float],
