@@ -7,7 +7,7 @@ PORT    ?= 8000
 STAMP   := $(VENV)/.installed
 ASSETS  := static/vendor/.installed
 
-.PHONY: setup run serve-prod test test-fast test-browser bench bench-smoke clean
+.PHONY: setup run serve-prod test test-fast bench bench-smoke load nginx-demo clean
 
 setup: $(STAMP) $(ASSETS)
 
@@ -42,6 +42,12 @@ bench: setup
 
 bench-smoke: setup
 	$(BIN)/python bench/bench.py --smoke
+
+load: setup
+	$(BIN)/python bench/load.py --clients 200 --seconds 60
+
+nginx-demo: setup
+	./deploy/nginx-demo.sh 2 5
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor

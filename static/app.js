@@ -44,10 +44,29 @@
       if (!el) return;
       var fig;
       try { fig = JSON.parse(s.textContent); } catch (e) { return; }
+      var prev = lastFig.get(el);
       lastFig.set(el, fig);
-      done.push(render(el, fig));
+      done.push(fastUpdate(el, prev, fig) || render(el, fig));
     });
     return Promise.all(done);
+  }
+  // When only trace data changed and every axis has a fixed range, move the changed scatter
+  // traces in place (Plotly's animate fast path, no relayout): a few ms instead of a full redraw.
+  function fixedAxes(layout) {
+    return ["xaxis", "yaxis"].every(function (k) { return layout[k] && layout[k].range; }) &&
+      !Object.keys(layout).some(function (k) { return /^[xy]axis\d/.test(k) && !layout[k].range; });
+  }
+  function fastUpdate(el, prev, fig) {
+    if (!prev || !el.data || prev.frames || fig.frames || prev.data.length !== fig.data.length) return null;
+    if (!fixedAxes(fig.layout) || JSON.stringify(prev.layout) !== JSON.stringify(fig.layout)) return null;
+    var changed = [];
+    for (var i = 0; i < fig.data.length; i++) {
+      if (fig.data[i].type !== "scatter" || prev.data[i].type !== "scatter") return null;
+      if (JSON.stringify(fig.data[i]) !== JSON.stringify(prev.data[i])) changed.push(i);
+    }
+    if (!changed.length) return Promise.resolve();
+    return window.Plotly.animate(el, { data: changed.map(function (i) { return fig.data[i]; }), traces: changed },
+      { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
   }
   function render(el, fig) {
     var f = { data: fig.data, layout: themed(fig.layout), config: PLOT_CONFIG };

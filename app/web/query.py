@@ -86,8 +86,12 @@ def _range(card: Card, field: str) -> str:
     if s.ge is not None and s.le is not None:
         kind = "整数" if s.is_int else "数"
         unit = f" {s.unit}" if s.unit else ""
-        return f"允许范围 {s.ge:g}–{s.le:g}{unit} 的{kind}"
+        return f"允许范围 {_n(s.ge)}–{_n(s.le)}{unit} 的{kind}"
     return ""
+
+
+def _n(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:g}"
 
 
 def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:

@@ -68,6 +68,8 @@ def answer_text(q, value) -> str:
 
 env.globals["answer_text"] = answer_text
 env.globals["figure_rows"] = lambda f: figure_rows(f)
+env.globals["legend_items"] = lambda f: legend_items(f)
+env.globals["wire_figure"] = lambda f: wire_figure(f)
 env.filters["num"] = fmt.num
 
 
@@ -91,6 +93,35 @@ def figure_rows(f: Figure) -> tuple[list[str], list[list[Any]]]:
                 row.append(base[j] if isinstance(base, list) and j < len(base) else (base if base is not None else ""))
             rows.append(row)
     return cols, rows
+
+
+def legend_items(f: Figure) -> list[dict[str, str]]:
+    """The figure's legend as HTML items (Plotly's own legend is switched off: drawing it costs
+    ~10 ms per redraw; an HTML legend costs nothing and reads well at any size)."""
+    items, seen = [], set()
+    for t in f.fig.get("data", []):
+        name = t.get("name")
+        if not name or t.get("showlegend") is False or name in seen:
+            continue
+        seen.add(name)
+        line, marker = t.get("line") or {}, t.get("marker") or {}
+        color = line.get("color") or marker.get("color") or "#888"
+        if isinstance(color, list):
+            color = color[0] if color else "#888"
+        kind = "bar" if t.get("type") == "bar" else ("marker" if "lines" not in t.get("mode", "lines") else "line")
+        items.append({"name": name, "color": str(color), "kind": kind, "dash": line.get("dash", "solid")})
+    return items
+
+
+def wire_figure(f: Figure) -> dict:
+    """The figure as sent to the browser: Plotly's legend off when the HTML legend shows it."""
+    fig = f.fig
+    lay = fig.get("layout", {})
+    if lay.get("showlegend", True) is not False and legend_items(f):
+        fig = {**fig, "layout": {**lay, "showlegend": False}}
+        if fig["layout"].get("margin", {}).get("t", 0) > 24 and not lay.get("title"):
+            fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 16}
+    return fig
 
 
 def figure_csv(f: Figure) -> str:
@@ -127,13 +158,19 @@ class LRU:
             return val
 
 
-_views = LRU(2048)
 _fragments = LRU(4096)
+_json = LRU(4096)
 
 
 def compute(card: Card, params) -> View:
-    """A card's view; views are pure functions of (card, params), so they are cached."""
-    return _views.get((card.id, params.model_dump_json()), lambda: card.compute(params))
+    """A card's view (cheap: well under a millisecond for most cards). Views are not cached: their
+    object graphs would make the garbage collector's full passes slow; the rendered bytes are."""
+    return card.compute(params)
+
+
+def cached_json(card: Card, params, make) -> bytes:
+    """The JSON body of a card at these params, rendered once per state."""
+    return _json.get((card.id, params.model_dump_json()), make)
 
 
 def fragment_bytes(card: Card, params, *, solutions: bool = True) -> tuple[bytes, str]:

@@ -16,9 +16,10 @@ from ..cards import REGISTRY, Card, resolve
 from ..labels import label_to_id, search
 from ..chapters import CHAPTERS, cards_in, layout, neighbours, section, section_of
 from .query import ParamError, parse_query, validate
-from .render import compute, figure_csv, figure_rows, fragment_bytes, outputs_json, query_string, render, view_context
+from .render import LRU, cached_json, compute, figure_csv, figure_rows, fragment_bytes, outputs_json, query_string, render, view_context
 
 router = APIRouter()
+_by_url = LRU(8192)   # (card, raw query, solutions) → (fragment bytes, ETag)
 FRAGMENT_CACHE = "public, max-age=86400"
 PAGE_CACHE = "public, max-age=300"
 
@@ -171,12 +172,16 @@ def card_fragment(request: Request, name: str) -> Response:
     card = REGISTRY.get(name)
     if card is None:
         return not_found(f"没有编号为 “{name}” 的卡片")
-    try:
-        params = parse_query(card, _items(request))
-    except ParamError as e:
-        return html(render("_errors.html", card=card, errors=e.errors), 422)
     solutions = solutions_allowed(request)
-    body, etag = fragment_bytes(card, params, solutions=solutions)
+    key = (card.id, request.url.query, solutions)
+    hit = _by_url.data.get(key)
+    if hit is None:   # a URL seen before skips parsing too: fragments are pure functions of the URL
+        try:
+            params = parse_query(card, _items(request))
+        except ParamError as e:
+            return html(render("_errors.html", card=card, errors=e.errors), 422)
+        hit = _by_url.get(key, lambda: fragment_bytes(card, params, solutions=solutions))
+    body, etag = hit
     headers = {"ETag": etag, "Cache-Control": FRAGMENT_CACHE, "Vary": "Accept-Encoding"}
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
@@ -287,7 +292,8 @@ def _api_endpoint(card: Card):
             params = parse_query(card, _items(request))
         except ParamError as e:
             return JSONResponse({"detail": e.errors}, 422)
-        body = json.dumps(card_json(card, params), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        body = cached_json(card, params, lambda: json.dumps(card_json(card, params), ensure_ascii=False,
+                                                            separators=(",", ":"), allow_nan=False).encode())
         return Response(body, media_type="application/json", headers={"Cache-Control": FRAGMENT_CACHE})
     endpoint.__name__ = "card_" + card.id.replace("-", "_")
     return endpoint

@@ -108,18 +108,23 @@ def eg_1_1(p: Eg11Params) -> View:
 
     bs = o["b_star"]
     xa = axis("批大小 B(请求数,对数)", log=True, range_=(0, math.log10(512)))
+    # explicit y ranges: a batch change then leaves the layout untouched and the client can take
+    # Plotly's fast path (only the traces move)
+    lo, hi = min(t_mem + t_cmp), max(t_mem + t_cmp + [p.target_ms])
+    y_left = (math.log10(lo) - 0.15, math.log10(hi) + 0.15)
+    y_right = (0, max(thr) * 1.08)
     left = figure([
         line(grid, t_mem, "权重读取 R_W/β", "read"),
         line(grid, t_cmp, "计算 F/Π", "compute"),
         line(grid, t_max, "下界 max", "ink", dash="dash", width=2),
         points([p.batch], [o["t_step_ms"]], f"当前 B={p.batch}", "accent", size=11),
-    ], with_refs(layout(xa, axis("时间下界 (ms,对数)", log=True), height=320),
+    ], with_refs(layout(xa, axis("时间下界 (ms,对数)", log=True, range_=y_left), height=320),
                  vline(bs, f"B*≈{bs:.0f}", log=True),
                  hline(p.target_ms, f"目标 {p.target_ms:g} ms", "target", log=True)))
     right = figure([
         line(grid, thr, "理想吞吐 B/T", "compute"),
         points([p.batch], [o["throughput_tok_s"]], f"当前 B={p.batch}", "accent", size=11),
-    ], with_refs(layout(dict(xa), axis("输出吞吐 (token/s)"), height=320),
+    ], with_refs(layout(dict(xa), axis("输出吞吐 (token/s)", range_=y_right), height=320),
                   vline(bs, f"B*≈{bs:.0f}", log=True)))
 
     head = (f"N = {p.params_billion:g}×10⁹" if mq is None else

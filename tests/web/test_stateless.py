@@ -1,0 +1,70 @@
+"""The server keeps no per-user state and writes nothing: a real server process handles every kind
+of request (pages, fragments, JSON, answer checks, model derivation) and no file in the project
+changes; the app code opens nothing for writing."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SKIP = {".venv", "node_modules", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "test-results"}
+
+
+def _snapshot() -> dict[str, float]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(ROOT):
+        dirnames[:] = [d for d in dirnames if d not in SKIP]
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            out[p] = os.stat(p).st_mtime_ns
+    return out
+
+
+def test_server_writes_nothing():
+    before = _snapshot()
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--log-level", "warning"],
+                            cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(base + "/healthz", timeout=1)
+                break
+            except Exception:
+                time.sleep(0.1)
+        for path in ("/", "/ch/1/1.3", "/cards/eg-1-1?batch=8", "/cards/eg-1-1/fragment?batch=9",
+                     "/api/cards/eg-1-1", "/cards/eg-1-1/figure/0.csv", "/present/fig-1-10", "/jump?q=图 1-7"):
+            urllib.request.urlopen(base + urllib.request.quote(path, safe="/?=&"), timeout=30).read()
+        req = urllib.request.Request(base + "/api/cards/ex-1-3/check", method="POST",
+                                     data=json.dumps({"answers": {"t_step_ms_b1": 29.85}}).encode(),
+                                     headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(req, timeout=30).read()
+        cfg = (ROOT / "data" / "models" / "qwen3-8b.json").read_bytes()
+        req = urllib.request.Request(base + "/api/models/derive", method="POST", data=cfg,
+                                     headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(req, timeout=30).read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    after = _snapshot()
+    changed = [p for p in after if before.get(p) != after[p]]
+    assert not changed, changed[:10]
+
+
+def test_app_code_opens_nothing_for_writing():
+    pat = re.compile(r"open\([^)]*['\"][wax]b?\+?['\"]|\.write_text\(|\.write_bytes\(|\bmkdir\(|shelve|sqlite3")
+    hits = [f"{p}:{i}" for p in (ROOT / "app").rglob("*.py")
+            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pat.search(line)]
+    assert not hits, hits
