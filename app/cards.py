@@ -37,6 +37,13 @@ def slider(default: float | int | None, *, ge: float, le: float, step: float, la
     return Field(default, ge=ge, le=le, description=help or label, json_schema_extra=extra)
 
 
+def fixed(value: float, label: str, unit: str = "") -> Any:
+    """A value the book fixes (题设): validated like a slider whose range is that one value, and
+    shown as text rather than as a control."""
+    step = 1 if float(value).is_integer() else abs(value) or 1
+    return slider(value, ge=value, le=value, step=step, label=label, unit=unit)
+
+
 def choice(default: str, options: dict[str, str], *, label: str, help: str = "",
            illustrative: bool = False) -> Any:
     """An enum parameter drawn as a select; ``options`` maps value -> Chinese label."""

@@ -14,7 +14,7 @@ from ...calculators import latency_metrics as lm
 from ...calculators import model_config as mc
 from ...calculators import queueing as qu
 from ...calculators import roofline
-from ...cards import Figure, Note, Params, Question, Stat, Table, View, card, choice, slider
+from ...cards import Figure, Note, Params, Question, Stat, Table, View, card, choice, fixed, slider
 from ...charts import animate, axis, bar, color, figure, gantt_trace, hline, layout, line, points, r, vline, with_refs
 from ...data import gpu, model_config, read_json
 
@@ -37,11 +37,6 @@ MIB = 2**20
 GIB = 2**30
 
 
-def fixed(value: float, label: str, unit: str = "") -> float:
-    """A parameter the catalog fixes: shown, validated, not movable."""
-    return slider(value, ge=value, le=value, step=value, label=label + "(固定)", unit=unit)
-
-
 def frame_indices(n: int, max_frames: int = 48) -> list[int]:
     """≤ max_frames indices into a series of n points, evenly spread, first and last included."""
     if n <= max_frames:
@@ -56,15 +51,6 @@ def thin(n: int, keep: int = 200, must: tuple[int, ...] = ()) -> list[int]:
         return list(range(n))
     step = math.ceil(n / keep)
     return sorted(set(range(0, n, step)) | {n - 1} | {i for i in must if 0 <= i < n})
-
-
-def fit_player(fig: dict, x: float = 0.42) -> dict:
-    """Make room for the ▶/❚❚ buttons in a narrow figure: start the time slider further right and
-    show its current value at the right end."""
-    for sl in fig["layout"].get("sliders", []):
-        sl["x"], sl["len"] = x, 1 - x
-        sl.setdefault("currentvalue", {})["xanchor"] = "right"
-    return fig
 
 
 def fmt_int(x: float) -> str:
@@ -233,7 +219,7 @@ def backlog_figure(run: qu.BacklogRun, *, li_share_of: list[float] | None, capac
         ], "traces": [2, 3]})
         labels.append(f"{run.times[i]:.0f}")
     animate(fig, frames, labels, duration=duration, prefix="t = ")
-    return fit_player(fig), fi
+    return fig, fi
 
 
 def eg31_figure(p: Eg31Params, o: dict, run: qu.BacklogRun, height: int = 340) -> dict:
@@ -399,7 +385,6 @@ def fig_3_1(p: Fig31Params) -> View:
         ], "traces": [2, 3]})
         labels.append("prefill" if k == 0 else f"d{shown[k - 1]}")
     animate(tl_fig, frames, labels, duration=120, prefix="调用 ")
-    fit_player(tl_fig)
 
     # --- staircase of context at the start of each call
     calls = list(range(n_dec + 1))
@@ -808,7 +793,6 @@ def fig_3_3(p: Fig33Params) -> View:
         frames.append({"data": [{"x": rb[:k] + [r(t)], "y": rm[:k] + [rm[k - 1]]}], "traces": [1]})
         labels.append(f"{t:.0f}")
     animate(fig, frames, labels, duration=150, prefix="t = ")
-    fit_player(fig)
 
     v = View(outputs=o, headline=f"λ = {lam:g} 个/s · τ = {tau:g} s · M₀ = {m0:g} GiB")
     v.stat("mean_waiting_tasks", "同时在等的任务 λ·τ", "个", sig=4)

@@ -11,7 +11,7 @@ from pydantic import field_validator
 
 from ...calculators import audio, multimodal as mm
 from ...calculators.model_config import dense_shape
-from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, slider
+from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, fixed, slider
 from ...charts import animate, axis, bar, figure, layout, line, points, vline, with_refs
 from ...data import model_config
 
@@ -35,23 +35,10 @@ MEASURED_FIRST_CHUNK_MS = (400, 370)
 MEASURED_CHUNK_GAP_MEDIAN_MS = 94
 
 
-def fixed(value: int | float, label: str, unit: str = "") -> object:
-    """A parameter the catalog fixes: a slider whose range is the one value."""
-    return slider(value, ge=value, le=value, step=1 if float(value).is_integer() else value,
-                  label=f"{label}(固定)", unit=unit)
-
-
 def trim(x: float, digits: int = 4) -> str:
     """Print like the book: 7.8125, 31.25, 56.25, 225 (no trailing zeros)."""
     s = f"{x:,.{digits}f}".rstrip("0").rstrip(".")
     return s or "0"
-
-
-def _narrow_slider(fig: dict) -> None:
-    """Half-width figures: move the time slider clear of the ▶ / ❚❚ buttons."""
-    sl = fig["layout"]["sliders"][0]
-    sl.update({"x": 0.34, "len": 0.66})
-    sl["currentvalue"]["xanchor"] = "right"
 
 
 def snap(v: int, step: int, lo: int) -> int:
@@ -445,7 +432,6 @@ def image_gen_loop(p: ImageGenParams) -> View:
         height=360, legend=False, margin=(10, 10, 10, 10)))
     animate(fig2, [{"data": latent(k)} for k in range(n_frames + 1)], [str(s) for s in step_marks], duration=220,
             prefix="去噪步 ")
-    _narrow_slider(fig2)
     v.figures.append(Figure(fig2, "▶ 去噪:同一组 latent 被反复更新(画面示意)",
                             f"{p.steps} 步里每一步都更新同样 {n_v:,} 个位置,每步 {p.cfg_branches} 次前向,开销每步相同。",
                             illustrative=True, animated=True))
@@ -578,7 +564,6 @@ def _jitter_figure(s: dict, p: JitterParams) -> dict:
     ts = [t_end * k / n for k in range(1, n + 1)]
     animate(fig, [{"data": upto(t, full=False), "traces": list(range(len(base)))} for t in ts],
             [f"{t:.0f} ms" for t in ts], duration=160, prefix="t = ")
-    _narrow_slider(fig)
     return fig
 
 

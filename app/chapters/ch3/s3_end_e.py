@@ -5,16 +5,10 @@ from typing import Literal
 
 from ...calculators import lifetime as lt
 from ...calculators import scaling_law as sl
-from ...cards import Block, Note, Params, Question, Stat, Table, View, card, choice, slider
+from ...cards import Block, Note, Params, Question, Stat, Table, View, card, choice, fixed, slider
 from .s3_6 import EXAMPLE_FIT, budgets, budget_outputs, calendar_outputs, holdout_outputs, lifetime_outputs, llama_qwen_outputs, sci
 
 SEC = "3.end"
-
-
-def fixed(value: float, label: str, unit: str = "") -> object:
-    """An exercise's given value: a parameter that only accepts the book's number."""
-    return slider(value, ge=value, le=value, step=1 if float(value).is_integer() else 0.01,
-                  label=f"{label}(题设,固定)", unit=unit)
 
 
 def links_block(cid: str, links: list[tuple[str, str]], title: str = "动手试一试") -> Block:
