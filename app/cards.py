@@ -114,9 +114,10 @@ def model_type(ids: Sequence[str]) -> Any:
                      WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 6004})]
 
 
-def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "") -> Any:
+def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "",
+               illustrative: bool = False) -> Any:
     """A GPU select with a “自定义” entry (memory GB, bandwidth TB/s, dense BF16 TFLOP/s)."""
-    extra = {"control": "select", "options": options, "label": label, "custom": "gpu"}
+    extra = {"control": "select", "options": options, "label": label, "custom": "gpu", "illustrative": illustrative}
     return Field(default, description=help or label, json_schema_extra=extra)
 
 

@@ -7,7 +7,7 @@ from pydantic import field_validator
 
 from ...calculators import training as T
 from ...calculators.model_config import ModelShape, shape_of
-from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, slider, toggle
+from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, gpu_choice, gpu_type, slider, toggle
 from ...charts import animate, axis, bar, figure, hline, layout, line, points, vline, with_refs
 from ...charts.theme import color, r
 from ...data import gpu, model_config
@@ -83,7 +83,7 @@ def _mat_boxes(m: int, k: int, n: int) -> dict:
 
 # ============================================================== eg-3-3
 
-CardId = Literal["h100-sxm", "rtx-pro-6000", "a100-sxm"]
+CardId = gpu_type(["h100-sxm", "rtx-pro-6000", "a100-sxm"])
 CARD_DATA = {"h100-sxm": "h100-sxm", "rtx-pro-6000": "rtx-pro-6000", "a100-sxm": "a100-80gb-sxm"}
 
 
@@ -96,13 +96,13 @@ class StateP(Params):
     adam_m_bytes: float = slider(4, ge=0, le=4, step=2, label="Adam 一阶矩", unit="B/参数")
     adam_v_bytes: float = slider(4, ge=0, le=4, step=2, label="Adam 二阶矩", unit="B/参数")
     n_gpus: int = slider(1, ge=1, le=16, step=1, label="均分到 k 张卡", illustrative=True)
-    gpu: CardId = choice("h100-sxm", {"h100-sxm": "H100 SXM(80 GB)", "rtx-pro-6000": "RTX PRO 6000(96 GB)",
+    gpu: CardId = gpu_choice("h100-sxm", {"h100-sxm": "H100 SXM(80 GB)", "rtx-pro-6000": "RTX PRO 6000(96 GB)",
                                       "a100-sxm": "A100 SXM(80 GB)"}, label="加速器", illustrative=True)
 
 
 def state_outputs(n: int, p: StateP) -> dict:
     st = T.optimizer_state_bytes(n, p.weight_bytes, p.grad_bytes, p.master_bytes, p.adam_m_bytes, p.adam_v_bytes)
-    cap_gb = gpu(CARD_DATA[p.gpu]).mem_gb
+    cap_gb = gpu(CARD_DATA.get(p.gpu, p.gpu)).mem_gb   # a preset, or a reader's custom:GB,TB/s,TFLOP/s
     per = st.total / p.n_gpus / GB
     bf16 = T.optimizer_state_bytes(n, 2, 0, 0, 0, 0).total
     import math

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 
 from ...calculators import lifetime as lt
 from ...calculators import scaling_law as sl
-from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, slider, toggle
+from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, gpu_choice, gpu_type, slider, toggle
 from ...charts import axis, bar, figure, hline, layout, line, points, vline, with_refs
 from ...data import gpu, read_json
 
@@ -298,15 +298,15 @@ GPU_IDS = {"h100-sxm": "h100-sxm", "a100-sxm": "a100-80gb-sxm"}
 def peak_flops(gid: str) -> float:
     if gid == "h800":
         return budgets()["h800_bf16_tflops"] * 1e12
-    return gpu(GPU_IDS[gid]).bf16_tflops * 1e12
+    return gpu(GPU_IDS.get(gid, gid)).bf16_tflops * 1e12   # a preset, or a reader's custom:GB,TB/s,TFLOP/s
 
 
 class InterceptParams(Params):
     target_loss: float = slider(2.9, ge=2.5, le=3.5, step=0.01, label="目标损失 L*", unit="nats/token")
     prompt_tokens: int = slider(512, ge=1, le=8192, step=1, label="每次输入 P", unit="token", log=True)
     gen_tokens: int = slider(128, ge=1, le=4096, step=1, label="每次输出 G", unit="token", log=True)
-    gpu: Literal["h100-sxm", "a100-sxm"] = choice("h100-sxm", {"h100-sxm": "H100 SXM(989.4 TFLOP/s)",
-                                                              "a100-sxm": "A100 SXM(312 TFLOP/s)"}, label="加速器")
+    gpu: gpu_type(["h100-sxm", "a100-sxm"]) = gpu_choice("h100-sxm", {"h100-sxm": "H100 SXM(989.4 TFLOP/s)",
+                                                                    "a100-sxm": "A100 SXM(312 TFLOP/s)"}, label="加速器")
     mfu_pct: float = slider(40, ge=5, le=100, step=1, label="MFU", unit="%")
     n_small: float = slider(1e8, ge=5e7, le=3e9, step=1e7, label="小模型 N", unit="参数", log=True)
     n_large: float = slider(5e8, ge=5e7, le=3e9, step=1e7, label="大模型 N", unit="参数", log=True)
@@ -606,7 +606,7 @@ GPU_ROLE = {"h100-sxm": "decode", "h800": "prefill", "a100-sxm": "state"}
 
 class A100Params(Params):
     gpu_hours: float = slider(1, ge=1, le=1e9, step=1, label="报告的 GPU 小时", unit="GPU·h", log=True)
-    gpu: Literal["h100-sxm", "h800", "a100-sxm"] = choice("h100-sxm", GPU_NAMES, label="原始 GPU")
+    gpu: gpu_type(["h100-sxm", "h800", "a100-sxm"]) = gpu_choice("h100-sxm", GPU_NAMES, label="原始 GPU")
 
 
 def a100_outputs(hours: float, gid: str) -> dict:
@@ -635,8 +635,8 @@ def fig_3_30(p: A100Params) -> View:
                                 axis("", categoryorder="array", categoryarray=labels),
                                 height=320, margin=(260, 16, 16, 48)))
     v = View(outputs=o, headline=f"H100/H800 ÷ A100 BF16 稠密峰值 = 989.4/312 ≈ {peak_flops('h100-sxm') / a100:.2f}")
-    v.stat("a100_equiv_ratio", f"{GPU_NAMES[p.gpu]} ÷ A100 峰值比", "×", digits=2, approx=True, emphasis=True)
-    v.stat("a100_equiv_gpu_h", f"{p.gpu_hours:,.0f} {GPU_NAMES[p.gpu]} GPU·h 折合", "A100 GPU·h", sig=4)
+    v.stat("a100_equiv_ratio", f"{GPU_NAMES.get(p.gpu, '自定义 GPU')} ÷ A100 峰值比", "×", digits=2, approx=True, emphasis=True)
+    v.stat("a100_equiv_gpu_h", f"{p.gpu_hours:,.0f} {GPU_NAMES.get(p.gpu, '自定义 GPU')} GPU·h 折合", "A100 GPU·h", sig=4)
     v.stat("qwen3_rl_gpu_h", "Qwen3 8B 后训练 · RL 路线", "GPU·h", digits=0)
     v.stat("qwen3_opd_gpu_h", "Qwen3 8B 后训练 · OPD 路线", "GPU·h", digits=0)
     v.stat("qwen3_rl_over_opd", "RL ÷ OPD", "×", digits=2)

@@ -1,0 +1,51 @@
+"""A reader answers 练习 1-3: wrong, then right; opens the hint, then the solution; reloads and
+finds the attempt remembered (in this browser only)."""
+from __future__ import annotations
+
+
+def test_answer_hint_solution_and_remembered(page, server):
+    page.goto(server + "/cards/ex-1-3#q2")
+    q = page.locator("li.q").nth(1)
+    assert "q2" == q.get_attribute("data-q")
+    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"]').classList.contains('target')")
+    box = q.locator("input[name=answer]")
+    verdict = q.locator("output.verdict")
+    box.fill("20.90")                 # the full-efficiency bound: wrong under 70 % / 50 %
+    q.locator("button", has_text="检查").click()
+    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('不对')")
+    box.fill("29.85")
+    q.locator("button", has_text="检查").click()
+    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('正确')")
+    box.fill("0.02985")               # seconds typed into the ms box: a unit slip
+    q.locator("button", has_text="检查").click()
+    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('接近')")
+    assert "单位" in verdict.inner_text()
+    box.fill("29.85")
+    q.locator("button", has_text="检查").click()
+    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('正确')")
+    solution = q.locator("details.solution")
+    assert not solution.is_visible()              # hint first
+    q.locator("details.hint summary").click()
+    solution.wait_for(state="visible")
+    solution.locator("summary").click()
+    assert "29.85" in solution.inner_text()
+    page.reload()
+    q = page.locator("li.q").nth(1)
+    assert q.locator("input[name=answer]").input_value() == "29.85"
+    assert "正确" in q.locator("output.verdict").inner_text()
+    page.watch.assert_clean()
+
+
+def test_solutions_off_link_hides_reveals(page, server):
+    page.goto(server + "/cards/ex-1-3?solutions=off")
+    assert page.locator("details.solution").count() == 0
+    q = page.locator("li.q").first
+    q.locator("input[name=answer]").fill("29.85")
+    q.locator("button", has_text="检查").click()
+    page.wait_for_function("() => document.querySelector('li.q output.verdict').textContent.includes('正确')")
+    # moving a slider keeps solutions hidden
+    page.locator("#ex-1-3-bw_eff_pct").fill("80")
+    page.locator("#ex-1-3-bw_eff_pct").dispatch_event("change")
+    page.wait_for_timeout(400)
+    assert page.locator("details.solution").count() == 0
+    page.watch.assert_clean()
