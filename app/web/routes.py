@@ -20,6 +20,13 @@ from .render import LRU, cached_json, compute, figure_csv, figure_rows, fragment
 
 router = APIRouter()
 _by_url = LRU(8192)   # (card, raw query, solutions) → (fragment bytes, ETag)
+_pages = LRU(2048)    # (path, raw query) → (body, status, headers): pages are pure functions of the URL too
+
+
+def cached_page(request: Request, make) -> HTMLResponse:
+    """Render a page once per URL; later requests for the same URL reuse the bytes."""
+    body, status, headers = _pages.get((request.url.path, request.url.query), make)
+    return HTMLResponse(body, status_code=status, headers=headers)
 FRAGMENT_CACHE = "public, max-age=86400"
 PAGE_CACHE = "public, max-age=300"
 
@@ -72,22 +79,22 @@ def jump(q: str = "") -> Response:
     return html(render("search.html", q=q, hits=hits), 200 if hits else 404)
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def index() -> HTMLResponse:
-    return html(render("index.html", cards_in=cards_in), headers={"Cache-Control": PAGE_CACHE})
+def index(request: Request) -> HTMLResponse:
+    return cached_page(request, lambda: (render("index.html", cards_in=cards_in), 200, {"Cache-Control": PAGE_CACHE}))
 
 
 @router.get("/ch/{n}", response_class=HTMLResponse, include_in_schema=False)
-def chapter_page(n: int) -> HTMLResponse:
+def chapter_page(request: Request, n: int) -> HTMLResponse:
     ch = CHAPTERS.get(n)
     if not ch:
         return not_found(f"没有第 {n} 章")
     opener = ch.sections[0]
-    return html(render("chapter.html", chapter=ch, opener=opener, parts=_parts(opener), cards_in=cards_in),
-                headers={"Cache-Control": PAGE_CACHE})
+    return cached_page(request, lambda: (render("chapter.html", chapter=ch, opener=opener, parts=_parts(opener),
+                                                cards_in=cards_in), 200, {"Cache-Control": PAGE_CACHE}))
 
 
 @router.get("/ch/{n}/{slug}", response_class=HTMLResponse, include_in_schema=False)
-def section_page(n: int, slug: str) -> HTMLResponse:
+def section_page(request: Request, n: int, slug: str) -> HTMLResponse:
     sec = section(n, slug)
     if not sec:
         return not_found(f"没有 {n}/{slug} 这一节")
@@ -97,8 +104,8 @@ def section_page(n: int, slug: str) -> HTMLResponse:
     i = ch.sections.index(sec)
     prev_s = ch.sections[i - 1] if i > 0 else None
     next_s = ch.sections[i + 1] if i + 1 < len(ch.sections) else None
-    return html(render("section.html", chapter=ch, sec=sec, parts=_parts(sec), prev=prev_s, next=next_s),
-                headers={"Cache-Control": PAGE_CACHE})
+    return cached_page(request, lambda: (render("section.html", chapter=ch, sec=sec, parts=_parts(sec), prev=prev_s,
+                                                next=next_s), 200, {"Cache-Control": PAGE_CACHE}))
 
 
 EAGER_CARDS = 2
@@ -128,7 +135,13 @@ def card_page(request: Request, name: str) -> Response:
     card = REGISTRY.get(name)
     if card is None:
         return not_found(f"没有编号为 “{name}” 的卡片")
-    embed = request.query_params.get("embed") in ("1", "true")
+    return cached_page(request, lambda: _card_page(request, card))
+
+
+def _card_page(request: Request, card: Card, template: str = "card_page.html") -> tuple[str, int, dict]:
+    """A card alone (``card_page.html``, or the projector view ``present.html``) in the URL's state;
+    a rejected query shows the messages beside the controls and the defaults' result."""
+    embed = template == "card_page.html" and request.query_params.get("embed") in ("1", "true")
     solutions = solutions_allowed(request)
     status, errors = 200, []
     try:
@@ -137,13 +150,13 @@ def card_page(request: Request, name: str) -> Response:
         status, errors, params = 422, e.errors, card.defaults()
     frag = fragment_bytes(card, params, solutions=solutions)[0].decode()
     prev_c, next_c = neighbours(card.id)
-    body = render("card_page.html", card=card, params=params, fragment=frag, errors=errors,
+    body = render(template, card=card, params=params, fragment=frag, errors=errors,
                   raw=dict(_items(request)), embed=embed, sec=section_of(card), prev=prev_c, next=next_c,
                   qs=query_string(card, params), solutions=solutions)
     headers = {"Cache-Control": PAGE_CACHE}
     if embed:
         headers["X-Frame-Embed"] = "1"   # the security middleware relaxes frame-ancestors for this view
-    return html(body, status, headers)
+    return body, status, headers
 
 
 @router.get("/present/{name}", response_class=HTMLResponse, include_in_schema=False)
@@ -153,16 +166,7 @@ def present_page(request: Request, name: str) -> Response:
     card = REGISTRY.get(name)
     if card is None:
         return not_found(f"没有编号为 “{name}” 的卡片")
-    status, errors = 200, []
-    try:
-        params = parse_query(card, _items(request))
-    except ParamError as e:
-        status, errors, params = 422, e.errors, card.defaults()
-    frag = fragment_bytes(card, params, solutions=solutions_allowed(request))[0].decode()
-    prev_c, next_c = neighbours(card.id)
-    return html(render("present.html", card=card, params=params, fragment=frag, errors=errors,
-                       raw=dict(_items(request)), prev=prev_c, next=next_c, qs=query_string(card, params),
-                       sec=section_of(card), solutions=solutions_allowed(request)), status)
+    return cached_page(request, lambda: _card_page(request, card, "present.html"))
 
 
 @router.get("/cards/{name}/fragment", response_class=HTMLResponse, include_in_schema=False)
