@@ -5,7 +5,7 @@
 (function () {
   "use strict";
 
-  var PLOT_CONFIG = { displaylogo: false, responsive: true, locale: "zh-CN",
+  var PLOT_CONFIG = { displaylogo: false, responsive: true, locale: "zh-CN", topojsonURL: "/static/vendor/",
     modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"] };
 
   // ---------------------------------------------------------------- theme

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import roofline
+from .roofline import two_stage_pipeline
 from .model_config import ModelShape, decode_flops, decode_weight_read_bytes, prefill_flops, weight_bytes
 
 
@@ -61,13 +62,7 @@ def mfu(flops: float, peak: float, t: float) -> float:
 def eager_timeline(kernels: int, launch: float, kernel: float) -> list[tuple[float, float, float, float]]:
     """Eager submission: the host launches kernel k over [k·launch, (k+1)·launch]; the device runs it
     from max(launch end, previous kernel end) for ``kernel``. Returns (cpu_start, cpu_end, gpu_start, gpu_end)."""
-    out, prev = [], 0.0
-    for k in range(kernels):
-        cs, ce = k * launch, (k + 1) * launch
-        gs = max(ce, prev)
-        prev = gs + kernel
-        out.append((cs, ce, gs, prev))
-    return out
+    return two_stage_pipeline(kernels, launch, kernel)
 
 
 def busy_fraction(timeline: list[tuple[float, float, float, float]]) -> float:

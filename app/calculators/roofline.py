@@ -37,14 +37,20 @@ def b_star(bytes_per_param: float, bw: float, peak: float) -> float:
     return bytes_per_param * peak / (2.0 * bw)
 
 
+def two_stage_pipeline(n: int, first: float, second: float) -> list[tuple[float, float, float, float]]:
+    """n items pass two stages: stage 1 runs back to back ([k·first, (k+1)·first]); item k's stage 2
+    starts at max(its stage-1 end, item k−1's stage-2 end) and lasts ``second``.
+    Returns (s1_start, s1_end, s2_start, s2_end) per item."""
+    out, prev_end = [], 0.0
+    for k in range(n):
+        a0, a1 = k * first, (k + 1) * first
+        b0 = max(a1, prev_end)
+        prev_end = b0 + second
+        out.append((a0, a1, b0, prev_end))
+    return out
+
+
 def chunk_schedule(t_mem: float, t_compute: float, n_chunks: int) -> list[tuple[float, float, float, float]]:
     """Chunk k is read over [(k−1)·t_mem/n, k·t_mem/n]; its compute starts at max(read end, previous
     compute end) and lasts t_compute/n. Returns (read_start, read_end, comp_start, comp_end) each."""
-    r, c = t_mem / n_chunks, t_compute / n_chunks
-    out, prev_end = [], 0.0
-    for k in range(n_chunks):
-        rs, re = k * r, (k + 1) * r
-        cs = max(re, prev_end)
-        prev_end = cs + c
-        out.append((rs, re, cs, prev_end))
-    return out
+    return two_stage_pipeline(n_chunks, t_mem / n_chunks, t_compute / n_chunks)
