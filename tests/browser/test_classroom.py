@@ -149,3 +149,21 @@ def test_theme_toggle_remembered_and_charts_recolour(page, server):
     _ready(page)
     assert page.evaluate("() => document.documentElement.getAttribute('data-theme')") == theme
     page.watch.assert_clean()
+
+
+def test_print_hides_controls_keeps_numbers_and_charts(page, server):
+    page.goto(server + "/ch/1/1.3")
+    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.emulate_media(media="print")
+    assert not page.locator("#eg-1-1 form.controls").is_visible()
+    assert not page.locator("header.site").is_visible()
+    assert page.locator('#eg-1-1 .stat[data-key="t_mem_ms"]').is_visible()
+    assert page.locator("#plot-eg-1-1-0 .main-svg").first.is_visible()
+
+
+def test_plotly_speaks_chinese(page, server):
+    page.goto(server + "/cards/eg-1-1")
+    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.hover("#plot-eg-1-1-0")
+    titles = page.evaluate("() => Array.from(document.querySelectorAll('#plot-eg-1-1-0 .modebar-btn')).map(b => b.getAttribute('data-title'))")
+    assert any(t and any('\u4e00' <= ch <= '\u9fff' for ch in t) for t in titles), titles
