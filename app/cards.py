@@ -238,6 +238,14 @@ class Block:
 
 
 @dataclass
+class Link:
+    """A link to another card in a given state ("try it with these settings")."""
+
+    text: str
+    href: str
+
+
+@dataclass
 class Question:
     """An exercise question. Numeric questions are checked against ``outputs[key]``."""
 
@@ -264,6 +272,8 @@ class View:
     blocks: list[Block] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
     headline: str = ""             # one line above the numbers
+    links: list[Link] = field(default_factory=list)   # cards (with presets) to try this on
+    links_title: str = "动手试"
 
     def stat(self, key: str, label: str, unit: str = "", **kw: Any) -> "View":
         """Show output ``key`` as a labelled number (chainable)."""

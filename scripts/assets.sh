@@ -4,7 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p static/vendor
 cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
-cp node_modules/plotly.js-basic-dist-min/plotly-basic.min.js static/vendor/plotly-basic.min.js
+# Plotly's only built-in remote default is the topojson URL (geo maps, unused here): point it at our
+# own static folder so the served bundle names no outside host at all.
+sed 's#https://cdn.plot.ly/un/#/static/vendor/#' node_modules/plotly.js-basic-dist-min/plotly-basic.min.js > static/vendor/plotly-basic.min.js
 # plotly.js-locales ships CommonJS modules; wrap zh-cn so it registers itself on the global Plotly.
 {
   echo "(function(){var module={exports:{}};"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+import re
 from functools import lru_cache
 
 from pydantic import ValidationError
@@ -13,6 +14,7 @@ from pydantic import ValidationError
 from ..cards import Card, controls_of
 
 MAX_VALUE_LEN = 200
+_INT = re.compile(r"^[+-]?[0-9]+$")
 MAX_MODEL_LEN = 6100   # a reader's own config.json, compressed into the URL
 MAX_LIST = 256
 
@@ -45,6 +47,9 @@ def parse_query(card: Card, items: Iterable[tuple[str, str]]):
             errors.append(_err(card, k, "too_long", v[:40] + "…"))
             continue
         if s.control == "list":
+            if s.is_int and not _INT.match(v.strip()):
+                errors.append(_err(card, k, "int", v))
+                continue
             data.setdefault(k, [])
             if len(data[k]) >= MAX_LIST:
                 errors.append(_err(card, k, "list_too_long", ""))
@@ -56,6 +61,9 @@ def parse_query(card: Card, items: Iterable[tuple[str, str]]):
                 continue
             if s.control == "toggle" and v.strip() not in ("true", "false"):
                 errors.append(_err(card, k, "bool", v))
+                continue
+            if s.is_int and s.control == "slider" and not _INT.match(v.strip()):
+                errors.append(_err(card, k, "int", v))   # "1.0", "+0.0", "1e3": not integers on the wire
                 continue
             data[k] = v.strip()
     if errors:
@@ -101,6 +109,7 @@ def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:
         "too_long": "值过长",
         "list_too_long": f"列表最多 {MAX_LIST} 项",
         "bool": "须为 true 或 false",
+        "int": "须为整数",
     }.get(kind, "取值无效")
     msg = f"{_label(card, field)}:{text}" + (f";{rng}" if rng else "")
     return {"loc": ["query", field], "field": field, "type": kind, "msg": msg, "input": str(got)[:60]}

@@ -108,3 +108,10 @@ def test_every_catalog_id_is_registered_and_api_lists_them():
     assert len([i for i in listed if cat[i]["file"] == "ch1.md"]) == 36
     assert len([i for i in listed if cat[i]["file"] == "ch3a.md"]) == 25
     assert len([i for i in listed if cat[i]["file"] == "ch3b.md"]) == 38
+
+
+def test_integer_parameters_take_only_integers(client):
+    for bad in ("+0.0", "1.0", "1e2", "0x10"):
+        r = client.get("/api/cards/eg-1-1", params={"batch": bad})
+        assert r.status_code == 422 and r.json()["detail"][0]["field"] == "batch", bad
+    assert client.get("/api/cards/eg-1-1", params={"batch": "+8"}).json()["outputs"]["throughput_tok_s"] > 380

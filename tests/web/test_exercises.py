@@ -95,3 +95,17 @@ def test_malformed_bodies_422(client, cid):
     assert client.post(url, json={"answers": "x"}).status_code == 422
     assert client.post(url, json={"answers": {"no_such_key": 1}}).status_code == 422
     assert client.post(url, json={"answers": {}, "bogus": 1}).status_code == 422
+
+
+def test_try_links_render_and_open_valid_states(client):
+    """Every "try it" link a card offers opens its target card in a valid state (no 404/422)."""
+    with_links = []
+    for cid, card in sorted(REGISTRY.items()):
+        view = compute(card, card.defaults())
+        if not view.links:
+            continue
+        with_links.append(cid)
+        assert 'class="try-links"' in client.get(f"/cards/{cid}/fragment").text
+        for link in view.links:
+            assert client.get(link.href).status_code == 200, (cid, link.href)
+    assert {"ex-3-3", "ex-3-4", "ex-3-5", "ex-3-6", "ex-3-7", "ex-3-8", "ex-3-9", "ex-3-10"} <= set(with_links)

@@ -2,7 +2,7 @@
 The numbers come from the 3.2 cards' own functions; the exercises link back to them with presets."""
 from __future__ import annotations
 
-from ...cards import Block, Note, Params, Question, Stat, Table, View, card, slider
+from ...cards import Block, Link, Note, Params, Question, Stat, Table, View, card, slider
 from .s3_2 import (FIRST_ROUND_S, ToolDagParams, TRACE_TOOLS_S, TRACE_TOTAL_S, amdahl_outputs, price_cut_outputs,
                    success_outputs, tool_outputs)
 
@@ -70,8 +70,8 @@ def ex_3_3(p: Ex33Params) -> View:
           "success_new_pct": round(o["breakeven_at_cheaper_pct"]) if o["breakeven_at_cheaper_pct"] is not None
           and o["breakeven_at_cheaper_pct"] <= 100 else p.success_new_pct}),
     ]
-    v.blocks.append(Block("diagrams/ex-3-3.html", {
-        "links": [dict(label=lab, href="/cards/fig-3-9?" + _q(q)) for lab, q in presets]}))
+    v.links = [Link(f"{lab} ▸ 图 3-9", "/cards/fig-3-9?" + _q(q)) for lab, q in presets]
+    v.links_title = "把题目条件装进图 3-9"
     v.notes = [Note("$C_{success} = c/p$;新方法更省 $\\Leftrightarrow p_2/p_1 > c_2/c_1$。", "formula")]
     return v
 
@@ -133,13 +133,14 @@ def ex_3_4(p: Ex34Params) -> View:
                               f"{tl['part_pct']:.1f}%,加速 {st:g} 倍只省 {tl['saved_pct']:.2f}%。倍数乘在占比上才是收益,"
                               "所以先量出各部分的时间占比,再决定加速哪一段。")),
     ]
-    v.blocks.append(Block("diagrams/ex-3-4.html", {"links": [
-        dict(label="练习 3-4 设定:工具并行", href=f"/cards/fig-3-11?{SETUP}&mode=parallel"),
-        dict(label="工具串行(B 等 A)", href=f"/cards/fig-3-11?{SETUP}&mode=serial"),
-        dict(label="工具 A 换成 10 s 编译", href=f"/cards/fig-3-11?{SETUP.replace('tool_a_s=6', 'tool_a_s=10')}&mode=parallel"),
-        dict(label=f"首轮加速 {sf:g}×", href=f"/cards/eg-3-2?speedup={sf:g}"),
-        dict(label=f"工具加速 {st:g}×", href=f"/cards/eg-3-2?target=tools&speedup={st:g}"),
-    ]}))
+    v.links = [
+        Link("练习 3-4 设定:工具并行 ▸ 图 3-11", f"/cards/fig-3-11?{SETUP}&mode=parallel"),
+        Link("工具串行(B 等 A)▸ 图 3-11", f"/cards/fig-3-11?{SETUP}&mode=serial"),
+        Link("工具 A 换成 10 s 编译 ▸ 图 3-11", f"/cards/fig-3-11?{SETUP.replace('tool_a_s=6', 'tool_a_s=10')}&mode=parallel"),
+        Link(f"首轮加速 {sf:g}× ▸ 例题 3-2", f"/cards/eg-3-2?speedup={sf:g}"),
+        Link(f"工具加速 {st:g}× ▸ 例题 3-2", f"/cards/eg-3-2?target=tools&speedup={st:g}"),
+    ]
+    v.links_title = "用卡片验证"
     v.notes = [Note("首轮 36.37 s 是由例题 3-2 的“约 47.5%”反推的,书中未印。", "illustrative")]
     return v
 

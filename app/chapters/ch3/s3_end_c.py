@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...calculators import audio
-from ...cards import Block, Note, Params, Question, View, card
+from ...cards import Link, Note, Params, Question, View, card
 from .s3_3 import KV_BYTES_PER_TOKEN, BOOK_SIDE, JitterParams, fixed, jitter_sim, trim, vision_outputs
 
 
@@ -76,7 +76,10 @@ def ex_3_5(p: Ex35Params) -> View:
                  answer_text="能吸收到达时间的抖动(个别块晚到),代价是开播更晚;不能弥补持续低于实时的平均到达速度,"
                              "那时缓冲只会线性减少,再大也只是把中断往后推。"),
     ]
-    v.blocks.append(Block("diagrams/ex-3-5.html", {}))
+    v.links = [Link("(a) 图 3-15 · 1280×1280", "/cards/fig-3-15?img_h_px=1280&img_w_px=1280"),
+               Link("(b) 图 3-18 · 初始缓冲 40 ms", "/cards/fig-3-18?initial_buffer_ms=40"),
+               Link("(b) 图 3-18 · 初始缓冲 60 ms", "/cards/fig-3-18?initial_buffer_ms=60"),
+               Link("(c) 缓冲耗尽", "/cards/buffer-drain?arrival_rate_s_per_s=0.9&initial_buffer_s=0.3")]
     v.notes = [
         Note(f"(b) 的停顿依赖图 3-18 卡片自设的迟到模式(块 {late} 网络延迟 {jp.late_net_ms:g} ms),不是书中给的数。", "illustrative"),
     ]

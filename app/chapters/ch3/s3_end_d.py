@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...calculators import rl
 from ...calculators import training as T
-from ...cards import Block, Note, Params, Question, Stat, Table, View, card, slider
+from ...cards import Link, Note, Params, Question, Stat, Table, View, card, slider
 from .s3_4 import GB, GIB, TERA, itemised_outputs, qwen3_8b, split_outputs, update_outputs
 
 # ============================================================== 练习 3-6
@@ -72,14 +72,15 @@ def ex_3_6(p: Ex36P) -> View:
                               f"(约占这次更新 {upd:,.0f} TFLOP 的 {share:.1f}%)。两种做法的主干计算相同:"
                               "不监督的 token 仍要过所有层,为回答提供上下文。")),
     ]
-    v.blocks.append(Block("diagrams/ex-3-6.html", {"links": [
+    v.links_title = "动手验证"
+    v.links = [Link(t, h) for t, h in [
         ("(a) 线性层的三次矩阵乘", "/cards/linear-3mm"),
         ("(b) 例题 3-3:18 B/参数", "/cards/eg-3-3"),
         ("(b) 梯度改为 BF16", "/cards/eg-3-3?grad_bytes=2"),
         ("(c) 一次更新读多少、监督多少", "/cards/update-tokens"),
         ("(d) SFT:只投影监督行", "/cards/sft-tokens?vocab_proj=supervised"),
         ("(d) 图 3-23 在 P = 4096、B = 16", "/cards/fig-3-23?batch=16&seq_len=4096"),
-    ]}))
+    ]]
     v.notes = [Note("状态 $= N(2+4+4+4+4)$;输入 $= aB_\\mu P$;监督 $= aB_\\mu P_{label}$;"
                     "词表投影节省 $= (\\text{输入} - \\text{监督})\\cdot 6hV$。", "formula")]
     return v
@@ -138,12 +139,13 @@ def ex_3_7(p: Ex37P) -> View:
                               "下一批的生成也可以与本批的更新、同步重叠,但那样生成用的是旧一版权重,"
                               "要处理样本版本和滞后(异步方案,见图 3-24)。更新自身依赖本批全部反馈,不能提前开始。")),
     ]
-    v.blocks.append(Block("diagrams/ex-3-6.html", {"links": [
+    v.links_title = "动手验证"
+    v.links = [Link(t, h) for t, h in [
         ("例题 3-4 预设 ③(生成 64 条)", "/cards/eg-3-4?keep_ratio=0.25"),
         ("例题 3-4 预设 ②(生成 32 条)", "/cards/eg-3-4?keep_ratio=0.5"),
         ("生成 48 条 + 教师", f"/cards/eg-3-4?n_generate={p.n_pred}&teacher=true"),
         ("图 3-24:同步与异步", "/cards/fig-3-24?mode=async"),
-    ]}))
+    ]]
     v.notes = [Note("$F_{cycle}(n) = n(f_g+f_r) + F_u$;两点定直线:斜率 $f_g+f_r$,截距 $F_u$。", "formula")]
     return v
 

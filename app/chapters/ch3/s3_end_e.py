@@ -5,14 +5,14 @@ from typing import Literal
 
 from ...calculators import lifetime as lt
 from ...calculators import scaling_law as sl
-from ...cards import Block, Note, Params, Question, Stat, Table, View, card, choice, fixed, slider
+from ...cards import Block, Link, Note, Params, Question, Stat, Table, View, card, choice, fixed, slider
 from .s3_6 import EXAMPLE_FIT, budgets, budget_outputs, calendar_outputs, holdout_outputs, lifetime_outputs, llama_qwen_outputs, sci
 
 SEC = "3.end"
 
 
-def links_block(cid: str, links: list[tuple[str, str]], title: str = "动手试一试") -> Block:
-    return Block(f"diagrams/{cid}.html", {"title": title, "links": [{"text": t, "href": h} for t, h in links]})
+def try_links(v: View, links: list[tuple[str, str]], title: str = "动手试一试") -> None:
+    v.links, v.links_title = [Link(t, h) for t, h in links], title
 
 
 # =============================================================================================
@@ -65,11 +65,11 @@ def fallacy_compute_optimal(p: Params) -> View:
              "是把长期服务成本算进去之后的选择,而不是拟合出了错。"),
         Note("更正:先估计生命周期调用量 Q,再比较 C₀ + Q·c;训练多花的部分要靠每次调用省下来的去收回(Q* = ΔC₀/Δc)。"),
     ]
-    v.blocks.append(links_block("fallacy-compute-optimal", [
+    try_links(v, [
         ("从 Llama 到 Qwen:每参数 token 表", "/cards/tab-llama-qwen"),
         ("图 3-28 · 训练是截距,调用是斜率", "/cards/fig-3-28"),
         ("Q* = ΔC₀ / Δc 计算器", "/cards/lifetime-cost"),
-    ], "相关卡片"))
+    ], "相关卡片")
     return v
 
 
@@ -165,12 +165,12 @@ def ex_3_8(p: Params) -> View:
     ]
     v.notes.append(Note("书中六个拟合点无法从公开数据中认出,(c)的答案用按书中数字反推的重建律;"
                         "在例题 3-5 里可以自己挑 run 重新拟合。", "illustrative"))
-    v.blocks.append(links_block("ex-3-8", [
+    try_links(v, [
         ("预算 ×4(预算翻倍卡)", "/cards/budget-doubling?budget_mult=4"),
         ("预算 ×9", "/cards/budget-doubling?budget_mult=9"),
         ("例题 3-5 · 留出检验", "/cards/eg-3-5"),
         ("例题 3-5 · 用示例六个 run 自己拟合", "/cards/eg-3-5?law=fit"),
-    ]))
+    ])
     return v
 
 
@@ -222,10 +222,10 @@ def ex_3_9(p: Ex39Params) -> View:
                  answer_text="不能。参数容量(显存、存储、权重同步量)随总专家数翻倍;每 token 的专家运算只由选中的专家数决定,"
                              "不变。总训练运算也基本不变,但路由更分散,每个专家分到的 token 变少,通信与负载均衡会变难。"),
     ]
-    v.blocks.append(links_block("ex-3-9", [
+    try_links(v, [
         ("从 Llama 到 Qwen 表", "/cards/tab-llama-qwen"),
         ("MoE 运算量:选中数 12 + 1", "/cards/moe-flops?routed=12"),
-    ]))
+    ])
     return v
 
 
@@ -276,10 +276,10 @@ def ex_3_10(p: Ex310Params) -> View:
     ]
     v.notes.append(Note("前提:两个模型满足相同的质量与完成标准,0.72 GPU 秒已是每个“成功”任务的节省(含失败与重试)。"
                         "日历时间没算故障、重启和评估暂停。"))
-    v.blocks.append(links_block("ex-3-10", [
+    try_links(v, [
         ("GPU 小时 ÷ 卡数:2048 张", "/cards/gpu-hours-calendar"),
         ("GPU 小时 ÷ 卡数:1024 张", "/cards/gpu-hours-calendar?n_gpus=1024"),
         ("Q* 计算器:两亿项", "/cards/lifetime-cost"),
         ("Q* 计算器:十亿项", "/cards/lifetime-cost?tasks=1000000000"),
-    ]))
+    ])
     return v
