@@ -6,11 +6,16 @@ entry in the registry. Nothing here knows about HTTP; the web layer renders what
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .derivation import Derivation, derive
+from .outputs import Out, Piece, fill, resolve_cond
+from .trace import leaf, tracing
 
 # ---------------------------------------------------------------------------------------------
 # Parameters: pydantic fields that carry slider metadata (range, step, unit, Chinese label)
@@ -29,19 +34,20 @@ class NoParams(Params):
 
 def slider(default: float | int | None, *, ge: float, le: float, step: float, label: str,
            unit: str = "", log: bool = False, illustrative: bool = False, help: str = "",
-           placeholder: str = "") -> Any:
+           placeholder: str = "", sym: str = "") -> Any:
     """A numeric parameter drawn as a slider plus a number box. ``default=None`` makes it an
-    optional override (blank = derived from another parameter, e.g. the GPU's bandwidth)."""
+    optional override (blank = derived from another parameter, e.g. the GPU's bandwidth).
+    ``sym`` is its book symbol in derivations (default: the symbol ending the label, else the label)."""
     extra = {"control": "slider", "step": step, "unit": unit, "label": label, "log": log,
-             "illustrative": illustrative, "placeholder": placeholder}
+             "illustrative": illustrative, "placeholder": placeholder, "sym": sym}
     return Field(default, ge=ge, le=le, description=help or label, json_schema_extra=extra)
 
 
-def fixed(value: float, label: str, unit: str = "") -> Any:
+def fixed(value: float, label: str, unit: str = "", sym: str = "") -> Any:
     """A value the book fixes (题设): validated like a slider whose range is that one value, and
     shown as text rather than as a control."""
     step = 1 if float(value).is_integer() else abs(value) or 1
-    return slider(value, ge=value, le=value, step=step, label=label, unit=unit)
+    return slider(value, ge=value, le=value, step=step, label=label, unit=unit, sym=sym)
 
 
 def choice(default: str, options: dict[str, str], *, label: str, help: str = "",
@@ -67,66 +73,6 @@ def number_list(default: Sequence[float], *, ge: float, le: float, step: float, 
                  description=help or label, json_schema_extra=extra)
 
 
-def _check_gpu(v: str, allowed: tuple[str, ...]) -> str:
-    from .data import CUSTOM_GPU, parse_custom_gpu
-    if v in allowed:
-        return v
-    if v.startswith(CUSTOM_GPU):
-        parse_custom_gpu(v)
-        return v
-    raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或 custom:显存GB,带宽TB/s,TFLOP/s")
-
-
-def _check_model(v: str, allowed: tuple[str, ...]) -> str:
-    from .data import CUSTOM_MODEL, model_config
-    if v in allowed:
-        return v
-    if v.startswith(CUSTOM_MODEL):
-        from .calculators.model_config import ConfigError, shape_of
-        try:
-            shape_of(model_config(v))
-        except (ConfigError, KeyError, TypeError) as e:
-            raise ValueError(f"自定义模型无法解析:{e}") from None
-        return v
-    raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或自定义 config.json")
-
-
-_NUM = r"[0-9]+(\.[0-9]+)?"
-
-
-def gpu_type(ids: Sequence[str]) -> Any:
-    """A GPU parameter type: one of ``ids`` or a reader's own card ``custom:mem,bw,tflops``."""
-    from pydantic import AfterValidator, WithJsonSchema
-    from typing import Annotated
-    allowed = tuple(ids)
-    pattern = "^(" + "|".join(allowed) + f"|custom:{_NUM},{_NUM},{_NUM})$"
-    return Annotated[str, AfterValidator(lambda v: _check_gpu(v, allowed)),
-                     WithJsonSchema({"type": "string", "pattern": pattern})]
-
-
-def model_type(ids: Sequence[str]) -> Any:
-    """A model parameter type: one of ``ids`` or a reader's own ``config.json`` (``cfg:…``)."""
-    from pydantic import AfterValidator, WithJsonSchema
-    from typing import Annotated
-    allowed = tuple(ids)
-    pattern = "^(" + "|".join(allowed) + "|cfg:[A-Za-z0-9_-]{8,6000})$"
-    return Annotated[str, AfterValidator(lambda v: _check_model(v, allowed)),
-                     WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 6004})]
-
-
-def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "",
-               illustrative: bool = False) -> Any:
-    """A GPU select with a “自定义” entry (memory GB, bandwidth TB/s, dense BF16 TFLOP/s)."""
-    extra = {"control": "select", "options": options, "label": label, "custom": "gpu", "illustrative": illustrative}
-    return Field(default, description=help or label, json_schema_extra=extra)
-
-
-def model_choice(default: str, options: dict[str, str], *, label: str = "模型", help: str = "") -> Any:
-    """A model select with a “自定义” entry: paste or upload a Hugging Face config.json."""
-    extra = {"control": "select", "options": options, "label": label, "custom": "model"}
-    return Field(default, description=help or label, json_schema_extra=extra)
-
-
 @dataclass(frozen=True)
 class ControlSpec:
     """What the controls template needs to draw one parameter."""
@@ -149,6 +95,27 @@ class ControlSpec:
     custom: str = ""            # "gpu" / "model": the select offers a reader's own entry
     min_len: int | None = None  # list parameters
     max_len: int | None = None
+    sym: str = ""               # book symbol in derivations
+
+    @property
+    def fixed(self) -> bool:
+        """A 题设 value: a slider whose range is one value."""
+        return self.control == "slider" and self.ge is not None and self.ge == self.le
+
+    @property
+    def source(self) -> str:
+        """Where an input comes from, as a derivation says it."""
+        return f"{'题设' if self.fixed else '滑块'}:{self.label}"
+
+
+_SYMBOL_END = re.compile(r"\s([A-Za-z\u0370-\u03ff](?:_\{?[A-Za-z0-9]+\}?)?'?)$")
+
+
+def symbol_of(label: str) -> str:
+    """The book symbol a label ends with (“批大小 B” → B, “带宽 β(覆盖)” → β), else the label."""
+    core = re.sub(r"[((][^))]*[))]\s*$", "", label).strip()
+    m = _SYMBOL_END.search(" " + core)
+    return m.group(1) if m else core
 
 
 @lru_cache(maxsize=None)
@@ -173,7 +140,7 @@ def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
             log=extra.get("log", False), options=extra.get("options"),
             optional=f.default is None, illustrative=extra.get("illustrative", False),
             placeholder=extra.get("placeholder", ""), help=f.description or "", is_int=bool(is_int),
-            custom=extra.get("custom", ""),
+            custom=extra.get("custom", ""), sym=extra.get("sym") or symbol_of(extra.get("label", name)),
             min_len=next((m.min_length for m in f.metadata if getattr(m, "min_length", None) is not None), None),
             max_len=next((m.max_length for m in f.metadata if getattr(m, "max_length", None) is not None), None)))
     return tuple(specs)
@@ -215,12 +182,16 @@ class Figure:
 
 @dataclass
 class Table:
+    """A table. ``formats[i]`` formats numbers of column i: an output key (format it as that output
+    is declared), an :class:`Out`, or None (4 significant figures)."""
+
     columns: list[str]
     rows: list[list[Any]]
     title: str = ""
     illustrative_cells: set[tuple[int, int]] = field(default_factory=set)
     links: dict[int, str] = field(default_factory=dict)   # row index -> card id
     note: str = ""
+    formats: Sequence[str | Out | None] = ()
 
 
 @dataclass
@@ -271,9 +242,10 @@ class View:
     notes: list[Note] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
-    headline: str = ""             # one line above the numbers
+    headline: str = ""             # one line above the numbers; [[key]] slots are filled
     links: list[Link] = field(default_factory=list)   # cards (with presets) to try this on
     links_title: str = "动手试"
+    ctx: dict[str, Any] = field(default_factory=dict)  # run-time values for labels and conditions
 
     def stat(self, key: str, label: str, unit: str = "", **kw: Any) -> "View":
         """Show output ``key`` as a labelled number (chainable)."""
@@ -302,6 +274,7 @@ class Card:
     template: str | None = None    # a bespoke result template instead of the generic one
     lead: str = ""                 # one or two sentences shown under the title (Chinese)
     shared_state: str | None = None  # id of a card whose same-named params this card follows on a page
+    outputs: dict[str, Out] = field(default_factory=dict)   # each output declared once
 
     @property
     def chapter(self) -> int:
@@ -335,14 +308,15 @@ def register(card: Card) -> Card:
 
 def card(id: str, *, title: str, section: str, kind: Kind, params: type[Params] = NoParams,
          label: str = "", aliases: Sequence[str] = (), badges: Sequence[tuple[str, str]] = (),
-         template: str | None = None, lead: str = "", shared_state: str | None = None
+         template: str | None = None, lead: str = "", shared_state: str | None = None,
+         outputs: dict[str, Out] | None = None
          ) -> Callable[[Callable[[Any], View]], Callable[[Any], View]]:
     """Decorator: register ``compute`` as card ``id``."""
 
     def wrap(compute: Callable[[Any], View]) -> Callable[[Any], View]:
         register(Card(id=id, title=title, label=label, section=section, kind=kind, params=params,
                       compute=compute, aliases=tuple(aliases), badges=tuple(badges),
-                      template=template, lead=lead, shared_state=shared_state))
+                      template=template, lead=lead, shared_state=shared_state, outputs=dict(outputs or {})))
         return compute
 
     return wrap
@@ -358,3 +332,112 @@ def resolve(name: str) -> str | None:
 def finite(x: float) -> float | None:
     """JSON-safe number: NaN/inf become None."""
     return x if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a card: plain (every slider drag) or traced (derivations, on demand and in the JSON API)
+# ---------------------------------------------------------------------------------------------
+
+
+def traced_params(card: Card, params: Params) -> Params:
+    """The same params with every number a traced input naming its control (slider or 题设)."""
+    specs = {s.name: s for s in controls_of(card.params)}
+    upd = {}
+    for name, value in params:
+        spec = specs.get(name)
+        if spec is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        upd[name] = leaf(value, spec.sym, spec.unit, spec.source)
+    return params.model_copy(update=upd)
+
+
+def run(card: Card, params: Params) -> View:
+    """The card's view (plain numbers)."""
+    return card.compute(params)
+
+
+def explain(card: Card, params: Params) -> tuple[View, dict[str, Derivation]]:
+    """The card's view computed with tracing on, and a derivation for every numeric scalar output."""
+    with tracing():
+        view = card.compute(traced_params(card, params))
+    return view, derivations_of(card, view, params)
+
+
+def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivation]:
+    out: dict[str, Derivation] = {}
+    for key, value in view.outputs.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        decl = card.outputs.get(key) or Out(key=key)
+        shown = decl.fmt(value, approx=resolve_cond(decl.approx, view.ctx, params, view.outputs))
+        try:
+            d = derive(value, decl.sym or decl.label or key, shown, decl.rule)
+        except RecursionError:     # a trace too deep to write out reads as unrecorded
+            d = None
+        out[key] = d if d is not None else Derivation(sym=key, formula="(未记录推导)", result=shown)
+    return out
+
+
+def tiles(card: Card, view: View, params: Params) -> list[Stat]:
+    """The labelled numbers of a view: from the output declaration (in its order), else the
+    card's hand-made ``view.stats``."""
+    if not card.outputs:
+        return view.stats
+    o, ctx = view.outputs, view.ctx
+    stats = []
+    for key, d in card.outputs.items():
+        if key not in o or not resolve_cond(d.tile, ctx, params, o):
+            continue
+        approx = resolve_cond(d.approx, ctx, params, o)
+        text = d.fmt(o[key], approx=approx, unit=False) if (d.text is not None or isinstance(o[key], bool)) else None
+        if text and "[[" in text:
+            text = label_text(text, card, view, params)
+        stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=o[key],
+                          unit=d.display_unit, digits=d.digits, sig=d.sig, approx=approx,
+                          illustrative=resolve_cond(d.ill, ctx, params, o), book=d.book, emphasis=d.em, text=text))
+    return stats
+
+
+def slot(card: Card, view: View, params: Params | None, key: str, flag: str = "") -> tuple[str, str] | None:
+    """The text of a ``[[key]]`` slot: a view ctx value, an output (its declared format; ``|n``
+    without the unit) or a param (its value and control unit)."""
+    if key in view.ctx:
+        v = view.ctx[key]
+        return (format_plain(v), "ctx")
+    if key in view.outputs:
+        decl = card.outputs.get(key) or Out(key=key)
+        return decl.fmt(view.outputs[key], flags=flag or "u"), "output"
+    if params is not None and key in type(params).model_fields:
+        v = getattr(params, key)
+        spec = next((s for s in controls_of(card.params) if s.name == key), None)
+        unit = spec.unit if spec and "n" not in flag.split(",") else ""
+        from .format import with_unit_text
+        return with_unit_text(format_plain(v), unit), "param"
+    return None
+
+
+def format_plain(v: Any) -> str:
+    from .format import num
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:g}"
+    return num(v) if isinstance(v, (int, float)) else str(v)
+
+
+def pieces(text: str, card: Card, view: View, params: Params | None) -> list[Piece]:
+    """A template (summary, headline, label) split into text and filled slots."""
+    return list(fill(text, lambda k, f: slot(card, view, params, k, f)))
+
+
+def label_text(text: str, card: Card, view: View, params: Params | None) -> str:
+    return "".join(p.text for p in pieces(text, card, view, params)) if "[[" in text else text
+
+
+def cell_text(card: Card, table: Table, col: int, value: Any) -> str:
+    """A table cell as text: numbers in the column's declared format."""
+    from .format import num
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    spec = table.formats[col] if col < len(table.formats) else None
+    if isinstance(spec, str):
+        spec = card.outputs.get(spec) or Out(key=spec)
+    return spec.fmt(value, unit=False) if spec is not None else num(value)

@@ -38,11 +38,15 @@ def num(x: Any, digits: int | None = None, sig: int | None = None) -> str:
 
 
 def with_unit(x: Any, unit: str = "", digits: int | None = None, sig: int | None = None) -> str:
-    s = num(x, digits, sig)
+    return with_unit_text(num(x, digits, sig), unit)
+
+
+def with_unit_text(s: str, unit: str = "") -> str:
+    """A formatted number and its unit: ``20.90 ms``, ``45%``, ``148×``, ``70×10⁹``."""
     if not unit or s == "—":
         return s
-    if unit in ("%", "×"):
-        return f"{s}{unit}" if unit == "%" else f"{s}×"
+    if unit in ("%", "×") or unit.startswith("×10"):
+        return f"{s}{unit}"
     return f"{s} {unit}"
 
 

@@ -1,7 +1,10 @@
 """Time lower bounds: T ≥ max(F/Π, R/β), the turning point B*, chunked read/compute overlap."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from ..trace import name, tmax
 
 
 @dataclass(frozen=True)
@@ -15,7 +18,7 @@ class StepBound:
 
     @property
     def t_step(self) -> float:
-        return max(self.t_mem, self.t_compute)
+        return name(tmax(self.t_compute, self.t_mem), "T_{step}", "s")
 
     @property
     def bound(self) -> str:
@@ -29,12 +32,46 @@ def step_bound(flops: float, read_bytes: float, bw: float, peak: float) -> StepB
 
 def decode_step(n_params: float, bytes_per_param: float, batch: int, bw: float, peak: float) -> StepBound:
     """One decode step of a batch: R_W = b_W·N read once, F = 2·B·N."""
-    return step_bound(2.0 * batch * n_params, bytes_per_param * n_params, bw, peak)
+    return step_bound(name(2 * batch * n_params, "F", "FLOP"), name(bytes_per_param * n_params, "R_W", "B"), bw, peak)
 
 
 def b_star(bytes_per_param: float, bw: float, peak: float) -> float:
     """Turning point B* = b_W·Π/(2β): where intensity 2B/b_W reaches Π/β."""
     return bytes_per_param * peak / (2.0 * bw)
+
+
+def step_outputs(n: float, b_w: float, batch: int, bw: float, peak: float, target_ms: float,
+                 model: tuple[float, float, float] | None = None) -> dict:
+    """例题 1-1's quantities for one setting (catalog keys; base units converted at the edge).
+    ``model`` = (resident bytes, bytes read per step, FLOPs per token) from a config replaces the
+    N-based hand calculation (R_W = b_W·N, F = 2·B·N)."""
+    if model is None:
+        s = decode_step(n, b_w, batch, bw, peak)
+        bs = b_star(b_w, bw, peak)
+        resident = name(b_w * n, "M_W", "B")
+    else:
+        resident, read, f_tok = model
+        s = step_bound(name(batch * f_tok, "F", "FLOP"), name(read, "R_W", "B"), bw, peak)
+        bs = read * peak / (f_tok * bw)          # B where B·F/Π = R/β
+    t_step = s.t_step
+    return {
+        "m_w_gb": resident / 1e9, "r_w_gb": s.read_bytes / 1e9, "f_gflop": s.flops / 1e9,
+        "bw_eff_tbps": bw / 1e12, "peak_eff_tflops": peak / 1e12,
+        "t_mem_ms": s.t_mem * 1e3, "t_compute_ms": s.t_compute * 1e3, "t_step_ms": t_step * 1e3,
+        "bound": s.bound, "read_to_compute_ratio": s.t_mem / s.t_compute,
+        "per_output_ms": t_step * 1e3 / batch, "throughput_tok_s": batch / t_step,
+        "b_star": bs, "intensity_flop_per_byte": 2 * batch / b_w, "ridge_flop_per_byte": peak / bw,
+        "meets_target": t_step * 1e3 <= target_ms, "target_margin_ms": target_ms - t_step * 1e3,
+    }
+
+
+def batch_grid(b_star: float, current: int, lo: int = 1, hi: int = 512, n: int = 40) -> list[float]:
+    """Log-spaced B values that include ⌊B*⌋, ⌈B*⌉ and the current B, so the kink sits where it is."""
+    pts = {round(lo * (hi / lo) ** (i / (n - 1)), 3) for i in range(n)}
+    pts |= {float(current)}
+    if lo <= b_star <= hi:
+        pts |= {float(b_star), float(math.floor(b_star)), float(math.ceil(b_star))}
+    return sorted(x for x in pts if lo <= x <= hi)
 
 
 def two_stage_pipeline(n: int, first: float, second: float) -> list[tuple[float, float, float, float]]:

@@ -168,9 +168,31 @@ def gantt_trace(lane: str, starts: Sequence[float], ends: Sequence[float], name:
     return t
 
 
+def frame(**updates: dict) -> dict:
+    """One animation frame addressing traces by their ``name`` (never by position):
+    ``frame(**{"积压 Q(t)": {"x": xs, "y": ys}})``; :func:`animate` resolves the names."""
+    return {"by_name": updates}
+
+
+def _resolve_frame(fig: dict, f: dict) -> dict:
+    if "by_name" not in f:
+        return f
+    index = {t.get("name"): i for i, t in enumerate(fig["data"]) if t.get("name")}
+    missing = [n for n in f["by_name"] if n not in index]
+    if missing:
+        raise KeyError(f"animation frame names unknown traces: {missing}")
+    names = list(f["by_name"])
+    out = {"data": [f["by_name"][n] for n in names], "traces": [index[n] for n in names]}
+    if "layout" in f:
+        out["layout"] = f["layout"]
+    return out
+
+
 def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: int = 300,
             prefix: str = "") -> dict:
-    """Attach frames with ▶/❚❚ buttons and a time slider. ``frames[i]`` = {"data": [...], "traces": [...]}."""
+    """Attach frames with ▶/❚❚ buttons and a time slider. ``frames[i]`` is a :func:`frame`
+    (traces by name) or ``{"data": [...], "traces": [...]}``."""
+    frames = [_resolve_frame(fig, f) for f in frames]
     named = [{"name": str(i), "data": f["data"], **({"traces": f["traces"]} if "traces" in f else {}),
               **({"layout": f["layout"]} if "layout" in f else {})} for i, f in enumerate(frames)]
     fig["frames"] = named

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Callable
 
 import latex2mathml.converter
 from markdown_it import MarkdownIt
@@ -35,14 +36,25 @@ def rich(text: str) -> Markup:
 _md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
 
 
-def markdown(text: str) -> Markup:
-    """Markdown with maths. Maths is swapped for placeholders first so Markdown leaves it alone."""
-    maths: list[str] = []
+LIVE = re.compile(r"\[\[([a-z0-9-]+)\.([a-z_][a-z0-9_]*)(?:\|([a-z0-9,]+))?\]\]")
+
+
+def markdown(text: str, live: Callable[[str, str, str], str | None] | None = None) -> Markup:
+    """Markdown with maths. Maths (and live numbers ``[[card.key]]``, rendered by ``live`` into
+    HTML) are swapped for placeholders first so Markdown leaves them alone."""
+    held: list[str] = []
 
     def keep(m: re.Match) -> str:
-        maths.append(tex(m.group(1).strip(), True) if m.group(1) is not None else tex(m.group(2).strip()))
-        return f"\ue000{len(maths) - 1}\ue001"
+        held.append(tex(m.group(1).strip(), True) if m.group(1) is not None else tex(m.group(2).strip()))
+        return f"\ue000{len(held) - 1}\ue001"
 
-    html = _md.render(_MATH.sub(keep, text))
-    html = re.sub("\ue000(\\d+)\ue001", lambda m: maths[int(m.group(1))], html)
+    def keep_live(m: re.Match) -> str:
+        html = live(m.group(1), m.group(2), m.group(3) or "") if live else None
+        if html is None:
+            return m.group(0)
+        held.append(html)
+        return f"\ue000{len(held) - 1}\ue001"
+
+    html = _md.render(LIVE.sub(keep_live, _MATH.sub(keep, text)))
+    html = re.sub("\ue000(\\d+)\ue001", lambda m: held[int(m.group(1))], html)
     return Markup(html)

@@ -10,10 +10,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .. import format as fmt
-from ..cards import REGISTRY, Card, Figure, Stat, View, controls_of, finite
+from ..cards import REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, explain, finite, pieces, run, tiles
+from ..derivation import Derivation
 from ..charts import ROLE_LABELS
 from ..chapters import CHAPTERS, section_of
 from ..text import markdown, rich
@@ -135,9 +136,94 @@ def figure_csv(f: Figure) -> str:
     return buf.getvalue()
 
 
-def view_context(card: Card, params, view: View, *, solutions: bool = True) -> dict[str, Any]:
+def view_context(card: Card, params, view: View, *, solutions: bool = True,
+                 derivations: dict[str, Derivation] | None = None) -> dict[str, Any]:
     return {"card": card, "params": params, "view": view, "figure_rows": figure_rows,
-            "qs": query_string(card, params), "solutions": solutions}
+            "qs": query_string(card, params), "solutions": solutions, "tiles": tiles(card, view, params),
+            "tpl": lambda text: template_html(card, view, params, text), "derivations": derivations or {}}
+
+
+def template_html(card: Card, view: View, params, text: str) -> Markup:
+    """Card text with its ``[[key]]`` slots filled: a numeric output becomes a button that expands
+    its derivation; params and ctx values are plain text."""
+    if "[[" not in text:
+        return rich(text)
+    out = []
+    for pc in pieces(text, card, view, params):
+        if not pc.key:
+            out.append(str(rich(pc.text)))
+        elif pc.kind == "output" and _is_number(view.outputs.get(pc.key)):
+            out.append(f'<button type="button" class="num why" data-key="{escape(pc.key)}" aria-expanded="false">'
+                       f"{escape(pc.text)}</button>")
+        else:
+            out.append(str(escape(pc.text)))
+    return Markup("".join(out))
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def derivation_html(d: Derivation) -> Markup:
+    """A derivation's formula as MathML (plain text when the symbols do not typeset)."""
+    from ..text import tex
+    try:
+        return Markup(tex(d.tex)) if d.tex else escape(d.formula)
+    except Exception:   # latex2mathml rejects a symbol: the plain formula reads as well
+        return escape(d.formula)
+
+
+env.globals["derivation_html"] = derivation_html
+
+
+@lru_cache(maxsize=4096)
+def live_number(cid: str, key: str, flag: str = "") -> str | None:
+    """A number the prose quotes from a card (``[[eg-1-1.t_mem_ms]]``): its value at the card's
+    defaults, as a link to the card that the page script keeps equal to the card's current state."""
+    card = REGISTRY.get(cid)
+    if card is None:
+        return None
+    p = card.defaults()
+    view = compute(card, p)
+    if key not in view.outputs:
+        return None
+    from ..cards import slot
+    text, _ = slot(card, view, p, key, flag) or ("", "")
+    flag_attr = f' data-flag="{escape(flag)}"' if flag else ""
+    return (f'<a class="live" href="#{escape(cid)}" data-card="{escape(cid)}" data-key="{escape(key)}"{flag_attr}'
+            f' title="随卡片 {escape(card.label or card.title)} 的滑块变化">{escape(text)}</a>')
+
+
+env.globals["live_number"] = live_number
+
+
+@lru_cache(maxsize=None)
+def prose_slots() -> dict[str, frozenset[tuple[str, str]]]:
+    """Which (output, flags) of each card some section's prose quotes: the fragment ships exactly
+    those, formatted, so the page can keep its prose equal to the card's state."""
+    from ..chapters import CHAPTERS, prose
+    from ..text import LIVE
+    found: dict[str, set[tuple[str, str]]] = {}
+    for ch in CHAPTERS.values():
+        for sec in ch.sections:
+            for m in LIVE.finditer(prose(sec.key)):
+                found.setdefault(m.group(1), set()).add((m.group(2), m.group(3) or ""))
+    return {k: frozenset(v) for k, v in found.items()}
+
+
+def live_values(card: Card, view: View, params) -> dict[str, str]:
+    """The formatted values of the prose-quoted outputs at this state, keyed ``key`` or ``key|flags``."""
+    from ..cards import slot
+    out = {}
+    for key, flag in prose_slots().get(card.id, ()):
+        hit = slot(card, view, params, key, flag) if key in view.outputs else None
+        if hit:
+            out[f"{key}|{flag}" if flag else key] = hit[0]
+    return out
+
+
+env.globals["live_values"] = live_values
+env.globals["cell_text"] = cell_text
 
 
 class LRU:
@@ -160,12 +246,22 @@ class LRU:
 
 _fragments = LRU(4096)
 _json = LRU(4096)
+_explains = LRU(1024)
 
 
 def compute(card: Card, params) -> View:
     """A card's view (cheap: well under a millisecond for most cards). Views are not cached: their
     object graphs would make the garbage collector's full passes slow; the rendered bytes are."""
-    return card.compute(params)
+    return run(card, params)
+
+
+def explain_bytes(card: Card, params) -> bytes:
+    """Every derivation of the card at these params, as the HTML the tiles expand into."""
+    def make() -> bytes:
+        view, ders = explain(card, params)
+        return render("_explain.html", card=card, view=view, derivations=ders,
+                      tiles={s.key: s for s in tiles(card, view, params)}).encode()
+    return _explains.get((card.id, params.model_dump_json()), make)
 
 
 def cached_json(card: Card, params, make) -> bytes:
@@ -176,14 +272,29 @@ def cached_json(card: Card, params, make) -> bytes:
 def fragment_bytes(card: Card, params, *, solutions: bool = True) -> tuple[bytes, str]:
     """The card's result fragment and its ETag, from the LRU when this state was seen before."""
     def make() -> tuple[bytes, str]:
-        body = render_fragment(card, params, compute(card, params), solutions=solutions).encode()
+        if has_questions(card):   # worked solutions are the questions' derivations
+            view, ders = explain(card, params)
+            body = render_fragment(card, params, view, solutions=solutions, derivations=ders).encode()
+        else:
+            body = render_fragment(card, params, compute(card, params), solutions=solutions).encode()
         return body, '"' + hashlib.sha1(body).hexdigest()[:20] + '"'
     return _fragments.get((card.id, params.model_dump_json(), solutions), make)
 
 
-def render_fragment(card: Card, params, view: View, *, solutions: bool = True) -> str:
+def render_fragment(card: Card, params, view: View, *, solutions: bool = True,
+                    derivations: dict[str, Derivation] | None = None) -> str:
     tpl = env.get_template(card.template or "_result.html")
-    return tpl.render(**view_context(card, params, view, solutions=solutions))
+    return tpl.render(**view_context(card, params, view, solutions=solutions, derivations=derivations))
+
+
+_HAS_QUESTIONS: dict[str, bool] = {}
+
+
+def has_questions(card: Card) -> bool:
+    """Whether the card asks questions (learned once from its defaults)."""
+    if card.id not in _HAS_QUESTIONS:
+        _HAS_QUESTIONS[card.id] = bool(compute(card, card.defaults()).questions)
+    return _HAS_QUESTIONS[card.id]
 
 
 def outputs_json(view: View) -> dict[str, Any]:

@@ -16,7 +16,9 @@ from ..cards import REGISTRY, Card, resolve
 from ..labels import label_to_id, search
 from ..chapters import CHAPTERS, cards_in, layout, neighbours, section, section_of
 from .query import ParamError, parse_query, validate
-from .render import LRU, cached_json, compute, figure_csv, figure_rows, fragment_bytes, outputs_json, query_string, render, view_context
+from .render import (LRU, cached_json, compute, explain_bytes, figure_csv, figure_rows, fragment_bytes, outputs_json,
+                     query_string, render, view_context)
+from ..cards import explain
 
 router = APIRouter()
 _by_url = LRU(8192)   # (card, raw query, solutions) → (fragment bytes, ETag)
@@ -192,6 +194,23 @@ def card_fragment(request: Request, name: str) -> Response:
     return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
 
+@router.get("/cards/{name}/explain", response_class=HTMLResponse, include_in_schema=False)
+def card_explain(request: Request, name: str) -> Response:
+    """Every derivation of the card in the URL's state: what a tile expands into (loaded on
+    demand, so dragging a slider never pays for it)."""
+    if (r := _redirect_alias(request, name)) is not None:
+        return r
+    card = REGISTRY.get(name)
+    if card is None:
+        return not_found(f"没有编号为 “{name}” 的卡片")
+    try:
+        params = parse_query(card, [(k, v) for k, v in _items(request) if k != "key"])
+    except ParamError as e:
+        return html(render("_errors.html", card=card, errors=e.errors), 422)
+    return Response(explain_bytes(card, params), media_type="text/html; charset=utf-8",
+                    headers={"Cache-Control": FRAGMENT_CACHE})
+
+
 @router.get("/cards/{name}/figure/{idx}.{ext}", include_in_schema=False)
 def figure_data(request: Request, name: str, idx: int, ext: str) -> Response:
     """The data of figure ``idx`` exactly as plotted: ``.csv`` to download, ``.html`` for the
@@ -263,8 +282,9 @@ def api_cards() -> dict:
 
 
 def card_json(card: Card, params) -> dict:
-    view = compute(card, params)
-    out: dict[str, Any] = {"card": card.id, "params": params.model_dump(mode="json"), "outputs": outputs_json(view)}
+    view, ders = explain(card, params)
+    out: dict[str, Any] = {"card": card.id, "params": params.model_dump(mode="json"), "outputs": outputs_json(view),
+                           "derivations": {k: d.as_json() for k, d in ders.items()}}
     if view.questions:
         out["questions"] = [{"key": q.key, "prompt": q.prompt, "unit": q.unit, "kind": q.kind} for q in view.questions]
     return out

@@ -8,8 +8,8 @@ from typing import Literal
 
 from ...calculators import amdahl, latency, memory, units
 from ...calculators.model_config import shape_of, weight_bytes
-from ...cards import (Block, Figure, Note, Params, Question, Stat, Table, View, card, choice, gpu_choice, gpu_type,
-                      model_choice, model_type, slider)
+from ...cards import Block, Figure, Note, Params, Question, Stat, Table, View, card, choice, slider
+from ...params_domain import gpu_choice, gpu_type, model_choice, model_type
 from ...charts import axis, bar, figure, gantt_trace, hline, layout, line, points, vline, with_refs
 from ...data import gpu, gpu_options, model_config
 from ...format import num

@@ -6,11 +6,13 @@ import math
 
 from ...calculators import decode, roofline
 from ...calculators.model_config import shape_of
-from ...cards import Block, Figure, Note, Params, Question, Stat, Table, View, card, choice, gpu_choice, slider
+from ...cards import Block, Figure, Note, Params, Question, Stat, Table, View, card, choice, slider
+from ...params_domain import gpu_choice
 from ...charts import animate, axis, figure, gantt_trace, layout, line, points, vline, with_refs
 from ...data import gpu, gpu_options, model_config, read_json
 from ...format import num
-from .s1_3 import GpuId, StepParams, effective_rates, step_outputs
+from ...calculators.roofline import step_outputs
+from ..shared.ch1 import GpuId, StepParams, effective_rates
 
 MEASURED = "qwen3_8b_rtx_pro_6000.json"
 

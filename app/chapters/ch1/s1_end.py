@@ -6,11 +6,13 @@ import math
 
 from ...calculators import decode, roofline
 from ...calculators.model_config import shape_of, weight_bytes
-from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, gpu_choice, slider
+from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, slider
+from ...params_domain import gpu_choice
 from ...charts import axis, bar, figure, layout
 from ...data import gpu, gpu_options, model_config
 from ...format import num
-from .s1_3 import GpuId, StepParams, effective_rates, step_outputs
+from ...calculators.roofline import step_outputs
+from ..shared.ch1 import GpuId, StepParams, effective_rates
 
 GIB = 2**30
 KIB = 2**10

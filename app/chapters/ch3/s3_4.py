@@ -7,7 +7,8 @@ from pydantic import field_validator
 
 from ...calculators import training as T
 from ...calculators.model_config import ModelShape, shape_of
-from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, gpu_choice, gpu_type, slider, toggle
+from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, slider, toggle
+from ...params_domain import gpu_choice, gpu_type
 from ...charts import animate, axis, bar, figure, hline, layout, line, points, vline, with_refs
 from ...charts.theme import color, r
 from ...data import gpu, model_config

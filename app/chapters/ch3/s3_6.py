@@ -10,7 +10,8 @@ from pydantic import Field, field_validator
 
 from ...calculators import lifetime as lt
 from ...calculators import scaling_law as sl
-from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, gpu_choice, gpu_type, slider, toggle
+from ...cards import Block, Figure, Note, Params, Stat, Table, View, card, choice, slider, toggle
+from ...params_domain import gpu_choice, gpu_type
 from ...charts import axis, bar, figure, hline, layout, line, points, vline, with_refs
 from ...data import gpu, read_json
 

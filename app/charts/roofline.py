@@ -1,0 +1,38 @@
+"""Figures of the roofline family: 图 1-11 (time lower bounds against the batch size B) and
+图 1-12 (ideal output throughput B/T), both on a log B axis with B* marked."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from .theme import axis, figure, hline, layout, line, points, vline, with_refs
+
+
+def batch_axis(hi: int = 512) -> dict:
+    return axis("批大小 B(请求数,对数)", log=True, range_=(0, math.log10(hi)))
+
+
+def bounds_vs_batch(grid: Sequence[float], t_mem: Sequence[float], t_cmp: Sequence[float], batch: int,
+                    t_step_ms: float, b_star: float, target_ms: float) -> dict:
+    """图 1-11: the read bound (flat), the compute bound (rising) and their max, with the target.
+    Fixed y range: a batch change then moves only the traces (the client's fast redraw path)."""
+    t_max = [max(a, c) for a, c in zip(t_mem, t_cmp)]
+    lo, hi = min([*t_mem, *t_cmp]), max([*t_mem, *t_cmp, target_ms])
+    y = axis("时间下界 (ms,对数)", log=True, range_=(math.log10(lo) - 0.15, math.log10(hi) + 0.15))
+    return figure([
+        line(grid, t_mem, "权重读取 R_W/β", "read"),
+        line(grid, t_cmp, "计算 F/Π", "compute"),
+        line(grid, t_max, "下界 max", "ink", dash="dash", width=2),
+        points([batch], [t_step_ms], f"当前 B={batch}", "accent", size=11),
+    ], with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True),
+                 hline(target_ms, f"目标 {target_ms:g} ms", "target", log=True)))
+
+
+def throughput_vs_batch(grid: Sequence[float], thr: Sequence[float], batch: int, throughput: float,
+                        b_star: float) -> dict:
+    """图 1-12: ideal throughput B/T rises linearly, then flattens past B*."""
+    y = axis("输出吞吐 (token/s)", range_=(0, max(thr) * 1.08))
+    return figure([
+        line(grid, thr, "理想吞吐 B/T", "compute"),
+        points([batch], [throughput], f"当前 B={batch}", "accent", size=11),
+    ], with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True)))

@@ -1,0 +1,309 @@
+"""Derivations: a traced number (``app.trace``) written out three ways.
+
+- ``formula``: the expression in the book's symbols, stopping at named intermediates (``R_W/β``);
+- ``substituted``: the same expression with the reader's values and units (``70 GB ÷ 3.35 TB/s``);
+- ``check``: a plain arithmetic expression over decimal numbers, expanded down to the inputs, that
+  evaluates (``app.trace.evaluate``) to the number in its output's own unit.
+
+Unit conversions (×10⁹, ÷1024, ×100 for %) are transparent in the first two and explicit in the
+third. A chain lists every named intermediate as a step, and the inputs with their sources.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import format as fmt
+from .trace import Node, node_of
+
+PREC = {"add": 1, "sub": 1, "sum": 1, "mul": 2, "div": 2, "floordiv": 5, "mod": 2, "neg": 3, "pow": 4}
+FUNC_TEXT = {"max": "max", "min": "min", "log": "ln", "log2": "log₂", "log10": "log₁₀", "exp": "exp",
+             "round": "round"}
+MAX_CHECK = 6000      # characters; beyond this the check stops at named intermediates
+MAX_TERMS = 8         # a long sum shows its first and last terms in formulas
+
+# units whose values are shown with an SI prefix chosen for the magnitude
+_SI = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")]
+_PREFIXABLE = ("B", "B/s", "FLOP", "FLOP/s", "bit/s", "FLOP/B")
+
+
+def short(x: float) -> str:
+    """A given value as given: integers whole, others to 6 significant figures, no trailing zeros."""
+    if isinstance(x, int) or (float(x).is_integer() and abs(x) < 1e15):
+        return f"{int(x):,}"
+    if x == 0 or not math.isfinite(x):
+        return fmt.num(x)
+    mag = math.floor(math.log10(abs(x)))
+    d = max(5 - mag, 0)
+    s = f"{x:,.{d}f}"
+    return s.rstrip("0").rstrip(".") if "." in s else s
+
+
+def brief(x: float) -> str:
+    """A derived value in a chain: 4 significant figures without trailing zeros (140, 20.9, 0.1415)."""
+    s = fmt.num(x, sig=4)
+    return s.rstrip("0").rstrip(".") if "." in s else s
+
+
+def with_unit(value: float, unit: str, *, given: bool = False) -> str:
+    """A value and its unit; base units take an SI prefix (70 GB, 3.35 TB/s, 20.9 ms)."""
+    num = short if given else brief
+    if unit in _PREFIXABLE and value and not given:
+        for f, p in _SI:
+            if abs(value) >= f:
+                return f"{num(value / f)} {p}{unit}"
+        return f"{num(value)} {unit}"
+    if unit == "s" and value and abs(value) < 1 and not given:
+        return f"{num(value * 1e3)} ms" if abs(value) >= 1e-3 else f"{num(value * 1e6)} µs"
+    return fmt.with_unit_text(num(value), unit)
+
+
+def sym_text(sym: str) -> str:
+    """``T_{step}`` → ``T_step``; ``\\beta`` → ``β`` (plain text for JSON)."""
+    s = sym.replace("{", "").replace("}", "")
+    return re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK.get(m.group(1), m.group(1)), s)
+
+
+_GREEK = {"beta": "β", "Pi": "Π", "lambda": "λ", "mu": "μ", "rho": "ρ", "eta": "η", "alpha": "α",
+          "gamma": "γ", "delta": "δ", "Delta": "Δ", "tau": "τ", "sigma": "σ", "theta": "θ", "cdot": "·"}
+
+
+def sym_tex(sym: str) -> str:
+    """A symbol for TeX: words that are not a symbol (Chinese labels) go in ``\\text{}``."""
+    if re.fullmatch(r"[A-Za-z\u0370-\u03ff\\{}_^*'0-9,.]+", sym):
+        return sym
+    return r"\text{" + sym.replace("{", "").replace("}", "") + "}"
+
+
+class _Render:
+    """Render a node in one of three styles: ``text`` (formula), ``tex`` (formula for MathML) and
+    ``sub`` (values substituted)."""
+
+    def __init__(self, style: str):
+        self.style = style
+
+    def atom(self, n: Any) -> str:
+        if not isinstance(n, Node):
+            return self.const(n)
+        if self.style == "sub":
+            return with_unit(n.value, n.unit, given=n.kind == "leaf")
+        if n.sym:
+            return sym_tex(n.sym) if self.style == "tex" else sym_text(n.sym)
+        return with_unit(n.value, n.unit, given=True)
+
+    def const(self, c: Any) -> str:
+        return short(c) if self.style != "tex" else short(c).replace(",", "{,}")
+
+    def go(self, n: Any) -> tuple[str, int]:
+        """(text, precedence) of ``n``."""
+        if not isinstance(n, Node):
+            return self.const(n), (3 if isinstance(n, (int, float)) and n < 0 else 9)
+        if n.kind in ("leaf", "named", "rule"):
+            return self.atom(n), 9
+        if n.kind == "scale":
+            return self.go(n.args[0])
+        return self.op(n)
+
+    def wrap(self, n: Any, min_prec: int) -> str:
+        s, p = self.go(n)
+        return f"({s})" if p < min_prec else s
+
+    def op(self, n: Node) -> tuple[str, int]:
+        a = n.args
+        tex, sub = self.style == "tex", self.style == "sub"
+        if n.op in ("add", "sub", "sum"):
+            parts = [self.wrap(x, 1) for x in a] if n.op != "sub" else [self.wrap(a[0], 1), self.wrap(a[1], 2)]
+            joiner = " + " if n.op != "sub" else (" - " if tex else " − ")
+            if n.op == "sum" and len(parts) > MAX_TERMS and not sub:
+                parts = parts[:3] + ["\\dots" if tex else "…"] + parts[-2:]
+            elif n.op == "sum" and len(parts) > MAX_TERMS:
+                parts = parts[:3] + [f"…(共 {len(a)} 项)"] + parts[-2:]
+            return joiner.join(parts), 1
+        if n.op == "mul":
+            x, y = self.wrap(a[0], 2), self.wrap(a[1], 3)
+            if sub:
+                return f"{x} × {y}", 2
+            if not isinstance(a[0], Node) and isinstance(a[1], Node) and self.go(a[1])[1] == 9:
+                return f"{x}{y}", 2           # 2B, 2β: a number before a symbol, as the book writes
+            return (f"{x} \\cdot {y}" if tex else f"{x}·{y}"), 2
+        if n.op == "div":
+            x, y = self.wrap(a[0], 2), self.wrap(a[1], 3)
+            return (f"{x} ÷ {y}" if sub else f"{x}/{y}"), 2
+        if n.op == "floordiv":
+            x, y = self.wrap(a[0], 2), self.wrap(a[1], 3)
+            inner = f"{x} ÷ {y}" if sub else f"{x}/{y}"
+            return (f"\\lfloor {inner} \\rfloor" if tex else f"⌊{inner}⌋"), 9
+        if n.op == "mod":
+            return f"{self.wrap(a[0], 3)} mod {self.wrap(a[1], 3)}", 2
+        if n.op == "neg":
+            return ("-" if tex else "−") + self.wrap(a[0], 3), 3
+        if n.op == "pow":
+            x, y = self.wrap(a[0], 5), self.go(a[1])[0]
+            return (f"{x}^{{{y}}}" if tex else f"{x}^{y}"), 4
+        return self.func(n), 9
+
+    def func(self, n: Node) -> str:
+        tex = self.style == "tex"
+        args = ", ".join(self.go(x)[0] for x in n.args)
+        if n.op == "ceil":
+            return f"\\lceil {args} \\rceil" if tex else f"⌈{args}⌉"
+        if n.op == "floor":
+            return f"\\lfloor {args} \\rfloor" if tex else f"⌊{args}⌋"
+        if n.op == "abs":
+            return f"|{args}|"
+        if n.op == "sqrt":
+            return f"\\sqrt{{{args}}}" if tex else f"√({args})"
+        name = FUNC_TEXT.get(n.op, n.op)
+        if tex:
+            name = {"max": "\\max", "min": "\\min", "ln": "\\ln", "exp": "\\exp"}.get(name, f"\\mathrm{{{name}}}")
+        return f"{name}({args})"
+
+
+def _check(n: Any, stop_at_named: bool = False) -> str:
+    """Python-syntax arithmetic over decimal literals that evaluates to ``n``'s value."""
+    if not isinstance(n, Node):
+        v = float(n)
+        return f"({v!r})" if v < 0 else repr(v)
+    if n.kind in ("leaf", "rule") or (stop_at_named and n.kind == "named"):
+        v = float(n.value)
+        return f"({v!r})" if v < 0 else repr(v)
+    if n.kind == "named":
+        return _check(n.args[0], stop_at_named)
+    a = [_check(x, stop_at_named) for x in n.args]
+    op = n.op
+    if op in ("add", "sum"):
+        return "(" + " + ".join(a) + ")"
+    sym = {"sub": "-", "mul": "*", "div": "/", "pow": "**"}.get(op)
+    if sym:
+        return f"({a[0]} {sym} {a[1]})"
+    if op == "floordiv":
+        return f"floor({a[0]} / {a[1]})"
+    if op == "mod":
+        return f"({a[0]} - {a[1]} * floor({a[0]} / {a[1]}))"
+    if op == "neg":
+        return f"(-{a[0]})"
+    if op == "round":
+        if len(a) == 1:
+            return f"floor({a[0]} + 0.5)"
+        return f"(floor({a[0]} * 10 ** {a[1]} + 0.5) / 10 ** {a[1]})"
+    return f"{op}({', '.join(a)})"
+
+
+def _named_under(n: Any, out: list[Node], seen: set[int], leaves: list[Node], depth: int = 0) -> None:
+    """Named intermediates and leaves under ``n`` in dependency order (each once)."""
+    if not isinstance(n, Node) or id(n) in seen or depth > 400:
+        return
+    seen.add(id(n))
+    for x in n.args:
+        _named_under(x, out, seen, leaves, depth + 1)
+    if n.kind in ("named", "rule"):
+        out.append(n)
+    elif n.kind == "leaf":
+        leaves.append(n)
+
+
+def unwrap(n: Node) -> Node:
+    """Strip unit conversions around a node (``t·10³`` shows as ``t``)."""
+    while n.kind == "scale":
+        n = n.args[0]
+    return n
+
+
+@dataclass
+class Step:
+    sym: str
+    formula: str
+    substituted: str
+    result: str
+
+
+@dataclass
+class Derivation:
+    """One output explained. ``input`` entries carry ``source``; others a formula, the values
+    substituted and, for arithmetic, a ``check``; a rule (simulation, search) has no check."""
+
+    input: bool = False
+    source: str = ""
+    sym: str = ""
+    formula: str = ""
+    tex: str = ""
+    substituted: str = ""
+    result: str = ""
+    check: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    inputs: list[Step] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        if self.input:
+            return {"input": True, "source": self.source}
+        d: dict[str, Any] = {"formula": self.formula, "substituted": self.substituted, "result": self.result}
+        if self.check is not None:
+            d["check"] = self.check
+        if self.steps:
+            d["steps"] = [s.__dict__ for s in self.steps]
+        if self.inputs:
+            d["inputs"] = [{"sym": s.sym, "value": s.substituted, "source": s.result} for s in self.inputs]
+        return d
+
+
+def _define(n: Node, text: _Render, tex: _Render, sub: _Render) -> tuple[str, str, str]:
+    """(formula, tex, substituted) of what ``n`` is made of (a named node: its definition)."""
+    body = n.args[0] if n.kind == "named" else n
+    return text.go(body)[0], tex.go(body)[0], sub.go(body)[0]
+
+
+def derive(value: Any, sym: str, result: str, rule_text: str = "") -> Derivation | None:
+    """The derivation of an output ``value`` shown as ``result``; ``sym`` names it (book symbol or
+    label). None when the value carries no trace (the caller decides what that means)."""
+    node = node_of(value)
+    if node is None:
+        if rule_text:
+            return Derivation(sym=sym, formula=rule_text, result=result)
+        return None
+    top = unwrap(node)
+    if top.kind == "leaf":
+        return Derivation(input=True, source=top.source or "给定值", sym=sym, result=result)
+    text, tex, sub = _Render("text"), _Render("tex"), _Render("sub")
+    if top.kind == "rule":
+        ins = "; ".join(f"{text.atom(x)} = {sub.atom(x)}" for x in top.args if isinstance(x, Node))
+        return Derivation(sym=sym, formula=f"{sym_text(sym)}:{top.text}", tex="", substituted=ins or result,
+                          result=result, inputs=_inputs(top, text, sub))
+    left = sym_text(top.sym) if top.kind == "named" and top.sym else sym_text(sym)
+    left_tex = sym_tex(top.sym) if top.kind == "named" and top.sym else sym_tex(sym)
+    f, t, s = _define(top, text, tex, sub)
+    check = _check(node)
+    if len(check) > MAX_CHECK:
+        check = _check(node, stop_at_named=True)
+        if len(check) > MAX_CHECK:
+            check = None
+    named: list[Node] = []
+    leaves: list[Node] = []
+    _named_under(top.args[0] if top.kind == "named" else top, named, set(), leaves)
+    steps = []
+    for m in named:
+        if m.kind == "rule":
+            steps.append(Step(sym_text(m.sym) or "…", m.text, "", with_unit(m.value, m.unit)))
+        else:
+            mf, _, ms = _define(m, text, tex, sub)
+            steps.append(Step(sym_text(m.sym), mf, ms, with_unit(m.value, m.unit)))
+    return Derivation(sym=left, formula=f"{left} = {f}", tex=f"{left_tex} = {t}", substituted=s, result=result,
+                      check=check, steps=steps, inputs=_inputs_of(leaves, text, sub))
+
+
+def _inputs_of(leaves: list[Node], text: _Render, sub: _Render) -> list[Step]:
+    out, seen = [], set()
+    for x in leaves:
+        key = (x.sym, x.value, x.source)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Step(text.atom(x), "", sub.atom(x), x.source))
+    return out
+
+
+def _inputs(top: Node, text: _Render, sub: _Render) -> list[Step]:
+    leaves: list[Node] = []
+    _named_under(top, [], set(), leaves)
+    return _inputs_of(leaves, text, sub)

@@ -1,0 +1,159 @@
+"""Output declarations: each output of a card is described once.
+
+``outputs(t_mem_ms=out("读取下界 R_W/β", digits=2), …)`` gives an output its label, unit (from the
+key's suffix unless stated), format, 示意 flag, tile visibility and book symbol. From that one
+declaration the engine draws the tiles, formats the numbers that summaries, headlines, tables and
+the section prose quote (``[[t_mem_ms]]``), types the JSON response and names the derivations.
+
+Conditional attributes (``tile``, ``ill``, ``approx``) take a bool or the name of a value looked up
+in the view's ``ctx``, then the params, then the outputs, so a card's compute decides at run time
+without re-describing the output.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterator, Mapping
+
+from . import format as fmt
+
+# key suffix → display unit (the catalog's naming rule)
+SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
+    ("_gbit_s", "Gbit/s"), ("_tok_s", "token/s"), ("_tokens_s", "token/s"), ("_steps_s", "步/s"),
+    ("_req_s", "条/s"), ("_gib_s", "GiB·s"), ("_flop_per_byte", "FLOP/B"),
+    ("_bytes", "B"), ("_kib", "KiB"), ("_mib", "MiB"), ("_gib", "GiB"), ("_tib", "TiB"),
+    ("_kb", "kB"), ("_mb", "MB"), ("_gb", "GB"), ("_tb", "TB"),
+    ("_tbps", "TB/s"), ("_gbps", "GB/s"), ("_tflops", "TFLOP/s"), ("_pflops", "PFLOP/s"),
+    ("_gflop", "GFLOP"), ("_tflop", "TFLOP"), ("_pflop", "PFLOP"), ("_flop", "FLOP"),
+    ("_us", "µs"), ("_ms", "ms"), ("_s", "s"), ("_h", "h"), ("_days", "天"), ("_weeks", "周"),
+    ("_tokens", "token"), ("_steps", "步"), ("_pct", "%"), ("_x", "×"), ("_usd", "美元"),
+)
+
+
+def unit_of_key(key: str) -> str:
+    for suffix, unit in SUFFIX_UNITS:
+        if key.endswith(suffix):
+            return unit
+    return ""
+
+
+Cond = "bool | str"
+
+
+@dataclass(frozen=True)
+class Out:
+    """One output of a card. ``unit=None``: from the key's suffix."""
+
+    label: str = ""
+    unit: str | None = None
+    digits: int | None = None          # fixed decimals
+    sig: int | None = None             # or significant figures
+    approx: bool | str = False         # prefix "≈"
+    tile: bool | str = True            # shown as a labelled number
+    em: bool = False                   # emphasised tile
+    ill: bool | str = False            # 示意 badge
+    book: str = ""                     # the book's own wording beside the number ("三倍")
+    sym: str = ""                      # book symbol of the quantity (TeX-ish: B^*, T_{step})
+    rule: str = ""                     # how a simulated/searched value is obtained (no check)
+    text: Callable[[Any], str] | Mapping[Any, str] | None = None   # bool/str outputs → words
+    type: Any = None                   # response type when not inferable (list[float], dict …)
+    help: str = ""                     # longer description for the API docs
+    key: str = ""
+
+    @property
+    def display_unit(self) -> str:
+        return unit_of_key(self.key) if self.unit is None else self.unit
+
+    def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
+        """The value as tiles, summaries, tables and prose print it. ``flags`` (from a template
+        slot ``[[key|…]]``, comma-separated): ``n`` number without unit, ``c`` compact (no trailing
+        zeros), ``dK`` K decimals, ``sK`` K significant figures, ``a`` with "≈"."""
+        if flags:
+            f = set(flags.split(","))
+            digits = next((int(x[1:]) for x in f if x[:1] == "d" and x[1:].isdigit()), self.digits)
+            sig = next((int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), None if digits != self.digits else self.sig)
+            d = replace(self, digits=digits, sig=sig)
+            text = d.fmt(value, approx="a" in f, unit="n" not in f)
+            if "c" in f and _numeric(value):
+                text = _compact(text)
+            return text
+        if self.text is not None and not _numeric(value):
+            words = self.text(value) if callable(self.text) else self.text.get(value, str(value))
+            return str(words)
+        if isinstance(value, bool):
+            if self.text is not None:
+                return str(self.text(value) if callable(self.text) else self.text.get(value, value))
+            return "是" if value else "否"
+        s = fmt.num(value, self.digits, self.sig)
+        s = ("≈ " if approx and s != "—" else "") + s
+        return fmt.with_unit_text(s, self.display_unit) if unit else s
+
+
+def _compact(text: str) -> str:
+    """Strip trailing zeros from the number in ``text`` (``70.00 GB`` → ``70 GB``)."""
+    return re.sub(r"(\d)\.(\d*?)0+(?!\d)", lambda m: m.group(1) + ("." + m.group(2) if m.group(2) else ""), text, count=1)
+
+
+def _numeric(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def out(label: str = "", **kw: Any) -> Out:
+    """Declare a scalar output (shown as a tile unless ``tile=False``)."""
+    return Out(label=label, **kw)
+
+
+def data(label: str = "", type: Any = list, **kw: Any) -> Out:
+    """Declare a structured output (series, rows): in the JSON, never a tile."""
+    return Out(label=label, tile=False, type=type, **kw)
+
+
+def outputs(**decls: Out) -> dict[str, Out]:
+    """The ordered declaration of a card's outputs (tile order = this order)."""
+    return {k: replace(d, key=k) for k, d in decls.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Templates: "[[key]]" in summaries, headlines, labels and prose
+# ---------------------------------------------------------------------------------------------
+
+TEMPLATE = re.compile(r"\[\[([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z0-9,]+))?\]\]")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of template text, or a filled slot (``key`` set) with its formatted value."""
+
+    text: str
+    key: str = ""
+    kind: str = ""      # "output" | "param" | "ctx"
+
+
+def fill(template: str, lookup: Callable[[str, str], tuple[str, str] | None]) -> Iterator[Piece]:
+    """Split ``template`` into text and filled slots. ``lookup(key, flag)`` → (text, kind) or
+    None (the slot is left as written, so a typo shows rather than vanishes)."""
+    pos = 0
+    for m in TEMPLATE.finditer(template):
+        if m.start() > pos:
+            yield Piece(template[pos:m.start()])
+        hit = lookup(m.group(1), m.group(2) or "")
+        yield Piece(hit[0], m.group(1), hit[1]) if hit else Piece(m.group(0))
+        pos = m.end()
+    if pos < len(template):
+        yield Piece(template[pos:])
+
+
+def resolve_cond(cond: Any, ctx: Mapping[str, Any], params: Any, outs: Mapping[str, Any]) -> bool:
+    """A conditional attribute: a bool, or the name of a ctx value / param / output."""
+    if isinstance(cond, bool):
+        return cond
+    if cond in ctx:
+        return bool(ctx[cond])
+    if params is not None and cond in type(params).model_fields:
+        return bool(getattr(params, cond))
+    return bool(outs.get(cond))
+
+
+def finite_or_none(x: Any) -> Any:
+    return x if not isinstance(x, float) or math.isfinite(x) else None

@@ -1,0 +1,98 @@
+"""Domain parameter types for cards: a GPU (a preset or a reader's own ``custom:GB,TB/s,TFLOP/s``)
+and a model (a preset or a reader's own ``config.json``, ``cfg:…``). They live here, not in the
+generic engine; chapter modules import them.
+
+``gpu_of`` / ``shape_of_model`` return the facts as traced inputs, so a derivation says where a
+number came from ("H100 SXM 预设") rather than printing a bare constant.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated, Any, Sequence
+
+from pydantic import AfterValidator, Field, WithJsonSchema
+
+from .calculators.model_config import ConfigError, ModelShape, shape_of
+from .data import CUSTOM_GPU, CUSTOM_MODEL, Gpu, gpu, model_config, parse_custom_gpu
+from .trace import leaf
+
+_NUM = r"[0-9]+(\.[0-9]+)?"
+
+
+def _check_gpu(v: str, allowed: tuple[str, ...]) -> str:
+    if v in allowed:
+        return v
+    if v.startswith(CUSTOM_GPU):
+        parse_custom_gpu(v)
+        return v
+    raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或 custom:显存GB,带宽TB/s,TFLOP/s")
+
+
+def _check_model(v: str, allowed: tuple[str, ...]) -> str:
+    if v in allowed:
+        return v
+    if v.startswith(CUSTOM_MODEL):
+        try:
+            shape_of(model_config(v))
+        except (ConfigError, KeyError, TypeError) as e:
+            raise ValueError(f"自定义模型无法解析:{e}") from None
+        return v
+    raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或自定义 config.json")
+
+
+def gpu_type(ids: Sequence[str]) -> Any:
+    """A GPU parameter type: one of ``ids`` or a reader's own card ``custom:mem,bw,tflops``."""
+    allowed = tuple(ids)
+    pattern = "^(" + "|".join(allowed) + f"|custom:{_NUM},{_NUM},{_NUM})$"
+    return Annotated[str, AfterValidator(lambda v: _check_gpu(v, allowed)),
+                     WithJsonSchema({"type": "string", "pattern": pattern})]
+
+
+def model_type(ids: Sequence[str]) -> Any:
+    """A model parameter type: one of ``ids`` or a reader's own ``config.json`` (``cfg:…``)."""
+    allowed = tuple(ids)
+    pattern = "^(" + "|".join(allowed) + "|cfg:[A-Za-z0-9_-]{8,6000})$"
+    return Annotated[str, AfterValidator(lambda v: _check_model(v, allowed)),
+                     WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 6004})]
+
+
+def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "",
+               illustrative: bool = False) -> Any:
+    """A GPU select with a “自定义” entry (memory GB, bandwidth TB/s, dense BF16 TFLOP/s)."""
+    extra = {"control": "select", "options": options, "label": label, "custom": "gpu", "illustrative": illustrative}
+    return Field(default, description=help or label, json_schema_extra=extra)
+
+
+def model_choice(default: str, options: dict[str, str], *, label: str = "模型", help: str = "") -> Any:
+    """A model select with a “自定义” entry: paste or upload a Hugging Face config.json."""
+    extra = {"control": "select", "options": options, "label": label, "custom": "model"}
+    return Field(default, description=help or label, json_schema_extra=extra)
+
+
+GPU_SYMBOLS = {"mem_gb": ("M", "GB"), "bw_tbps": ("β", "TB/s"), "bf16_tflops": ("Π", "TFLOP/s")}
+
+
+def gpu_of(ref: str) -> Gpu:
+    """The GPU's numbers as traced inputs (memory M, bandwidth β, BF16 peak Π) naming their source."""
+    g = gpu(ref)
+    src = ("自定义 GPU" if ref.startswith(CUSTOM_GPU) else f"{g.name} 预设") + "(data/gpus.json)"
+    upd = {f: leaf(getattr(g, f), sym, unit, src) for f, (sym, unit) in GPU_SYMBOLS.items()
+           if getattr(g, f) is not None}
+    return dataclasses.replace(g, **upd)
+
+
+_SHAPE_SYMBOLS = {
+    "n_layers": "L", "hidden": "h", "n_heads": "n_h", "n_kv_heads": "n_{kv}", "head_dim": "d_h", "vocab": "V",
+    "embedding_params": "N_{emb}", "lm_head_params": "N_{head}", "linear_params": "N_{lin}",
+    "active_linear_params": "N_{lin,act}", "other_params": "N_{norm}", "kv_bytes_per_token_bf16": "kv",
+    "kv_window_bytes_per_token": "kv_{win}", "sliding_window": "W", "n_sliding_layers": "L_{win}",
+}
+
+
+def shape_of_model(ref: str, name: str = "") -> ModelShape:
+    """A model's shape with its counts as traced inputs (source: its config.json)."""
+    s = shape_of(model_config(ref))
+    src = f"{name or ('自定义 config.json' if ref.startswith(CUSTOM_MODEL) else ref)} 的 config.json(逐层累加)"
+    upd = {f: leaf(getattr(s, f), sym, "B" if "bytes" in f else "", src) for f, sym in _SHAPE_SYMBOLS.items()
+           if isinstance(getattr(s, f), int) and not isinstance(getattr(s, f), bool)}
+    return dataclasses.replace(s, **upd)

@@ -1,0 +1,99 @@
+// AI Infra 图解 — "show the math": a number on a card (tile or a number in a summary) expands into
+// its derivation, loaded on demand from /cards/{id}/explain for the card's current state; numbers
+// the section prose quotes from a card follow that card's sliders. No inline scripts (strict CSP).
+(function () {
+  "use strict";
+
+  var pages = new Map();      // explain URL → Promise<HTMLTemplateElement>
+  var open = new Map();       // card id → key whose derivation is shown
+
+  function explained(url) {
+    if (!pages.has(url)) {
+      pages.set(url, fetch(url, { headers: { Accept: "text/html" } }).then(function (r) {
+        if (!r.ok) throw new Error(r.status);
+        return r.text();
+      }).then(function (html) {
+        var t = document.createElement("template");
+        t.innerHTML = html;
+        return t;
+      }));
+      if (pages.size > 64) pages.delete(pages.keys().next().value);
+    }
+    return pages.get(url);
+  }
+
+  function panelOf(card) { return card.querySelector(".why-panel"); }
+  function buttons(card) { return card.querySelectorAll("button.why"); }
+
+  function close(card) {
+    var panel = panelOf(card);
+    if (panel) { panel.hidden = true; panel.textContent = ""; }
+    buttons(card).forEach(function (b) { b.setAttribute("aria-expanded", "false"); });
+    open.delete(card.dataset.card);
+  }
+
+  function show(card, key, focusPanel) {
+    var panel = panelOf(card);
+    if (!panel) return Promise.resolve();
+    var url = panel.dataset.explain + (panel.dataset.qs || "");
+    open.set(card.dataset.card, key);
+    return explained(url).then(function (t) {
+      var sec = t.content.querySelector('section.deriv[data-key="' + key + '"]');
+      if (!sec || open.get(card.dataset.card) !== key) return;
+      panel.textContent = "";
+      var closeBtn = document.createElement("button");
+      closeBtn.type = "button";
+      closeBtn.className = "why-close";
+      closeBtn.setAttribute("aria-label", "收起推导");
+      closeBtn.textContent = "×";
+      closeBtn.addEventListener("click", function () { close(card); });
+      panel.appendChild(closeBtn);
+      panel.appendChild(document.importNode(sec, true));
+      panel.hidden = false;
+      buttons(card).forEach(function (b) {
+        b.setAttribute("aria-controls", panel.id);
+        b.setAttribute("aria-expanded", b.dataset.key === key ? "true" : "false");
+      });
+      if (focusPanel) panel.focus({ preventScroll: true });
+    }).catch(function () {
+      panel.hidden = false;
+      panel.textContent = "推导暂时载入失败,请稍后再试。";
+    });
+  }
+
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest("button.why");
+    if (!b) return;
+    var card = b.closest(".card");
+    if (!card) return;
+    e.preventDefault();
+    if (open.get(card.dataset.card) === b.dataset.key && !panelOf(card).hidden) close(card);
+    else show(card, b.dataset.key, false);
+  });
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "Escape") return;
+    var card = document.activeElement && document.activeElement.closest && document.activeElement.closest(".card");
+    if (card && open.has(card.dataset.card)) { close(card); e.stopPropagation(); }
+  }, true);
+
+  // A slider moved: the fragment (and its panel) was replaced; show the same derivation again,
+  // now for the new state, and bring the prose's live numbers up to date.
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var t = e.detail.target;
+    var card = t.closest && t.closest(".card");
+    if (card && open.has(card.dataset.card)) show(card, open.get(card.dataset.card), false);
+    (t.querySelectorAll ? t.querySelectorAll("script.livevals") : []).forEach(updateLive);
+  });
+
+  function updateLive(s) {
+    var vals;
+    try { vals = JSON.parse(s.textContent); } catch (err) { return; }
+    document.querySelectorAll('a.live[data-card="' + s.dataset.card + '"]').forEach(function (a) {
+      var k = a.dataset.key + (a.dataset.flag ? "|" + a.dataset.flag : "");
+      if (!(k in vals)) return;
+      if (!a.dataset.book) a.dataset.book = a.textContent;
+      a.textContent = vals[k];
+      a.classList.toggle("moved", vals[k] !== a.dataset.book);
+    });
+  }
+})();
