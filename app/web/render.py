@@ -17,7 +17,9 @@ from ..cards import REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, 
 from ..derivation import Derivation
 from ..charts import ROLE_LABELS
 from ..chapters import CHAPTERS, section_of
+from ..chapters.glossary import TERMS
 from ..text import markdown, rich
+from ..text.glossary import Marker, Scope
 from .query import to_query
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -223,6 +225,10 @@ def live_values(card: Card, view: View, params) -> dict[str, str]:
 
 
 env.globals["live_values"] = live_values
+
+_marker = Marker(TERMS)
+env.filters["gloss"] = lambda html, scope: _marker.mark(str(html), scope)
+env.globals["glossary_scope"] = lambda prefix, anchors=False: Scope(prefix, anchors)
 env.globals["cell_text"] = cell_text
 
 

@@ -14,6 +14,7 @@ from .. import exercises
 
 from ..cards import REGISTRY, Card, resolve
 from ..labels import label_to_id, search
+from ..text import markdown
 from ..chapters import CHAPTERS, cards_in, layout, neighbours, section, section_of
 from .query import ParamError, parse_query, validate
 from .render import (LRU, cached_json, compute, explain_bytes, figure_csv, figure_rows, fragment_bytes, outputs_json,
@@ -79,6 +80,42 @@ def jump(q: str = "") -> Response:
     if len(hits) == 1:
         return RedirectResponse(f"/cards/{hits[0]}", status_code=303)
     return html(render("search.html", q=q, hits=hits), 200 if hits else 404)
+
+def marked_in_prose(sec_key: str) -> set[str]:
+    """The glossary terms a section's prose marks (and so anchors), exactly as its page renders."""
+    from ..chapters import prose
+    from .render import env
+    scope = env.globals["glossary_scope"]("p", True)
+    for part in prose(sec_key).split("\n\n"):
+        env.filters["gloss"](markdown(part), scope)
+    return scope.seen
+
+
+def glossary_entries() -> list[dict[str, str]]:
+    """Every glossary term with its definition and a link to where its section introduces it."""
+    from ..chapters import CHAPTERS
+    from ..chapters.glossary import TERMS
+    out = []
+    for t in TERMS:
+        ch = CHAPTERS[int(t.section.split(".")[0])]
+        sec = next(s for s in ch.sections if s.key == t.section)
+        in_prose = t.slug in marked_in_prose(sec.key)
+        out.append({"slug": t.slug, "term": t.term, "definition": t.definition, "section": sec.number or sec.title,
+                    "section_title": sec.title, "url": sec.url + (f"#term-{t.slug}" if in_prose else "")})
+    return out
+
+
+@router.get("/glossary", response_class=HTMLResponse, include_in_schema=False)
+def glossary_page(request: Request) -> HTMLResponse:
+    """术语表: every term the two chapters introduce, defined, with links back into the sections."""
+    return cached_page(request, lambda: (render("glossary.html", entries=glossary_entries()), 200,
+                                         {"Cache-Control": PAGE_CACHE}))
+
+
+@router.get("/glossary.json", tags=["术语"], summary="术语表")
+def glossary_json() -> JSONResponse:
+    return JSONResponse({"terms": glossary_entries()}, headers={"Cache-Control": PAGE_CACHE})
+
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
 def index(request: Request) -> HTMLResponse:

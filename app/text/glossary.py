@@ -1,0 +1,87 @@
+"""Mark glossary terms in rendered HTML: the first time a term appears in a scope (a page's prose,
+a card's text) it becomes a focusable span whose definition shows on hover and keyboard focus and
+is its accessible description. Text inside links, buttons, maths, code and headings is left alone."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Protocol
+
+from markupsafe import Markup, escape
+
+
+class TermLike(Protocol):
+    slug: str
+    term: str
+    forms: tuple[str, ...]
+    definition: str
+
+
+SKIP = {"a", "math", "code", "pre", "button", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style",
+        "summary", "label", "select", "option", "textarea", "dt"}
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*?(/?)>")
+
+
+@dataclass
+class Scope:
+    """Where "first appearance" is counted; ``anchors`` gives each marked term an ``id`` that the
+    glossary page links to (prose of a section)."""
+
+    prefix: str
+    anchors: bool = False
+    seen: set[str] = field(default_factory=set)
+    n: int = 0
+
+
+class Marker:
+    def __init__(self, terms: Iterable[TermLike]):
+        self.by_form: dict[str, TermLike] = {}
+        for t in terms:
+            for f in t.forms:
+                self.by_form.setdefault(f, t)
+        forms = sorted(self.by_form, key=len, reverse=True)
+        self.pattern = re.compile("|".join(_form_re(f) for f in forms)) if forms else None
+
+    def mark(self, html: str, scope: Scope) -> Markup:
+        if not self.pattern or not html:
+            return Markup(html)
+        out, pos, skip = [], 0, 0
+        for m in _TAG.finditer(html):
+            text = html[pos:m.start()]
+            out.append(self._text(text, scope) if skip == 0 else text)
+            name = m.group(2).lower()
+            if name in SKIP and not m.group(3):
+                skip += -1 if m.group(1) else 1
+                skip = max(skip, 0)
+            out.append(m.group(0))
+            pos = m.end()
+        tail = html[pos:]
+        out.append(self._text(tail, scope) if skip == 0 else tail)
+        return Markup("".join(out))
+
+    def _text(self, text: str, scope: Scope) -> str:
+        if not text.strip():
+            return text
+
+        def sub(m: re.Match) -> str:
+            t = self.by_form.get(m.group(0))
+            if t is None or t.slug in scope.seen:
+                return m.group(0)
+            scope.seen.add(t.slug)
+            scope.n += 1
+            tip = f"tip-{scope.prefix}-{scope.n}"
+            anchor = f' id="term-{t.slug}"' if scope.anchors else ""
+            return (f'<span class="gl"><span class="term" tabindex="0" data-term="{t.slug}" aria-describedby="{tip}"{anchor}>'
+                    f'{m.group(0)}</span><span class="term-tip" role="tooltip" id="{tip}">'
+                    f'<strong>{escape(t.term)}</strong>:{escape(t.definition)}</span></span>')
+        return self.pattern.sub(sub, text)
+
+
+def _form_re(form: str) -> str:
+    """A spelling as a pattern; Latin spellings only match as whole words."""
+    esc = re.escape(form)
+    if re.match(r"[A-Za-z0-9]", form[0]):
+        esc = r"(?<![A-Za-z0-9_])" + esc
+    if re.match(r"[A-Za-z0-9*]", form[-1]):
+        esc = esc + r"(?![A-Za-z0-9_])"
+    return esc

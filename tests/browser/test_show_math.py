@@ -1,0 +1,67 @@
+"""Show the math in the browser: a tile expands (click or keyboard) into its derivation with the
+reader's values substituted; moving the batch slider changes the tile, the open derivation and a
+live number in the 1.3 prose; a glossary term opens by keyboard."""
+from __future__ import annotations
+
+
+def _ready(page, card="eg-1-1"):
+    page.wait_for_function(f"() => document.getElementById('plot-{card}-0') && document.getElementById('plot-{card}-0').data")
+
+
+def test_tile_expands_into_substituted_formula(page, server):
+    page.goto(server + "/cards/eg-1-1")
+    _ready(page)
+    tile = page.locator('#eg-1-1 button.why[data-key="t_compute_ms"]').first
+    assert tile.get_attribute("aria-expanded") == "false"
+    tile.click()
+    panel = page.locator("#why-eg-1-1")
+    panel.locator('section.deriv[data-key="t_compute_ms"]').wait_for()
+    text = panel.inner_text()
+    assert "F/(Π·η_Π)" in text or "F/Π" in text, text
+    assert "140 GFLOP ÷ (989.4 TFLOP/s × 100%)" in text, text
+    assert "0.1415 ms" in text
+    assert tile.get_attribute("aria-expanded") == "true"
+    # keyboard: focus another tile, Enter opens it; Escape closes
+    other = page.locator('#eg-1-1 button.why[data-key="b_star"]').first
+    other.focus()
+    page.keyboard.press("Enter")
+    panel.locator('section.deriv[data-key="b_star"]').wait_for()
+    assert "989.4 TFLOP/s" in panel.inner_text() and "3.35 TB/s" in panel.inner_text()
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => document.getElementById('why-eg-1-1').hidden")
+    page.watch.assert_clean()
+
+
+def test_drag_batch_updates_tile_open_derivation_and_live_prose(page, server):
+    page.goto(server + "/ch/1/1.3")
+    _ready(page)
+    live = page.locator('a.live[data-card="eg-1-1"]')
+    assert live.count() >= 2, "1.3's worked arithmetic quotes 例题 1-1"
+    before = live.all_inner_texts()
+    page.locator('#eg-1-1 button.why[data-key="f_gflop"]').first.click()
+    page.locator('#why-eg-1-1 section.deriv[data-key="f_gflop"]').wait_for()
+    box = page.locator("#eg-1-1-batch")
+    box.fill("8")
+    box.dispatch_event("input")
+    page.wait_for_function("() => document.querySelector('#eg-1-1 .stat[data-key=\"throughput_tok_s\"] .v').innerText === '383'")
+    page.wait_for_function("() => (document.querySelector('#why-eg-1-1 section.deriv[data-key=\"f_gflop\"]') || {}).innerText"
+                           " && document.querySelector('#why-eg-1-1').innerText.includes('2 × 8')")
+    after = live.all_inner_texts()
+    assert after != before, (before, after)
+    assert page.locator('a.live.moved[data-card="eg-1-1"]').count() >= 1
+    page.watch.assert_clean()
+
+
+def test_glossary_term_opens_by_keyboard(page, server):
+    page.goto(server + "/ch/3/3.1")
+    term = page.locator('.term[data-term="ttft"]').first
+    tip_id = term.get_attribute("aria-describedby")
+    tip = page.locator(f"#{tip_id}")
+    assert not tip.is_visible()
+    term.focus()
+    assert page.evaluate("() => document.activeElement.dataset.term") == "ttft"
+    tip.wait_for(state="visible")
+    assert "首 token" in tip.inner_text()
+    page.keyboard.press("Tab")
+    tip.wait_for(state="hidden")
+    page.watch.assert_clean()
