@@ -15,7 +15,9 @@ def test_book_index_and_chapters(client):
 def test_section_13_has_cards_in_reading_order(client):
     r = client.get("/ch/1/1.3")
     assert r.status_code == 200
-    assert r.text.index('id="eg-1-1"') < r.text.index('id="fig-1-10"') if 'id="fig-1-10"' in r.text else True
+    order = [m for m in ('id="eg-1-1"', 'id="fig-1-10"', 'id="ex-1-3"') if m in r.text]
+    assert order == ['id="eg-1-1"', 'id="fig-1-10"', 'id="ex-1-3"'], order
+    assert r.text.index('id="eg-1-1"') < r.text.index('id="fig-1-10"') < r.text.index('id="ex-1-3"')
 
 
 def test_unknown_card_404(client):
