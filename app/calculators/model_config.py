@@ -12,7 +12,8 @@ exactly (matrices, biases, norms, MoE routers):
 * MoE — ``mixtral``, ``qwen2_moe``, ``qwen3_moe``, ``deepseek_v2``, ``deepseek_v3``: total and active;
 * MLA — DeepSeek-V2/V3 compressed KV: per layer ``kv_lora_rank + qk_rope_head_dim`` cached values.
 
-``derive(cfg)`` returns the headline numbers plus the derivation steps (Chinese, numbers filled in)."""
+``analyze(cfg)`` keeps every part of the count (for a report that shows the work); ``derive(cfg)``
+returns the headline numbers."""
 from __future__ import annotations
 
 import math
@@ -162,21 +163,11 @@ SUPPORTED = sorted(_GQA | _MLA | set(_WRAPPERS))
 _GEMMA3_TEXT_DEFAULTS = {"head_dim": 256, "vocab_size": 262208, "sliding_window_pattern": 6}
 
 
-def _n(x: int) -> str:
-    return f"{x:,}"
-
-
-def _bytes_label(b: int) -> str:
-    if b % 1024 == 0 and b >= 1024:
-        return f"{_n(b)} B({_n(b // 1024)} KiB)"
-    return f"{_n(b)} B({b / 1024:,.2f} KiB)" if b >= 1024 else f"{_n(b)} B"
-
-
-def _resolve_type(cfg: dict) -> tuple[str, dict, list[str]]:
-    """(model_type, the dict holding the text model's fields, notes)."""
+def _resolve_type(cfg: dict) -> tuple[str, dict, str | None, list[tuple[str, int]]]:
+    """(model_type, the dict holding the text model's fields, the multimodal wrapper type or None,
+    text_config fields filled from the library's defaults)."""
     if not isinstance(cfg, dict):
         raise ConfigError("config.json 应为 JSON 对象")
-    notes: list[str] = []
     mt = cfg.get("model_type")
     archs = cfg.get("architectures")
     arch0 = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
@@ -190,26 +181,36 @@ def _resolve_type(cfg: dict) -> tuple[str, dict, list[str]]:
             raise ConfigError(f"不支持的架构:model_type={mt!r},architectures={archs!r};"
                               f"支持的 model_type:{', '.join(SUPPORTED)}", "model_type")
         mt = by_arch
-    if mt in _WRAPPERS:
-        tc = cfg.get("text_config")
-        if not isinstance(tc, dict):
-            raise ConfigError(f"config.json(model_type={mt})缺少字段 text_config:只算语言模型部分", "text_config")
-        inner = _WRAPPERS[mt]
-        text = dict(tc)
-        if "tie_word_embeddings" not in text and "tie_word_embeddings" in cfg:
-            text["tie_word_embeddings"] = cfg["tie_word_embeddings"]
-        notes.append(f"多模态 config(model_type={mt}):只算 text_config 里的语言模型,视觉塔不计")
-        if inner == "gemma3_text":
-            for k, v in _GEMMA3_TEXT_DEFAULTS.items():
-                if text.get(k) is None:
-                    text[k] = v
-                    notes.append(f"text_config 未写 {k},取 transformers Gemma3TextConfig 默认值 {v}")
-        return inner, text, notes
-    return mt, cfg, notes
+    if mt not in _WRAPPERS:
+        return mt, cfg, None, []
+    tc = cfg.get("text_config")
+    if not isinstance(tc, dict):
+        raise ConfigError(f"config.json(model_type={mt})缺少字段 text_config:只算语言模型部分", "text_config")
+    inner = _WRAPPERS[mt]
+    text = dict(tc)
+    if "tie_word_embeddings" not in text and "tie_word_embeddings" in cfg:
+        text["tie_word_embeddings"] = cfg["tie_word_embeddings"]
+    filled = []
+    if inner == "gemma3_text":
+        for k, v in _GEMMA3_TEXT_DEFAULTS.items():
+            if text.get(k) is None:
+                text[k] = v
+                filled.append((k, v))
+    return inner, text, mt, filled
 
 
-def _layer_types(cfg: dict, mt: str, L: int) -> tuple[list[bool], int | None, str]:
-    """Per layer: True if sliding-window. Plus the window and a description of the pattern."""
+@dataclass(frozen=True)
+class SlidingRule:
+    """Which layers hold a sliding window: ``kind`` is ``explicit`` (layer_types), ``alternate``
+    (Gemma 2), ``every`` (Gemma 3: the ``n``-th of every ``n`` layers is global), ``from`` (Qwen:
+    from layer ``n`` on), ``all`` (Mistral) or ``none``."""
+
+    kind: str = "none"
+    n: int = 0
+
+
+def _layer_types(cfg: dict, mt: str, L: int) -> tuple[list[bool], int | None, SlidingRule]:
+    """Per layer: True if sliding-window. Plus the window and the rule that placed them."""
     window = _opt(cfg, "sliding_window", None)
     explicit = cfg.get("layer_types")
     if explicit is not None:
@@ -219,24 +220,137 @@ def _layer_types(cfg: dict, mt: str, L: int) -> tuple[list[bool], int | None, st
         sl = [t == "sliding_attention" for t in explicit]
         if any(sl) and window is None:
             raise ConfigError("layer_types 含 sliding_attention,但 config.json 缺少字段 sliding_window", "sliding_window")
-        return sl, window if any(sl) else None, "按 layer_types"
+        return sl, window if any(sl) else None, SlidingRule("explicit")
     if mt in ("gemma2", "gemma3_text"):
         if window is None:
             raise ConfigError("config.json 缺少字段 sliding_window", "sliding_window")
         if mt == "gemma2":
-            return [(i + 1) % 2 != 0 for i in range(L)], window, "偶数层(0,2,4…)滑动窗口、奇数层全注意力交替"
+            return [(i + 1) % 2 != 0 for i in range(L)], window, SlidingRule("alternate", 2)
         p = _opt(cfg, "sliding_window_pattern", None)
         if p is None:
             raise ConfigError("config.json 缺少字段 sliding_window_pattern", "sliding_window_pattern")
-        return [(i + 1) % p != 0 for i in range(L)], window, f"每 {p} 层里前 {p - 1} 层滑动窗口、第 {p} 层全注意力"
+        return [(i + 1) % p != 0 for i in range(L)], window, SlidingRule("every", p)
     if mt in ("qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "qwen3_vl_text"):
         if not _flag(cfg, "use_sliding_window") or window is None:
-            return [False] * L, None, ""
-        mw = _opt(cfg, "max_window_layers", L, zero_ok=True)
-        return [i >= mw for i in range(L)], window, f"第 {mw} 层起滑动窗口(use_sliding_window=true)"
+            return [False] * L, None, SlidingRule()
+        mw = _opt(cfg, "max_window_layers", L, zero_ok=True) or 0
+        return [i >= mw for i in range(L)], window, SlidingRule("from", mw)
     if mt in ("mistral", "mixtral") and window is not None:
-        return [True] * L, window, "全部层滑动窗口"
-    return [False] * L, None, ""
+        return [True] * L, window, SlidingRule("all")
+    return [False] * L, None, SlidingRule()
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One layer's attention: matrix parameters by part, other parameters, KV bytes per token."""
+
+    mla: bool
+    parts: dict[str, int]        # GQA: q, kv, o; MLA: q, kv_a, kv_b, o
+    dims: dict[str, int]         # the config values the parts are made of
+    other: int                   # biases, q/k norms, MLA latent norms
+    bias: int = 0
+    bias_kind: str = ""          # "qkv" | "qkvo" | ""
+    qk_norm: int = 0
+    kv_bytes: int = 0
+    n_kv_heads: int = 0
+    head_dim: int = 0
+
+    @property
+    def params(self) -> int:
+        return sum(self.parts.values())
+
+
+def _mla_attention(c: dict, h: int, nh: int, attn_bias: bool) -> Attention:
+    nope, rope = _req(c, "qk_nope_head_dim"), _req(c, "qk_rope_head_dim")
+    vd, kvr, qr = _req(c, "v_head_dim"), _req(c, "kv_lora_rank"), _opt(c, "q_lora_rank", None)
+    qk = nope + rope
+    parts = {"q": h * qr + qr * nh * qk if qr else h * nh * qk, "kv_a": h * (kvr + rope),
+             "kv_b": kvr * nh * (nope + vd), "o": nh * vd * h}
+    other = (qr or 0) + kvr + (((qr or 0) + kvr + rope + h) if attn_bias else 0)
+    dims = {"h": h, "nh": nh, "nope": nope, "rope": rope, "v": vd, "kv_rank": kvr, "q_rank": qr or 0}
+    return Attention(True, parts, dims, other, kv_bytes=(kvr + rope) * KV_DTYPE_BYTES,
+                     n_kv_heads=_opt(c, "num_key_value_heads", nh) or nh, head_dim=qk)
+
+
+def _gqa_attention(c: dict, mt: str, h: int, nh: int, attn_bias: bool) -> Attention:
+    nkv = _opt(c, "num_key_value_heads", nh) or nh
+    if c.get("head_dim") is not None:
+        hd = _req(c, "head_dim")
+    elif h % nh == 0:
+        hd = h // nh
+    else:
+        raise ConfigError("config.json 缺少字段 head_dim(hidden_size 不能被 num_attention_heads 整除)", "head_dim")
+    parts = {"q": h * nh * hd, "kv": 2 * h * nkv * hd, "o": nh * hd * h}
+    if mt in ("qwen2", "qwen2_moe"):
+        bias, kind = nh * hd + 2 * nkv * hd, "qkv"
+    elif attn_bias and mt not in ("mistral", "mixtral"):
+        bias, kind = nh * hd + 2 * nkv * hd + h, "qkvo"
+    else:
+        bias, kind = 0, ""
+    qk_norm = 2 * hd if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") else 0
+    return Attention(False, parts, {"h": h, "nh": nh, "nkv": nkv, "hd": hd}, bias + qk_norm, bias, kind, qk_norm,
+                     kv_bytes=2 * nkv * hd * KV_DTYPE_BYTES, n_kv_heads=nkv, head_dim=hd)
+
+
+@dataclass(frozen=True)
+class FeedForward:
+    """The FFN of one dense layer and of one MoE layer (zeros where the model has none)."""
+
+    ff: int = 0                  # dense intermediate size
+    dense: int = 0               # 3·h·ff
+    dense_bias: int = 0
+    n_experts: int = 0
+    top_k: int = 0
+    expert_ff: int = 0
+    expert: int = 0              # 3·h·expert_ff
+    router: int = 0              # h·E
+    shared: int = 0              # shared experts (+ their gate)
+    n_shared: int = 0
+    router_bias: int = 0         # DeepSeek-V3 e_score_correction_bias
+    moe_layers: tuple[bool, ...] = ()
+
+    @property
+    def moe_total(self) -> int:
+        return self.n_experts * self.expert + self.shared + self.router
+
+    @property
+    def moe_active(self) -> int:
+        return self.top_k * self.expert + self.shared + self.router
+
+
+def _moe_layout(c: dict, mt: str, L: int) -> tuple[int, int, int, int, list[bool]]:
+    """(experts, top-k, expert intermediate size, shared experts, which layers are MoE)."""
+    if mt == "mixtral":
+        return _req(c, "num_local_experts"), _req(c, "num_experts_per_tok"), _req(c, "intermediate_size"), 0, [True] * L
+    if mt in ("qwen2_moe", "qwen3_moe"):
+        step = _opt(c, "decoder_sparse_step", 1) or 1
+        only = set(_int_list(c, "mlp_only_layers"))
+        return (_req(c, "num_experts"), _req(c, "num_experts_per_tok"), _req(c, "moe_intermediate_size"), 0,
+                [i not in only and (i + 1) % step == 0 for i in range(L)])
+    if mt in _MLA and (_opt(c, "n_routed_experts", 0, zero_ok=True) or 0):
+        first = _opt(c, "first_k_dense_replace", 0, zero_ok=True) or 0
+        freq = _opt(c, "moe_layer_freq", 1) or 1
+        return (_req(c, "n_routed_experts"), _req(c, "num_experts_per_tok"), _req(c, "moe_intermediate_size"),
+                _opt(c, "n_shared_experts", 0, zero_ok=True) or 0, [i >= first and i % freq == 0 for i in range(L)])
+    return 0, 0, 0, 0, [False] * L
+
+
+def _feed_forward(c: dict, mt: str, h: int, L: int) -> FeedForward:
+    E, k, ffe, n_shared, moe_layers = _moe_layout(c, mt, L)
+    if E and k > E:
+        raise ConfigError(f"num_experts_per_tok={k} 大于专家数 {E}", "num_experts_per_tok")
+    ff = _req(c, "intermediate_size") if not all(moe_layers) else 0
+    dense_bias = (2 * ff + h) if mt == "llama" and _flag(c, "mlp_bias") else 0
+    if not E:
+        return FeedForward(ff, 3 * h * ff, dense_bias, moe_layers=tuple(moe_layers))
+    expert, shared = 3 * h * ffe, 0
+    if mt == "qwen2_moe":
+        sff = _opt(c, "shared_expert_intermediate_size", 0, zero_ok=True) or 0
+        shared, n_shared = 3 * h * sff + (h if sff else 0), 1 if sff else 0   # shared expert + its gate (h×1)
+    elif mt in _MLA:
+        shared = n_shared * expert
+    r_bias = E if mt == "deepseek_v3" and c.get("topk_method", "noaux_tc") == "noaux_tc" else 0
+    return FeedForward(ff, 3 * h * ff, dense_bias, E, k, ffe, expert, h * E, shared, n_shared, r_bias, tuple(moe_layers))
 
 
 @dataclass
@@ -260,173 +374,70 @@ class _Layer:
         return self.attn + self.attn_other + self.ffn_active + self.ffn_other + self.norms
 
 
-def _analyze(cfg: dict) -> tuple[ModelShape, list[str]]:
-    mt, c, steps = _resolve_type(cfg)
+@dataclass(frozen=True)
+class Analysis:
+    """Everything a ``config.json`` gives, part by part: the shape, and what a report needs to
+    show how each count was made."""
+
+    shape: ModelShape
+    wrapper: str | None                       # multimodal config whose text_config was read
+    filled: list[tuple[str, int]]             # text_config fields taken from library defaults
+    attention: Attention
+    ffn: FeedForward
+    n_norms: int
+    sliding_rule: SlidingRule
+    groups: list[tuple[bool, int, int, int]]  # (MoE?, params per layer, active per layer, layers)
+    layer_params: int                         # all layers together
+    mtp_layers: int                           # DeepSeek-V3 MTP modules (not counted)
+
+
+def _layers(attn: Attention, ffn: FeedForward, n_norms: int, h: int, sliding: list[bool]) -> list[_Layer]:
+    out = []
+    for i, is_sliding in enumerate(sliding):
+        ly = _Layer(attn=attn.params, attn_other=attn.other, norms=n_norms * h, kv=attn.kv_bytes, sliding=is_sliding,
+                    moe=ffn.moe_layers[i])
+        if ly.moe:
+            ly.ffn, ly.ffn_active, ly.ffn_other = ffn.moe_total, ffn.moe_active, ffn.router_bias
+        else:
+            ly.ffn = ly.ffn_active = ffn.dense
+            ly.ffn_other = ffn.dense_bias
+        out.append(ly)
+    return out
+
+
+def analyze(cfg: dict) -> Analysis:
+    """Count every weight of a ``config.json`` layer by layer (see the module docstring)."""
+    mt, c, wrapper, filled = _resolve_type(cfg)
     L = _req(c, "num_hidden_layers")
     if L > MAX_LAYERS:
         raise ConfigError(f"字段 num_hidden_layers 过大({L}),上限 {MAX_LAYERS:,}", "num_hidden_layers")
-    h = _req(c, "hidden_size")
-    nh = _req(c, "num_attention_heads")
-    V = _req(c, "vocab_size")
-    gemma = mt.startswith("gemma")
-    tied = _flag(c, "tie_word_embeddings", default=gemma)
-    steps.insert(0, f"model_type={mt}:{L} 层,hidden {_n(h)},{nh} 个 query 头,词表 {_n(V)}")
-
-    # --- attention (one layer) ---
-    sliding, window, pattern = _layer_types(c, mt, L)
+    h, nh, V = _req(c, "hidden_size"), _req(c, "num_attention_heads"), _req(c, "vocab_size")
+    tied = _flag(c, "tie_word_embeddings", default=mt.startswith("gemma"))
+    sliding, window, rule = _layer_types(c, mt, L)
     attn_bias = _flag(c, "attention_bias")
-    if mt in _MLA:
-        nope = _req(c, "qk_nope_head_dim")
-        rope = _req(c, "qk_rope_head_dim")
-        vd = _req(c, "v_head_dim")
-        kvr = _req(c, "kv_lora_rank")
-        qr = _opt(c, "q_lora_rank", None)
-        qk = nope + rope
-        q_mat = h * qr + qr * nh * qk if qr else h * nh * qk
-        kv_a, kv_b, o = h * (kvr + rope), kvr * nh * (nope + vd), nh * vd * h
-        attn = q_mat + kv_a + kv_b + o
-        a_other = (qr or 0) + kvr + (((qr or 0) + kvr + rope + h) if attn_bias else 0)
-        kv_layer = (kvr + rope) * KV_DTYPE_BYTES
-        nkv, hd = _opt(c, "num_key_value_heads", nh), qk
-        q_txt = (f"q 低秩 {_n(h)}×{_n(qr)} + {_n(qr)}×({nh}×{qk})" if qr else f"q {_n(h)}×({nh}×{qk})")
-        steps.append(f"MLA 注意力每层:{q_txt} + kv_a {_n(h)}×({kvr}+{rope}) + kv_b {kvr}×({nh}×({nope}+{vd}))"
-                     f" + o ({nh}×{vd})×{_n(h)} = {_n(attn)};latent 范数等 {_n(a_other)}")
-        steps.append(f"MLA KV 缓存每层每 token 只存压缩向量 kv_lora_rank + qk_rope_head_dim = {kvr}+{rope} = "
-                     f"{kvr + rope} 个值 × 2 B = {_n(kv_layer)} B")
-        qk_dim, v_dim = qk, vd
-    else:
-        nkv = _opt(c, "num_key_value_heads", nh)
-        if c.get("head_dim") is not None:
-            hd = _req(c, "head_dim")
-        elif h % nh == 0:
-            hd = h // nh
-        else:
-            raise ConfigError("config.json 缺少字段 head_dim(hidden_size 不能被 num_attention_heads 整除)", "head_dim")
-        q, kv, o = h * nh * hd, 2 * h * nkv * hd, nh * hd * h
-        attn = q + kv + o
-        if mt in ("qwen2", "qwen2_moe"):
-            bias, bias_txt = nh * hd + 2 * nkv * hd, "q/k/v 偏置"
-        elif attn_bias and mt not in ("mistral", "mixtral"):
-            bias, bias_txt = nh * hd + 2 * nkv * hd + h, "q/k/v/o 偏置"
-        else:
-            bias, bias_txt = 0, ""
-        qk_norm = 2 * hd if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") else 0
-        a_other = bias + qk_norm
-        kv_layer = 2 * nkv * hd * KV_DTYPE_BYTES
-        extra = "、".join(x for x in (f"{bias_txt} {_n(bias)}" if bias else "",
-                                      f"q/k 逐头 RMSNorm 2×{hd}" if qk_norm else "") if x)
-        steps.append(f"注意力每层:q {_n(h)}×({nh}×{hd}) + k,v 2×{_n(h)}×({nkv}×{hd}) + o ({nh}×{hd})×{_n(h)}"
-                     f" = {_n(attn)}" + (f";另有 {extra}" if extra else ""))
-        steps.append(f"KV 缓存每层每 token:2(K,V)× {nkv} 个 KV 头 × {hd} × 2 B = {_n(kv_layer)} B")
-        qk_dim = v_dim = 0
+    attn = _mla_attention(c, h, nh, attn_bias) if mt in _MLA else _gqa_attention(c, mt, h, nh, attn_bias)
+    ffn = _feed_forward(c, mt, h, L)
     n_norms = 4 if mt in ("gemma2", "gemma3_text") else 2
-
-    # --- feed-forward ---
-    E = k = n_shared = 0
-    moe_layers = [False] * L
-    if mt == "mixtral":
-        E, k = _req(c, "num_local_experts"), _req(c, "num_experts_per_tok")
-        ffe = _req(c, "intermediate_size")
-        moe_layers = [True] * L
-    elif mt in ("qwen2_moe", "qwen3_moe"):
-        E, k = _req(c, "num_experts"), _req(c, "num_experts_per_tok")
-        ffe = _req(c, "moe_intermediate_size")
-        step = _opt(c, "decoder_sparse_step", 1)
-        only = set(_int_list(c, "mlp_only_layers"))
-        moe_layers = [i not in only and (i + 1) % step == 0 for i in range(L)]
-    elif mt in _MLA:
-        E = _opt(c, "n_routed_experts", 0, zero_ok=True) or 0
-        if E:
-            k = _req(c, "num_experts_per_tok")
-            ffe = _req(c, "moe_intermediate_size")
-            n_shared = _opt(c, "n_shared_experts", 0, zero_ok=True) or 0
-            first = _opt(c, "first_k_dense_replace", 0, zero_ok=True) or 0
-            freq = _opt(c, "moe_layer_freq", 1)
-            moe_layers = [i >= first and i % freq == 0 for i in range(L)]
-    if E and k > E:
-        raise ConfigError(f"num_experts_per_tok={k} 大于专家数 {E}", "num_experts_per_tok")
-    ff = _req(c, "intermediate_size") if not all(moe_layers) else 0
-    mlp_bias = mt == "llama" and _flag(c, "mlp_bias")
-    dense_ffn = 3 * h * ff
-    dense_bias = (2 * ff + h) if mlp_bias else 0
-    if ff:
-        steps.append(f"稠密 FFN(gate/up/down 三个矩阵):3×{_n(h)}×{_n(ff)} = {_n(dense_ffn)}"
-                     + (f";偏置 {_n(dense_bias)}" if dense_bias else ""))
-    if E:
-        expert = 3 * h * ffe
-        router = h * E
-        shared = 0
-        if mt == "qwen2_moe":
-            sff = _opt(c, "shared_expert_intermediate_size", 0, zero_ok=True) or 0
-            shared = 3 * h * sff + (h if sff else 0)      # shared expert + its sigmoid gate (h×1)
-            n_shared = 1 if sff else 0
-        elif mt in _MLA:
-            shared = n_shared * expert
-        r_bias = E if mt == "deepseek_v3" and c.get("topk_method", "noaux_tc") == "noaux_tc" else 0
-        moe_total = E * expert + shared + router
-        moe_active = k * expert + shared + router
-        steps.append(f"MoE 层:{E} 个路由专家 × 3×{_n(h)}×{_n(ffe)} = {_n(E * expert)}"
-                     + (f" + 共享专家 {_n(shared)}" if shared else "")
-                     + f" + 路由器 {_n(h)}×{E} = {_n(router)}"
-                     + (f" + 路由偏置 e_score_correction_bias {E}" if r_bias else "")
-                     + f";每 token 只走 {k} 个路由专家"
-                     + ("和共享专家" if shared else "") + f",激活 {_n(moe_active)}")
-
-    layers = []
-    for i in range(L):
-        ly = _Layer(attn=attn, attn_other=a_other, norms=n_norms * h, kv=kv_layer, sliding=sliding[i],
-                    moe=moe_layers[i])
-        if moe_layers[i]:
-            ly.ffn, ly.ffn_active, ly.ffn_other = moe_total, moe_active, r_bias
-        else:
-            ly.ffn = ly.ffn_active = dense_ffn
-            ly.ffn_other = dense_bias
-        layers.append(ly)
-
-    n_moe = sum(moe_layers)
-    if n_moe and n_moe < L:
-        steps.append(f"{L} 层里 {n_moe} 层是 MoE、{L - n_moe} 层是稠密 FFN")
-    steps.append(f"每层 {n_norms} 个 RMSNorm:{n_norms}×{_n(h)} = {_n(n_norms * h)}")
-    groups: dict[tuple, int] = {}
+    layers = _layers(attn, ffn, n_norms, h, sliding)
+    groups: dict[tuple[bool, int, int], int] = {}
     for ly in layers:
-        key = (ly.moe, ly.total, ly.active)
-        groups[key] = groups.get(key, 0) + 1
-    for (is_moe, tot, act), cnt in groups.items():
-        kind = "MoE 层" if is_moe else "稠密层"
-        steps.append(f"{kind} × {cnt}:每层 {_n(tot)}" + (f"(激活 {_n(act)})" if act != tot else "")
-                     + f",合计 {_n(tot * cnt)}")
-
-    linear = sum(ly.attn + ly.ffn for ly in layers)
-    active_linear = sum(ly.attn + ly.ffn_active for ly in layers)
-    other = sum(ly.attn_other + ly.ffn_other + ly.norms for ly in layers) + h   # + final norm
-    emb = V * h
-    kv_all = sum(ly.kv for ly in layers)
-    kv_win = sum(ly.kv for ly in layers if ly.sliding)
+        groups[(ly.moe, ly.total, ly.active)] = groups.get((ly.moe, ly.total, ly.active), 0) + 1
     n_sl = sum(sliding)
-
+    emb = V * h
     shape = ModelShape(
-        L, h, nh, nkv, hd, V, tied, emb, 0 if tied else emb, linear, active_linear, other, kv_all,
-        model_type=mt, architecture=_label(mt, E, k, n_shared, n_sl, L),
-        sliding_window=window if n_sl else None, n_sliding_layers=n_sl, kv_window_bytes_per_token=kv_win,
-        qk_head_dim=qk_dim, v_head_dim=v_dim, n_experts=E, experts_per_token=k, n_shared_experts=n_shared,
-        n_moe_layers=n_moe, mla=mt in _MLA)
-
-    steps.append(f"嵌入表 {_n(V)}×{_n(h)} = {_n(emb)};LM 头"
-                 + ("与嵌入共享(tie_word_embeddings),不另计" if tied else f"不共享,再 {_n(emb)}")
-                 + f";末层 RMSNorm {_n(h)}")
-    steps.append(f"总参数 = 各层 {_n(sum(ly.total for ly in layers))} + 嵌入/LM 头 {_n(emb + shape.lm_head_params)}"
-                 f" + 末层范数 {_n(h)} = {_n(shape.params_total)}")
-    if shape.params_active != shape.params_total:
-        steps.append(f"激活参数(每 token 经过的)= {_n(shape.params_active)}")
-    if mt == "deepseek_v3" and _opt(c, "num_nextn_predict_layers", 0, zero_ok=True):
-        steps.append("不含 MTP(num_nextn_predict_layers)模块:它只用于训练/投机解码,不在主模型前向里")
-    steps.append(f"KV 缓存每 token(BF16,{L} 层都按全注意力算的最坏情况)= {L} × {_n(kv_layer)} B = "
-                 f"{_bytes_label(kv_all)}")
-    if n_sl:
-        steps.append(f"滑动窗口 {_n(window)}:{pattern},共 {n_sl} 层;这些层最多保留 {_n(window)} 个 token。"
-                     f"全注意力层 {L - n_sl} 层每 token {_bytes_label(kv_all - kv_win)};上下文 n 个 token 时"
-                     f" KV = {_n(kv_all - kv_win)}·n + {_n(kv_win)}·min(n, {_n(window)}) B")
-    return shape, steps
+        L, h, nh, attn.n_kv_heads, attn.head_dim, V, tied, emb, 0 if tied else emb,
+        sum(ly.attn + ly.ffn for ly in layers), sum(ly.attn + ly.ffn_active for ly in layers),
+        sum(ly.attn_other + ly.ffn_other + ly.norms for ly in layers) + h,          # + final norm
+        sum(ly.kv for ly in layers),
+        model_type=mt, architecture=_label(mt, ffn.n_experts, ffn.top_k, ffn.n_shared, n_sl, L),
+        sliding_window=window if n_sl else None, n_sliding_layers=n_sl,
+        kv_window_bytes_per_token=sum(ly.kv for ly in layers if ly.sliding),
+        qk_head_dim=attn.head_dim if attn.mla else 0, v_head_dim=attn.dims.get("v", 0) if attn.mla else 0,
+        n_experts=ffn.n_experts, experts_per_token=ffn.top_k, n_shared_experts=ffn.n_shared,
+        n_moe_layers=sum(ffn.moe_layers), mla=attn.mla)
+    mtp = (_opt(c, "num_nextn_predict_layers", 0, zero_ok=True) or 0) if mt == "deepseek_v3" else 0
+    return Analysis(shape, wrapper, filled, attn, ffn, n_norms, rule,
+                    [(m, t, a, n) for (m, t, a), n in groups.items()], sum(ly.total for ly in layers), mtp)
 
 
 def _label(mt: str, E: int, k: int, n_shared: int, n_sl: int, L: int) -> str:
@@ -445,7 +456,7 @@ def _label(mt: str, E: int, k: int, n_shared: int, n_sl: int, L: int) -> str:
 
 def shape_of(cfg: dict) -> ModelShape:
     """The shape of any supported ``config.json`` (see the module docstring); ``ConfigError`` otherwise."""
-    return _analyze(cfg)[0]
+    return analyze(cfg).shape
 
 
 def kv_bytes(s: ModelShape, context_tokens: int) -> int:
@@ -458,36 +469,19 @@ def kv_bytes(s: ModelShape, context_tokens: int) -> int:
 
 
 def derive(cfg: dict) -> dict:
-    """Headline numbers of a ``config.json`` plus the derivation steps (Chinese, numbers filled in)."""
-    s, steps = _analyze(cfg)
-    read = int(decode_weight_read_bytes(s, 2))
-    flops = 2 * (s.active_linear_params + s.lm_head_matrix_params)
-    steps.append(f"解码每步读权重(BF16)= 2 B × (激活参数 {_n(s.params_active)} − 嵌入表 {_n(s.embedding_params)}"
-                 + (f" + 整张表 {_n(s.embedding_params)}(共享的 LM 头要读)" if s.tied else f" + 一行 {_n(s.hidden)}")
-                 + f")= {_n(read)} B")
-    steps.append(f"每 token FLOPs(不含注意力)= 2 × (激活矩阵 {_n(s.active_linear_params)} + LM 头 "
-                 f"{_n(s.lm_head_matrix_params)}) = {_n(flops)}")
+    """Headline numbers of a ``config.json`` (the words that explain them are the web layer's)."""
+    s = shape_of(cfg)
     ctxs = (4096, 32768, 131072)
     return {
-        "architecture": s.architecture,
-        "model_type": s.model_type,
-        "n_layers": s.n_layers,
-        "hidden_size": s.hidden,
-        "vocab_size": s.vocab,
-        "tied_embeddings": s.tied,
-        "params_total": s.params_total,
-        "params_active": s.params_active,
-        "weight_bytes_bf16": weight_bytes(s, "bf16"),
-        "kv_bytes_per_token": s.kv_bytes_per_token_bf16,
-        "kv_bytes_per_token_full_layers": s.kv_full_bytes_per_token,
-        "sliding_window": s.sliding_window,
-        "n_sliding_layers": s.n_sliding_layers,
-        "kv_bytes_by_context": {str(n): kv_bytes(s, n) for n in ctxs},
-        "n_experts": s.n_experts,
-        "experts_per_token": s.experts_per_token,
-        "weight_read_bytes_per_token": read,
-        "flops_per_token": flops,
-        "steps": steps,
+        "architecture": s.architecture, "model_type": s.model_type, "n_layers": s.n_layers,
+        "hidden_size": s.hidden, "vocab_size": s.vocab, "tied_embeddings": s.tied,
+        "params_total": s.params_total, "params_active": s.params_active,
+        "weight_bytes_bf16": weight_bytes(s, "bf16"), "kv_bytes_per_token": s.kv_bytes_per_token_bf16,
+        "kv_bytes_per_token_full_layers": s.kv_full_bytes_per_token, "sliding_window": s.sliding_window,
+        "n_sliding_layers": s.n_sliding_layers, "kv_bytes_by_context": {str(n): kv_bytes(s, n) for n in ctxs},
+        "n_experts": s.n_experts, "experts_per_token": s.experts_per_token,
+        "weight_read_bytes_per_token": int(decode_weight_read_bytes(s, 2)),
+        "flops_per_token": 2 * (s.active_linear_params + s.lm_head_matrix_params),
     }
 
 

@@ -11,7 +11,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from ..calculators.model_config import ConfigError, derive
+from ..calculators.model_config import ConfigError, analyze, derive
+from .model_report import steps
 from ..data import model_config, model_ids
 
 MAX_BODY = 1_000_000   # bytes (1 MB); a config.json is a few KB
@@ -110,7 +111,7 @@ async def derive_config(request: Request):
     if not isinstance(cfg, dict):
         return _error("type_error", f"body:请求体应为 JSON 对象(config.json),收到 {type(cfg).__name__}")
     try:
-        out = derive(cfg)
+        out = {**derive(cfg), "steps": steps(analyze(cfg))}
     except ConfigError as e:
         return _error("config_error", f"{e.field or 'body'}:{e}", e.field or "body")
     return JSONResponse(DerivedModel(**out).model_dump(mode="json"), headers={"Cache-Control": "no-store"})
