@@ -10,13 +10,27 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent.parent / "data"
 
 
+PEAK_FIELDS = {"bf16": "bf16_tflops", "fp8": "fp8_tflops", "fp4": "fp4_tflops"}   # compute format → field
+
+
 @dataclass(frozen=True)
 class Gpu:
+    """One accelerator. Units: GB (10⁹ B), TB/s, dense TFLOP/s (no 2:4 sparsity), interconnect GB/s one
+    direction. ``None`` = not confirmed (or the part lacks it; ``notes`` says which)."""
     id: str
     name: str
     mem_gb: float
     bw_tbps: float | None
     bf16_tflops: float | None
+    fp8_tflops: float | None = None
+    fp4_tflops: float | None = None
+    int4_tops: float | None = None
+    interconnect_gbps: float | None = None   # scale-up (NVLink / Infinity Fabric / PCIe), per GPU, one direction
+    interconnect: str = ""                   # which link, as printed
+    vendor: str = ""
+    source: tuple[str, ...] = ()
+    notes: str = ""
+    book: bool = False                       # one of the book's five presets
 
     @property
     def mem_bytes(self) -> float:
@@ -30,11 +44,23 @@ class Gpu:
     def flops(self) -> float:
         return (self.bf16_tflops or 0.0) * 1e12
 
+    @property
+    def interconnect_bytes_s(self) -> float | None:
+        return None if self.interconnect_gbps is None else self.interconnect_gbps * 1e9
+
+    def peak_tflops(self, fmt: str) -> float | None:
+        """Dense peak of compute format ``bf16``/``fp8``/``fp4`` in TFLOP/s, ``None`` where not recorded."""
+        return getattr(self, PEAK_FIELDS[fmt])
+
+    def peaks_flops(self) -> dict[str, float]:
+        """The recorded dense peaks in FLOP/s, by compute format (what the calculators take)."""
+        return {f: t * 1e12 for f in PEAK_FIELDS if (t := self.peak_tflops(f)) is not None}
+
 
 @lru_cache(maxsize=None)
 def gpus() -> dict[str, Gpu]:
     raw = json.loads((DATA / "gpus.json").read_text(encoding="utf-8"))["gpus"]
-    return {k: Gpu(id=k, **v) for k, v in raw.items()}
+    return {k: Gpu(id=k, **{**v, "source": tuple(v.get("source", ()))}) for k, v in raw.items()}
 
 
 CUSTOM_GPU = "custom:"
@@ -61,12 +87,25 @@ def gpu(gid: str) -> Gpu:
 
 
 def compute_gpu_ids() -> list[str]:
-    """GPUs with bandwidth and TFLOP/s (all but the capacity-only ones)."""
-    return [k for k, g in gpus().items() if g.bw_tbps and g.bf16_tflops]
+    """The book's GPUs with bandwidth and TFLOP/s (all but the capacity-only ones)."""
+    return [k for k, g in gpus().items() if g.book and g.bw_tbps and g.bf16_tflops]
 
 
 def gpu_options(compute_only: bool = True) -> dict[str, str]:
-    return {k: g.name for k, g in gpus().items() if not compute_only or (g.bw_tbps and g.bf16_tflops)}
+    """The book's presets (what the book's cards list)."""
+    return {k: g.name for k, g in gpus().items()
+            if g.book and (not compute_only or (g.bw_tbps and g.bf16_tflops))}
+
+
+def extended_gpu_ids(compute_only: bool = True) -> list[str]:
+    """Every preset, the book's first; ``compute_only`` keeps those with bandwidth and a BF16 peak."""
+    return [k for k, g in sorted(gpus().items(), key=lambda kv: not kv[1].book)
+            if not compute_only or (g.bw_tbps and g.bf16_tflops)]
+
+
+def extended_gpu_options(compute_only: bool = True) -> dict[str, str]:
+    """Every preset's display name (for cards that offer today's hardware, e.g. the planner)."""
+    return {k: gpus()[k].name for k in extended_gpu_ids(compute_only)}
 
 
 MAX_CONFIG_BYTES = 1_000_000

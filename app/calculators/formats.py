@@ -1,0 +1,87 @@
+"""Number formats for weights and the KV cache: storage bits per value (scales included) and which
+compute peak a format runs at on a given accelerator. Sources for every layout: data/README.md.
+
+Weights (the transformer blocks' linear matrices, experts included; embedding, LM head and norms
+stay BF16, as quantised checkpoints keep them):
+
+* ``bf16``  16 bits.
+* ``fp8``   8 bits (E4M3); per-tensor / per-channel scales are negligible and not counted. W8A8: computes at
+  the FP8 peak where the part has one.
+* ``int8``  8 bits, weight-only (W8A16, per-channel scale, not counted): dequantised to BF16, computes at BF16.
+* ``int4-g128``  4 + 16/128 = 4.125 bits: one FP16 scale per group of 128 weights, symmetric (no zero point;
+  with a 4-bit zero point it would be 4 + 20/128 = 4.15625). Weight-only (W4A16): computes at BF16.
+* ``nvfp4``  4 + 8/16 = 4.5 bits: E2M1 values with one FP8 (E4M3) scale per block of 16 (plus one FP32 scale
+  per tensor, negligible). W4A4: computes at the FP4 peak where the part has one. (MXFP4 would be
+  4 + 8/32 = 4.25 bits: one E8M0 scale per 32; not offered.)
+
+KV cache: ``bf16`` 16 bits; ``fp8`` 8 bits (per-tensor scale, not counted); ``int4`` 4 + 32/64 = 4.5 bits:
+asymmetric, one FP16 scale and one FP16 zero point per group of 64 values."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+@dataclass(frozen=True)
+class Format:
+    id: str
+    label: str
+    bits: Fraction        # storage bits per value, scales included
+    compute: str          # compute format it runs at when the part supports it: bf16 / fp8 / fp4
+    layout: str           # how the bits add up (for a derivation line)
+
+    @property
+    def bytes_per_value(self) -> Fraction:
+        return self.bits / 8
+
+
+WEIGHT_FORMATS: dict[str, Format] = {f.id: f for f in (
+    Format("bf16", "BF16", Fraction(16), "bf16", "16 位"),
+    Format("fp8", "FP8 (E4M3, W8A8)", Fraction(8), "fp8", "8 位(按张量/通道的缩放可忽略)"),
+    Format("int8", "INT8 仅权重 (W8A16)", Fraction(8), "bf16", "8 位(按通道缩放可忽略)"),
+    Format("int4-g128", "INT4 组 128 (W4A16)", 4 + Fraction(16, 128), "bf16",
+           "4 位 + 每 128 个一个 FP16 缩放 = 4 + 16/128 = 4.125 位(对称,无零点)"),
+    Format("nvfp4", "NVFP4 (W4A4)", 4 + Fraction(8, 16), "fp4",
+           "4 位 E2M1 + 每 16 个一个 FP8 缩放 = 4 + 8/16 = 4.5 位"),
+)}
+
+KV_FORMATS: dict[str, Format] = {f.id: f for f in (
+    Format("bf16", "BF16", Fraction(16), "bf16", "16 位"),
+    Format("fp8", "FP8", Fraction(8), "bf16", "8 位(按张量缩放可忽略)"),
+    Format("int4", "INT4 组 64", 4 + Fraction(32, 64), "bf16",
+           "4 位 + 每 64 个一个 FP16 缩放和一个 FP16 零点 = 4 + 32/64 = 4.5 位"),
+)}
+
+UNQUANTISED_BYTES = 2   # embedding, LM head, norms: BF16
+
+
+@dataclass(frozen=True)
+class ComputePeak:
+    flops: float          # FLOP/s used for the compute term
+    used: str             # the peak it ended up on: bf16 / fp8 / fp4
+    fell_back: bool       # the format wanted a lower-precision peak the part lacks (or that is not recorded)
+    reason: str           # one line a card can show
+
+
+def compute_peak(weight_format: str, peaks: dict[str, float]) -> ComputePeak:
+    """Peak for a weight format: the format's own (fp8 → FP8, nvfp4 → FP4) where ``peaks`` has it, else BF16."""
+    fmt = WEIGHT_FORMATS[weight_format]
+    if "bf16" not in peaks:
+        raise ValueError("该加速器没有收录 BF16 峰值,无法算计算时间")
+    if fmt.compute == "bf16":
+        why = "" if weight_format == "bf16" else f"{fmt.label} 只压缩存储,运算时反量化为 BF16,按 BF16 峰值算"
+        return ComputePeak(peaks["bf16"], "bf16", False, why)
+    if fmt.compute in peaks:
+        return ComputePeak(peaks[fmt.compute], fmt.compute, False, f"按 {fmt.compute.upper()} 峰值算")
+    return ComputePeak(peaks["bf16"], "bf16", True,
+                       f"该卡未收录 {fmt.compute.upper()} 峰值(不支持或未证实),回退到 BF16 峰值")
+
+
+def weight_bytes(linear_params: int, other_params: int, weight_format: str) -> Fraction:
+    """Stored weight bytes: linear · bits/8 + other (embedding, LM head, norms) · 2 B."""
+    return linear_params * WEIGHT_FORMATS[weight_format].bytes_per_value + other_params * UNQUANTISED_BYTES
+
+
+def kv_bytes(values: int, kv_format: str) -> Fraction:
+    """Bytes of ``values`` cached KV values: values · bits/8."""
+    return values * KV_FORMATS[kv_format].bytes_per_value

@@ -1,0 +1,153 @@
+"""“Does it fit, and how fast can it be at best”: one model on tp identical accelerators, in base units.
+
+Memory per GPU (what a serving engine does with ``gpu_memory_utilization``): the usable share is
+mem_util · memory; from it come the weights (``parallel.weight_bytes_per_gpu``) and a reserve for
+activations, the runtime and CUDA graphs; what is left is the KV budget.
+
+* ``DEFAULT_RESERVE_BYTES`` = 4 GB per GPU: an assumption (a decode batch's activations and workspace,
+  the CUDA context outside the allocator and captured graphs are typically 1–4 GB); the card states it.
+* ``kv_bytes_per_token_per_gpu`` counts every layer, sliding-window layers included (a token is held by a
+  sliding layer while it is inside the window). ``kv_capacity_tokens`` = floor(budget / that) is therefore
+  exact while no sequence is longer than the window and a lower bound beyond it, where sliding layers
+  stop growing. The two answers that name a context use the exact per-sequence rule,
+  full·n + window·min(n, W): ``max_context_at_concurrency`` (None when every layer is sliding and the
+  window fits: memory does not bound the context) and ``max_concurrency_at_context``.
+
+Speed (a lower bound on one decode step of ``concurrency`` sequences at ``context`` tokens, per GPU):
+t_step ≥ max(F/Π, R/β) + t_allreduce, where F is the step's FLOPs, Π the peak of the weight format
+(``formats.compute_peak``), R the weights read (MoE: the distinct experts the batch touches) plus every
+sequence's KV, β the memory bandwidth, and t_allreduce the ring all-reduce over the interconnect."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from . import parallel as par
+from .formats import ComputePeak, compute_peak
+from .model_config import ModelShape
+
+DEFAULT_MEM_UTIL = 0.9
+DEFAULT_RESERVE_BYTES = 4e9
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    mem_bytes: float
+    bw_bytes_s: float
+    peaks: dict[str, float] = field(default_factory=dict)   # FLOP/s by compute format: bf16 / fp8 / fp4
+    link_bytes_s: float | None = None                         # interconnect, one direction
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Bytes on one GPU at the chosen context × concurrency (free < 0: it does not fit)."""
+    weights: float
+    kv: float
+    reserve: float
+    free: float
+    outside_util: float       # (1 − mem_util) · memory, left to the engine's headroom
+
+
+@dataclass(frozen=True)
+class Plan:
+    weights_per_gpu_bytes: float
+    kv_bytes_per_token_per_gpu: float
+    kv_bytes_per_token_per_gpu_full_layers: float
+    kv_budget_bytes: float
+    kv_capacity_tokens: int
+    max_context_at_concurrency: int | None
+    max_concurrency_at_context: int
+    fits: bool
+    memory: MemoryBreakdown
+    kv_heads_per_gpu: int
+    kv_replicated: bool
+    distinct_experts: float | None
+    weight_read_bytes_per_gpu: float
+    kv_read_bytes_per_gpu: float
+    flops_per_gpu: float
+    peak: ComputePeak
+    t_mem_s: float
+    t_compute_s: float
+    t_allreduce_s: float
+    concurrency: int
+
+    @property
+    def t_step_lb_s(self) -> float:
+        return max(self.t_mem_s, self.t_compute_s) + self.t_allreduce_s
+
+    @property
+    def t_step_lb_ms(self) -> float:
+        return self.t_step_lb_s * 1e3
+
+    @property
+    def tokens_per_s_ideal(self) -> float:
+        """concurrency / t_step lower bound: the ideal decode throughput of the whole tp group."""
+        return self.concurrency / self.t_step_lb_s
+
+    @property
+    def bound(self) -> str:
+        return "memory" if self.t_mem_s >= self.t_compute_s else "compute"
+
+
+def _check(tp: int, mem_util: float, reserve_bytes: float, context: int, concurrency: int) -> None:
+    par.check_tp(tp)
+    if not 0 < mem_util <= 1:
+        raise ValueError(f"mem_util 应在 (0, 1] 内,收到 {mem_util!r}")
+    if reserve_bytes < 0:
+        raise ValueError(f"reserve 不能为负,收到 {reserve_bytes!r}")
+    for name, v in (("context", context), ("concurrency", concurrency)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} 应为正整数,收到 {v!r}")
+
+
+def max_context(kv: par.KvPerGpu, budget: Fraction, concurrency: int) -> int | None:
+    """Largest n with concurrency · (full·n + window·min(n, W)) ≤ budget; None when memory does not bound n."""
+    per_seq = budget / concurrency
+    if per_seq <= 0:
+        return 0
+    n = math.floor(per_seq / kv.bytes_per_token)
+    if not kv.window or not kv.window_bytes_per_token or n < kv.window:
+        return n
+    if not kv.full_bytes_per_token:
+        return None
+    return math.floor((per_seq - kv.window_bytes_per_token * kv.window) / kv.full_bytes_per_token)
+
+
+def _memory(acc: Accelerator, s: ModelShape, tp: int, weight_format: str, kv_format: str,
+            mem_util: float, reserve_bytes: float) -> tuple[Fraction, Fraction, Fraction, par.KvPerGpu]:
+    """(usable = mem_util·memory, weights per GPU, KV budget, KV layout per GPU) — exact fractions."""
+    usable = Fraction(str(mem_util)) * Fraction(acc.mem_bytes)
+    weights = par.weight_bytes_per_gpu(s, weight_format, tp)
+    budget = usable - weights - Fraction(reserve_bytes)
+    return usable, weights, budget, par.kv_per_gpu(s, kv_format, tp)
+
+
+def plan(s: ModelShape, acc: Accelerator, *, tp: int = 1, weight_format: str = "bf16", kv_format: str = "bf16",
+         context: int = 4096, concurrency: int = 1, mem_util: float = DEFAULT_MEM_UTIL,
+         reserve_bytes: float = DEFAULT_RESERVE_BYTES) -> Plan:
+    """Fit (weights + KV + reserve ≤ mem_util·memory per GPU) and the decode-step lower bound at that batch."""
+    _check(tp, mem_util, reserve_bytes, context, concurrency)
+    if not acc.bw_bytes_s:
+        raise ValueError("该加速器没有收录显存带宽,无法算步时下界")
+    usable, weights, budget, kv = _memory(acc, s, tp, weight_format, kv_format, mem_util, reserve_bytes)
+    seq = par.seq_kv_bytes(kv, context)
+    kv_held = concurrency * seq
+    peak = compute_peak(weight_format, acc.peaks)
+    w_read = par.weight_read_bytes_per_gpu(s, weight_format, tp, concurrency)
+    flops = par.decode_flops_per_gpu(s, context, concurrency, tp)
+    return Plan(
+        weights_per_gpu_bytes=float(weights), kv_bytes_per_token_per_gpu=float(kv.bytes_per_token),
+        kv_bytes_per_token_per_gpu_full_layers=float(kv.full_bytes_per_token), kv_budget_bytes=float(budget),
+        kv_capacity_tokens=par.fit_count(budget, kv.bytes_per_token),
+        max_context_at_concurrency=max_context(kv, budget, concurrency),
+        max_concurrency_at_context=par.fit_count(budget, seq), fits=kv_held <= budget,
+        memory=MemoryBreakdown(float(weights), float(kv_held), float(reserve_bytes),
+                               float(budget - kv_held), float(Fraction(acc.mem_bytes) - usable)),
+        kv_heads_per_gpu=kv.heads_per_gpu, kv_replicated=kv.replicated,
+        distinct_experts=(par.expected_distinct_experts(s.n_experts, s.experts_per_token, concurrency)
+                          if s.n_experts else None),
+        weight_read_bytes_per_gpu=w_read, kv_read_bytes_per_gpu=float(kv_held), flops_per_gpu=flops, peak=peak,
+        t_mem_s=(w_read + float(kv_held)) / acc.bw_bytes_s, t_compute_s=flops / peak.flops,
+        t_allreduce_s=par.allreduce_time(concurrency, s, tp, acc.link_bytes_s), concurrency=concurrency)
+

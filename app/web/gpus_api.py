@@ -1,0 +1,51 @@
+"""``GET /api/gpus``: every accelerator preset with its numbers, their units and the public sources they
+were confirmed from (``data/gpus.json``, cited per part in ``data/README.md``). ``null`` = not confirmed."""
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from ..data import gpus
+
+router = APIRouter(tags=["加速器"])
+
+UNITS = {
+    "mem_gb": "GB (10^9 B)",
+    "bw_tbps": "TB/s (10^12 B/s)",
+    "bf16_tflops": "TFLOP/s, dense (no 2:4 sparsity)",
+    "fp8_tflops": "TFLOP/s, dense (no 2:4 sparsity)",
+    "fp4_tflops": "TFLOP/s, dense (no 2:4 sparsity)",
+    "int4_tops": "TOP/s, dense (no 2:4 sparsity)",
+    "interconnect_gbps": "GB/s per GPU, one direction (scale-up link: NVLink / Infinity Fabric / PCIe)",
+}
+
+
+class GpuPreset(BaseModel):
+    id: str
+    name: str
+    vendor: str
+    book: bool = Field(description="书中的五种预设之一(书的卡片只列这些)")
+    mem_gb: float
+    bw_tbps: float | None
+    bf16_tflops: float | None
+    fp8_tflops: float | None
+    fp4_tflops: float | None
+    int4_tops: float | None
+    interconnect_gbps: float | None = Field(description="每卡、单方向")
+    interconnect: str = Field(description="哪种链路,及厂商标的(常为双向)数字")
+    source: list[str] = Field(description="确认这些数值的公开来源(地址)")
+    notes: str = Field(description="稀疏折半、口径、未收录的值及原因")
+
+
+class GpuList(BaseModel):
+    units: dict[str, str]
+    gpus: list[GpuPreset]
+
+
+@router.get("/api/gpus", response_model=GpuList, summary="加速器预设:显存、带宽、各精度稠密峰值、互连,附来源")
+def list_gpus() -> dict:
+    out = [{"id": g.id, "name": g.name, "vendor": g.vendor, "book": g.book, "mem_gb": g.mem_gb, "bw_tbps": g.bw_tbps,
+            "bf16_tflops": g.bf16_tflops, "fp8_tflops": g.fp8_tflops, "fp4_tflops": g.fp4_tflops,
+            "int4_tops": g.int4_tops, "interconnect_gbps": g.interconnect_gbps, "interconnect": g.interconnect,
+            "source": list(g.source), "notes": g.notes} for g in gpus().values()]
+    return {"units": UNITS, "gpus": out}

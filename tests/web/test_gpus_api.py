@@ -1,0 +1,91 @@
+"""GET /api/gpus through the real app: every preset with units and sources; the book's five keep the book's
+values; dense peaks (sparsity halved) and one-direction interconnect as data/README.md states."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app import data
+
+README = (Path(__file__).resolve().parents[2] / "data" / "README.md").read_text(encoding="utf-8")
+BOOK = {   # id: (mem_gb, bw_tbps, bf16_tflops) — the book's values, never changed
+    "rtx-4090": (24, 1.008, 165.2), "a100-80gb-sxm": (80, 2.039, 312), "h100-sxm": (80, 3.35, 989.4),
+    "rtx-pro-6000": (96, 1.792, 503.8), "rtx-a6000": (48, None, None),
+}
+ADDED = {"h20", "h800-sxm", "h200-sxm", "b200", "l40s", "l20", "a800-80gb-sxm", "rtx-5090", "mi300x", "mi325x",
+         "ascend-910b3"}
+
+
+def _presets(client) -> dict[str, dict]:
+    r = client.get("/api/gpus")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    body = r.json()
+    assert "one direction" in body["units"]["interconnect_gbps"] and "dense" in body["units"]["fp8_tflops"]
+    return {g["id"]: g for g in body["gpus"]}
+
+
+def test_lists_every_preset_with_book_values(client):
+    got = _presets(client)
+    assert set(got) == set(BOOK) | ADDED
+    for gid, (mem, bw, tf) in BOOK.items():
+        assert (got[gid]["mem_gb"], got[gid]["bw_tbps"], got[gid]["bf16_tflops"]) == (mem, bw, tf)
+        assert got[gid]["book"] is True
+    assert not any(got[g]["book"] for g in ADDED)
+
+
+def test_each_added_part_is_cited_and_in_the_readme_table(client):
+    for gid, g in _presets(client).items():
+        if gid == "rtx-a6000":
+            continue          # the book's capacity-only card: no value beyond the book's
+        assert g["source"] and all(u.startswith("http") for u in g["source"]), gid
+        assert f"`{gid}`" in README, gid
+        for url in g["source"]:
+            assert url in README, (gid, url)
+
+
+def test_dense_peaks_and_one_direction_links(client):
+    got = _presets(client)
+    # datasheets print 2:4-sparse figures; stored halved
+    assert got["h100-sxm"]["fp8_tflops"] == 3958 / 2
+    assert got["h200-sxm"]["bf16_tflops"] == 1979 / 2 and got["h200-sxm"]["fp8_tflops"] == 3958 / 2
+    assert got["b200"]["fp4_tflops"] == 72_000 / 8 and got["b200"]["fp8_tflops"] == 72_000 / 8 / 2
+    assert got["rtx-5090"]["fp4_tflops"] == 3352 / 2
+    # NVLink / Infinity Fabric are printed bidirectional; stored per direction
+    assert got["h100-sxm"]["interconnect_gbps"] == 900 / 2
+    assert got["h800-sxm"]["interconnect_gbps"] == 400 / 2
+    assert got["a800-80gb-sxm"]["interconnect_gbps"] == 400 / 2
+    assert got["b200"]["interconnect_gbps"] == 1800 / 2
+    assert got["mi300x"]["interconnect_gbps"] == 7 * 128 / 2
+    # a part without a feature, or an unconfirmed value, is null — never 0
+    assert got["h100-sxm"]["fp4_tflops"] is None and got["a100-80gb-sxm"]["fp8_tflops"] is None
+    assert got["mi325x"]["interconnect_gbps"] is None and got["l20"]["bf16_tflops"] is None
+
+
+def test_matches_the_data_file_and_openapi(client):
+    raw = json.loads((Path(data.DATA) / "gpus.json").read_text(encoding="utf-8"))["gpus"]
+    got = _presets(client)
+    for gid, v in raw.items():
+        for k, val in v.items():
+            if k != "book":
+                assert got[gid][k] == val, (gid, k)
+    spec = client.get("/openapi.json").json()
+    schema = spec["paths"]["/api/gpus"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert schema["$ref"].endswith("/GpuList")
+    assert "interconnect_gbps" in spec["components"]["schemas"]["GpuPreset"]["properties"]
+
+
+def test_book_cards_still_list_only_the_books_presets():
+    assert data.compute_gpu_ids() == ["rtx-4090", "a100-80gb-sxm", "h100-sxm", "rtx-pro-6000"]
+    assert list(data.gpu_options(compute_only=False)) == list(BOOK)
+    ext = data.extended_gpu_ids()
+    assert ext[:4] == data.compute_gpu_ids() and {"h20", "b200", "mi300x"} <= set(ext)
+    assert "l20" not in ext and "ascend-910b3" not in ext      # no confirmed BF16 peak / bandwidth
+    assert set(data.extended_gpu_ids(compute_only=False)) == set(BOOK) | ADDED
+
+
+def test_peak_accessors():
+    h100 = data.gpu("h100-sxm")
+    assert h100.peak_tflops("fp8") == 1979 and h100.peak_tflops("fp4") is None
+    assert h100.peaks_flops() == {"bf16": 989.4e12, "fp8": 1979e12}
+    assert h100.interconnect_bytes_s == 450e9
+    assert data.gpu("custom:80,3.35,989.4").peaks_flops() == {"bf16": 989.4e12}
