@@ -141,15 +141,17 @@ def moe_params_figure(models: Sequence[Mapping]) -> dict:
     ], layout(axis(""), axis("参数 (10⁹,对数)", log=True), height=290, barmode="group"))
 
 
-def a100_figure(labels: Sequence[str], gpus: Sequence[str], equiv: Sequence[float], gpu_names: Mapping[str, str],
-                roles: Mapping[str, str]) -> dict:
-    """图 3-30: reported GPU-hours as A100 equivalents, horizontal log bars coloured by the original GPU."""
+def a100_figure(reports: Sequence[Mapping], equiv: Sequence[float], gpu_names: Mapping[str, str],
+                roles: Mapping[str, str]) -> tuple[dict, str]:
+    """图 3-30: reported GPU-hours as A100 equivalents, horizontal log bars coloured by the original GPU;
+    and the figure's one-line summary."""
+    labels = [f"{r['model']}({gpu_names[r['gpu']]},{r['scope']})" for r in reports]
     traces = []
     for g in roles:
-        idx = [i for i, x in enumerate(gpus) if x == g]
+        idx = [i for i, r in enumerate(reports) if r["gpu"] == g]
         if idx:
             traces.append(bar([labels[i] for i in idx], [equiv[i] for i in idx], f"原始 GPU:{gpu_names[g]}", roles[g],
                               horizontal=True, text=[sci(equiv[i], 3) for i in idx]))
-    return figure(traces, layout(axis("A100 等效 GPU 小时(对数)", log=True),
-                                 axis("", categoryorder="array", categoryarray=list(labels)),
-                                 height=320, margin=(260, 16, 16, 48)))
+    fig = figure(traces, layout(axis("A100 等效 GPU 小时(对数)", log=True), axis("", categoryorder="array", categoryarray=labels),
+                                height=320, margin=(260, 16, 16, 48)))
+    return fig, "; ".join(f"{r['model']} {sci(x, 3)}" for r, x in zip(reports, equiv)) + "(A100 等效 GPU 小时)。"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ...calculators import budget as bd
-from ...cards import Block, Link, Note, Params, Question, Table, View, card, choice, fixed
+from ...cards import Block, Link, Params, Question, Table, View, card, choice, fixed
 from ...charts.theme import color
 from ...outputs import out, outputs
 from ...trace import given
@@ -12,34 +12,16 @@ from ..shared import ch3_budget as cb
 from ..shared.ch3_budget import BookOut
 
 SEC, GPU_H, NATS, TRY = "3.end", "GPU·h", "nats/token", "动手试一试"
-
-
-def links(*pairs: tuple[str, str]) -> list[Link]:
-    return [Link(t, h) for t, h in pairs]
-
-
-def chinchilla() -> dict:
-    """The five open models against the compute-optimal 20 tokens per parameter."""
-    return cb.llama_qwen(given(20, "(D/N)_{opt}", "token/参数", "书中取值:Chinchilla 每参数约 20 token"))
-
-
-RECORDS = [
-    ["Chat / Agent", "任务是否通过检查;模型与版本;每轮输入、前缀命中、输出 token;请求到达时刻;工具调用的依赖;分支与两次复用之间的间隔",
-     "第 8 章 批处理与状态管理;第 9 章 交接与路由;第 11 章 工具环境"],
-    ["视觉 / 实时", "原图字节数;E/P/D 各在哪里执行;EC 与 KV 的大小;帧或数据块的到达时刻;首次响应与连续播放的要求;被打断后不必再做的计算",
-     "第 8、9 章 编码与交接;第 12 章 链路与执行位置"],
-    ["训练 / RL", "数据来源与质量;序列长度与标签范围;每次更新的 micro-batch 数;生成样本数与保留样本数;奖励怎么算、调用了哪些模型;权重版本;完成期限",
-     "第 4–7 章 算力、存储与通信;第 10 章 学习;第 11 章 环境与资源池"],
-]
+CHINCHILLA = given(20, "(D/N)_{opt}", "token/参数", "书中取值:Chinchilla 每参数约 20 token")
 
 
 @card("tab-workload-records", title="后续章节要用的负载记录", label="", section=SEC, kind="table",
       outputs=outputs(n_rows=out("负载种类", tile=False, sym="行数")), lead="本章讲的每种负载,都要留下哪些字段,后面的章节才能拿来估算资源?")
 def tab_workload_records(p: Params) -> View:
-    return View({"n_rows": given(len(RECORDS), "行数", "", "表中列出的负载种类")}, tables=[
-        Table(["负载", "必须保留的字段", "后续在哪里用"], [list(r) for r in RECORDS], links={0: "eg-3-1", 1: "fig-3-15", 2: "eg-3-4"},
-              note="点负载名可以回到用到这些字段的卡片:到达与积压(例题 3-1)、EC/KV(图 3-15)、生成与保留样本(例题 3-4)。")],
-        notes=[Note("只记平均值不够:到达时刻、依赖和完成标准决定了同样的工作量要占多少资源、占多久。")])
+    rows = [[r["load"], r["fields"], r["used"]] for r in cb.WORDS["records"]]
+    return View({"n_rows": given(len(rows), "行数", "", "表中列出的负载种类")}, notes=cb.notes("tab-workload-records"), tables=[
+        Table(["负载", "必须保留的字段", "后续在哪里用"], rows, links={0: "eg-3-1", 1: "fig-3-15", 2: "eg-3-4"},
+              note="点负载名可以回到用到这些字段的卡片:到达与积压(例题 3-1)、EC/KV(图 3-15)、生成与保留样本(例题 3-4)。")])
 
 
 @card("fallacy-compute-optimal", title="✗ Scaling Law 的计算最优规模就是该用的规模", label="", section=SEC, kind="table",
@@ -49,41 +31,27 @@ def tab_workload_records(p: Params) -> View:
           qwen3_x_chinchilla=BookOut("超出计算最优基准", unit="倍", digits=0, prefix="约 ")),
       lead="计算最优只回答“训练预算固定、推理不要钱”时怎么分配。模型要长期上线服务,答案就变了。")
 def fallacy_compute_optimal(p: Params) -> View:
-    t = chinchilla()
+    t = cb.llama_qwen(CHINCHILLA)
     return View({"chinchilla_8b_btokens": t["chinchilla_8b_btokens"], "qwen3_d_over_n": t["row5_d_over_n"],
-                 "qwen3_x_chinchilla": t["row5_x_chinchilla"]}, links_title="相关卡片", links=links(
+                 "qwen3_x_chinchilla": t["row5_x_chinchilla"]}, links_title="相关卡片", links=[Link(*x) for x in (
         ("从 Llama 到 Qwen:每参数 token 表", "/cards/tab-llama-qwen"), ("图 3-28 · 训练是截距,调用是斜率", "/cards/fig-3-28"),
-        ("Q* = ΔC₀ / Δc 计算器", "/cards/lifetime-cost")), notes=[
-        Note("计算最优的前提是固定训练预算、不计推理成本。公开模型每参数 token 数比这个基准高出一到两个数量级,"
-             "是把长期服务成本算进去之后的选择,而不是拟合出了错。"),
-        Note("更正:先估计生命周期调用量 Q,再比较 C₀ + Q·c;训练多花的部分要靠每次调用省下来的去收回(Q* = ΔC₀/Δc)。")])
+        ("Q* = ΔC₀ / Δc 计算器", "/cards/lifetime-cost"))], notes=cb.notes("fallacy-compute-optimal"))
 
 
-TAKEAWAYS = {
-    "backlog": ("一、平均值藏起了积压", "平均速率只够粗估资源;压力藏在短时间的积压和状态驻留里。前一分钟空着的算力存不到后一分钟;"
-                "KV 池一满,算力再空也接不了新请求。", [("例题 3-1 · 两分钟积压", "eg-3-1"), ("真实回放", "real-replay")]),
-    "waiting": ("二、等待也占资源", "多轮任务要等工具、会失败重试;前缀复用省了重算却要一直保留状态;关键路径决定完成时间,"
-                "状态面积 λM₀τ 决定容量。实时任务还要求每块数据按时送到。",
-                [("图 3-3 · 等待占用的容量", "fig-3-3"), ("图 3-11 · 工具并行与关键路径", "fig-3-11"), ("图 3-18 · 抖动缓冲与打断", "fig-3-18")]),
-    "standard": ("三、按同一完成标准比成本", "训练比推理多了反向、更新和权重同步;RL 为了保住更新样本要多付生成。比较方案要用相同的质量与完成标准;"
-                 "Scaling Law 告诉你训练怎么分配,长期服务的需求可能改变前期该投多少。",
-                 [("例题 3-3 · 训练状态", "eg-3-3"), ("例题 3-4 · RL 周期运算量", "eg-3-4"), ("图 3-28 · 截距与斜率", "fig-3-28")]),
-}
-
+TAKEAWAYS = {t["id"]: t for t in cb.WORDS["takeaways"]}
 
 class SummaryParams(Params):
-    part: Literal["all", "backlog", "waiting", "standard"] = choice("all", {"all": "全部", **{k: t[0] for k, t in TAKEAWAYS.items()}}, label="突出显示")
-
+    part: Literal["all", "backlog", "waiting", "standard"] = choice("all", {"all": "全部", **{k: t["title"] for k, t in TAKEAWAYS.items()}},
+                                                                    label="突出显示")
 
 @card("ch3-summary", title="本章小结 · 负载 = 工作量 × 到达时间 × 依赖 × 完成标准", label="", section=SEC, kind="diagram", params=SummaryParams,
       outputs=outputs(n_takeaways=out("结论条数", tile=False, sym="条数")),
       lead="同样的工作量,什么时候到、依赖谁、做到什么程度才算完成,决定了它要占多少资源。点一个因子或一条结论,看对应的卡片。")
 def ch3_summary(p: SummaryParams) -> View:
-    return View({"n_takeaways": given(len(TAKEAWAYS), "条数", "", "本章小结列出的结论")}, blocks=[Block("diagrams/ch3-summary.html", {
-        "factors": [("工作量", "all"), ("到达时间", "backlog"), ("依赖", "waiting"), ("完成标准", "standard")], "selected": p.part,
-        "on": color("accent"), "off": color("idle"), "takeaways": [{"id": k, "title": t, "text": x, "links": ls} for k, (t, x, ls) in TAKEAWAYS.items()]})],
-        notes=[Note("两分钟请求里,各时段输入输出的比例决定积压何时出现;代码 Agent 里,工具依赖决定要等多久、状态存多久;RL 里,筛选前后的样本数"
-                    "决定生成与更新各处理多少数据。第 4 章把这些矩阵尺寸、状态大小和访问次数放到芯片的算力、容量与带宽上去衡量。")])
+    factors = [("工作量", "all"), ("到达时间", "backlog"), ("依赖", "waiting"), ("完成标准", "standard")]
+    return View({"n_takeaways": given(len(TAKEAWAYS), "条数", "", "本章小结列出的结论")}, notes=cb.notes("ch3-summary"), blocks=[
+        Block("diagrams/ch3-summary.html", {"factors": factors, "selected": p.part, "on": color("accent"), "off": color("idle"),
+                                            "takeaways": list(TAKEAWAYS.values())})])
 
 
 @card("ex-3-8", title="在参数与数据之间分配预算", label="练习 3-8〔延伸〕", section=SEC, kind="exercise", outputs=(EX38 := outputs(
@@ -100,9 +68,9 @@ def ex_3_8(p: Params) -> View:
     ex_fit = cb.fit_law(list(cb.EXAMPLE_FIT), True)
     ex_rmse = bd.holdout_outputs(ex_fit.law, cb.held_out())["holdout_rmse"]
     four = EX38["n_mult_4x"].fmt(o["n_mult_4x"], flags="n,c")
-    return View(o, headline="练习 3-8 · 参数与数据怎样分预算", links_title=TRY, links=links(
+    return View(o, headline="练习 3-8 · 参数与数据怎样分预算", links_title=TRY, links=[Link(*x) for x in (
         ("预算 ×4(预算翻倍卡)", "/cards/budget-doubling?budget_mult=4"), ("预算 ×9", "/cards/budget-doubling?budget_mult=9"),
-        ("例题 3-5 · 留出检验", "/cards/eg-3-5"), ("例题 3-5 · 用示例六个 run 自己拟合", "/cards/eg-3-5?law=fit")), questions=[
+        ("例题 3-5 · 留出检验", "/cards/eg-3-5"), ("例题 3-5 · 用示例六个 run 自己拟合", "/cards/eg-3-5?law=fit"))], questions=[
         Question("derive_split", "(a)由 L 与 C = 6ND 推导 N_opt、D_opt 随 C 的增长。", kind="open",
                  answer_text="把 D = C/(6N) 代入 L,对 N 求导并令其为零:αA/N^α = βB/D^β。解得 N_opt = (αA/βB)^{1/(α+β)}·(C/6)^{β/(α+β)},"
                              "D_opt = C/(6N_opt) ∝ C^{α/(α+β)}。两个指数之和为 1:新增预算按 β : α 的比例分给参数和数据。"),
@@ -119,13 +87,12 @@ def ex_3_8(p: Params) -> View:
                  answer_text="系数正是按拟合点求出来的,拟合点误差小只说明曲线贴住了这些数据;参数越多越容易贴得更紧。外推到更大的模型是否可信,"
                              f"只能看没参与拟合的点。在例题 3-5 里用示例六个 run 拟合:拟合点 RMSE 约 {ex_fit.fit_rmse:.3f},留出 RMSE 却约 "
                              f"{ex_rmse:.3f}。再加上换种子的波动,还要多 seed 重复才能分清趋势和偶然。"),
-    ], notes=[Note("书中六个拟合点无法从公开数据中认出,(c)的答案用按书中数字反推的重建律;在例题 3-5 里可以自己挑 run 重新拟合。", "illustrative")])
+    ], notes=cb.notes("ex-3-8"))
 
 
 class Ex39Params(Params):
     data_mult: float = fixed(4, "数据倍数", "×", sym="k_D")
     expert_mult: float = fixed(2, "总专家数倍数", "×", sym="k_E")
-
 
 @card("ex-3-9", title="加数据或加专家改变哪些资源", label="练习 3-9〔延伸〕", section=SEC, kind="exercise", params=Ex39Params, outputs=(EX39 := outputs(
           **cb.ROW_OUT, train_compute_mult=out("训练计算 6N·(k_D·D) ÷ 6ND", unit="×", digits=3, tile=False),
@@ -135,11 +102,11 @@ class Ex39Params(Params):
       lead="重算 Llama/Qwen 表;再看加数据、加专家分别改变训练计算还是权重容量。")
 def ex_3_9(p: Ex39Params) -> View:
     moe, anyway = cb.moe_dims("v4-flash"), "任取:比值与 N、D 无关"
-    o = {k: v for k, v in chinchilla().items() if k in cb.ROW_OUT} | bd.data_vs_experts(
+    o = {k: v for k, v in cb.llama_qwen(CHINCHILLA).items() if k in cb.ROW_OUT} | bd.data_vs_experts(
         cb.big(8e9, "N", 9, anyway), cb.big(36e12, "D", 12, anyway, " token"), p.data_mult, p.expert_mult, moe)
     base, doubled = (bd.moe_outputs(*moe[:3], k, moe[4], 1, 1, 1)["gflop_per_token"] for k in (moe[3], 2 * moe[3]))
-    return View(o, headline="练习 3-9 · 加数据改变训练计算,加专家改变权重容量", links_title=TRY, links=links(
-        ("从 Llama 到 Qwen 表", "/cards/tab-llama-qwen"), ("MoE 运算量:选中数 12 + 1", "/cards/moe-flops?routed=12")), questions=[
+    return View(o, headline="练习 3-9 · 加数据改变训练计算,加专家改变权重容量", links_title=TRY, links=[Link(*x) for x in (
+        ("从 Llama 到 Qwen 表", "/cards/tab-llama-qwen"), ("MoE 运算量:选中数 12 + 1", "/cards/moe-flops?routed=12"))], questions=[
         Question("row1_d_over_n", "(a)Llama 1 · 6.7B,1T token:D/N?"),
         Question("row2_d_over_n", "(a)Llama 2 · 约 7B,2T:D/N?", solution=["N 按约数 7B 计。"]),
         Question("row5_d_over_n", "(a)Qwen3 · 约 8B,约 36T:D/N?"),
@@ -166,7 +133,6 @@ class Ex310Params(Params):
     delta_train_gpu_h: float = fixed(100_000, "小模型多训练", "H100 GPU·h", sym="ΔC_0")
     saving_gpu_s_per_task: float = fixed(0.72, "每个成功任务省", "GPU·s", sym="Δc")
 
-
 @card("ex-3-10", title="训练完成时间与累计服务成本", label="练习 3-10〔延伸〕", section=SEC, kind="exercise", params=Ex310Params, outputs=outputs(
           days_a=out("卡数 a 时的日历天数", unit="天", digits=2, tile=False), days_b=out("卡数 b 时的日历天数", unit="天", digits=2, tile=False),
           q_star_tasks=BookOut("反转点 Q*", unit="项", sci=True, sig=3, tile=False, sym="Q^*"),
@@ -178,13 +144,14 @@ class Ex310Params(Params):
 def ex_3_10(p: Ex310Params) -> View:
     l2, l9 = (bd.lifetime_outputs(p.delta_train_gpu_h, p.saving_gpu_s_per_task, cb.big(q, "Q", e, f"题设:{w}项", " 项"))
               for q, e, w in ((2e8, 8, "两亿"), (1e9, 9, "十亿")))
-    o = {"days_a": bd.calendar_outputs(p.gpu_hours, p.n_gpus_a)["wall_days"], "days_b": bd.calendar_outputs(p.gpu_hours, p.n_gpus_b)["wall_days"],
-         "q_star_tasks": l2["q_star_tasks"], "net_saving_2e8_gpu_h": l2["net_saving_gpu_h"], "net_saving_1e9_gpu_h": l9["net_saving_gpu_h"],
+    o = {"days_a": bd.calendar_outputs(p.gpu_hours, p.n_gpus_a)["wall_days"],
+         "days_b": bd.calendar_outputs(p.gpu_hours, p.n_gpus_b)["wall_days"], "q_star_tasks": l2["q_star_tasks"],
+         "net_saving_2e8_gpu_h": l2["net_saving_gpu_h"], "net_saving_1e9_gpu_h": l9["net_saving_gpu_h"],
          "choose_small_2e8": l2["choose_small"], "choose_small_1e9": l9["choose_small"], "cost_gap_2e8_gpu_h": l2["cost_gap_gpu_h"]}
     yes_no = {"true": "选小模型", "false": "留用大模型"}
-    return View(o, headline="练习 3-10 · 日历时间与生命周期成本", links_title=TRY, links=links(
+    return View(o, headline="练习 3-10 · 日历时间与生命周期成本", links_title=TRY, links=[Link(*x) for x in (
         ("GPU 小时 ÷ 卡数:2048 张", "/cards/gpu-hours-calendar"), ("GPU 小时 ÷ 卡数:1024 张", "/cards/gpu-hours-calendar?n_gpus=1024"),
-        ("Q* 计算器:两亿项", "/cards/lifetime-cost"), ("Q* 计算器:十亿项", "/cards/lifetime-cost?tasks=1000000000")), questions=[
+        ("Q* 计算器:两亿项", "/cards/lifetime-cost"), ("Q* 计算器:十亿项", "/cards/lifetime-cost?tasks=1000000000"))], questions=[
         Question("days_a", f"(a){p.gpu_hours:,.0f} A100 GPU 小时用 {p.n_gpus_a:,} 张卡持续训练,需几天?", unit="天", units={"小时": 1 / 24}),
         Question("days_b", f"(a)改用 {p.n_gpus_b:,} 张卡,需几天?", unit="天", units={"小时": 1 / 24}, solution=["卡数减半,时间翻倍。"]),
         Question("q_star_tasks", "(b)任务量到多少时选择反转?", unit="项", hint="Q* = ΔC₀/Δc:先把 GPU 小时换成 GPU 秒(× 3600)。"),
@@ -195,4 +162,4 @@ def ex_3_10(p: Ex310Params) -> View:
         Question("net_saving_1e9_gpu_h", "(b)十亿项任务时的净节省?", unit="GPU·h"),
         Question("choose_small_1e9", "(b)十亿项时选小模型吗?", kind="bool", options=yes_no,
                  solution=["净节省 [[net_saving_1e9_gpu_h]] > 0:选多训练的小模型。"]),
-    ], notes=[Note("前提:两个模型满足相同的质量与完成标准,0.72 GPU 秒已是每个“成功”任务的节省(含失败与重试)。日历时间没算故障、重启和评估暂停。")])
+    ], notes=cb.notes("ex-3-10"))

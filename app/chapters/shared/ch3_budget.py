@@ -1,17 +1,20 @@
 """What section 3.6 and the chapter-3 end matter share: the data they read (model tables, the
 datablations runs) as traced inputs naming their source, the reconstructed law, 例题 3-5's run sets,
-the tokens-per-parameter outputs, and ``BookOut`` (the number formats 3.6 prints)."""
+the tokens-per-parameter outputs, the cards' words (``budget.toml``) and ``BookOut`` (the number
+formats 3.6 prints)."""
 from __future__ import annotations
 
 import math
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import astuple, dataclass, replace
-from functools import cache
+from pathlib import Path
 from typing import Any
 
 from ... import format as fmt
 from ...calculators import budget
 from ...calculators import scaling_law as sl
+from ...cards import Note
 from ...data import c4_points, read_json
 from ...outputs import Out, out, outputs
 from ...trace import given, node_of
@@ -58,6 +61,15 @@ def big(x: float, sym: str, exp: int, source: str, unit: str = "") -> float:
     return given(x / 10 ** exp, sym, f"×10{fmt.superscript(exp)}{unit}", source) * 10 ** exp
 
 
+WORDS: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parents[1] / "ch3" / "budget.toml").read_text("utf-8"))
+FIGURES: dict[str, list[str]] = WORDS["figures"]      # key → [title, summary]
+
+
+def notes(*keys: str) -> list[Note]:
+    """The notes filed under ``keys`` in budget.toml, in order (empty keys skipped)."""
+    return [Note(t.replace("{LAW}", WORDS["law"]), kind) for key in keys if key for kind, t in WORDS["notes"][key]]
+
+
 BOOK = "书中数字(data/training_budgets.json)"
 C4 = "datablations C4 实测(data/datablations_c4_points.csv)"
 HOLDOUTS = ("2b855b55b", "8b7178b178b")
@@ -66,19 +78,13 @@ EXAMPLE_FIT = ("146m14b14b", "220m7b57b5", "421m32b32b", "619m22b22b", "1b191b91
 LAW = sl.Law(*(given(v, s, "", "重建律(示意):按书中印出的数字反推,不是书中的拟合") for v, s in zip(astuple(sl.RECONSTRUCTED), sl.LAW_SYMBOLS)))
 
 
-@cache
-def budgets() -> dict:
-    return read_json("training_budgets.json")
-
-
-@cache
-def runs() -> dict[str, sl.Run]:
-    return sl.runs_from_rows(c4_points())
+BUDGETS: dict[str, Any] = read_json("training_budgets.json")      # read once, as app.data reads every data file
+RUNS: dict[str, sl.Run] = sl.runs_from_rows(c4_points())
 
 
 def traced_run(name: str, tag: str) -> sl.Run:
     """A datablations run with N, D and its observed loss as inputs (N_1 = 2.81×10⁹ …)."""
-    r = runs()[name]
+    r = RUNS[name]
     return replace(r, params=big(r.params, f"N_{{{tag}}}", 9, C4), tokens=big(r.tokens, f"D_{{{tag}}}", 9, C4),
                    loss=given(r.loss, f"L_{{{tag}}}", "nats/token", C4))
 
@@ -95,12 +101,12 @@ def fit_law(names: list[str], tied: bool) -> sl.FitResult:
 
 def moe_dims(key: str) -> tuple[int, int, int, int, int]:
     """(n_L, h, f, k_routed, k_shared) of a preset; n_L, h, f are this site's factorisation of the printed product."""
-    m, src = budgets()["moe"][key], "书中乘积的因数分解(本站推断,data/training_budgets.json)"
+    m, src = BUDGETS["moe"][key], "书中乘积的因数分解(本站推断,data/training_budgets.json)"
     return (given(m["moe_layers"], "n_L", "", src), given(m["hidden"], "h", "", src), given(m["expert_ffn"], "f", "", src),
             given(m["routed"], "k_{routed}", "", BOOK), given(m["shared"], "k_{shared}", "", BOOK))
 
 
-SHORT = [m["name"].split(" · ")[0] for m in budgets()["open_models"]]
+SHORT = [m["name"].split(" · ")[0] for m in BUDGETS["open_models"]]
 ROW_OUT = outputs(**{k: v for i, n in enumerate(SHORT, 1) for k, v in {
     f"row{i}_d_over_n": out(f"{n} 的 D/N", digits=0, tile=False),
     f"row{i}_six_nd_flop": BookOut(f"{n} 的 6ND", unit="FLOP", sig=4 if i == 5 else 3, sci=True, tile=False),
@@ -112,7 +118,6 @@ QUALITY = {"mmlu_llama3_8b": ("MMLU_{8B}", "Llama 3 8B · MMLU"), "mmlu_llama2_7
 
 def llama_qwen(per_param: float) -> dict:
     """D/N, 6ND and × the benchmark for the five open models (N as the book rounds it), the 8B benchmark, the scores."""
-    b = budgets()
-    models = [(big(m["params"], "N", 9, BOOK), big(m["tokens"], "D", 12, BOOK, " token")) for m in b["open_models"]]
-    quality = {k: given(v, QUALITY[k][0], "分", "书中引用的 Llama 3 模型卡") for k, v in b["quality"].items()}
+    models = [(big(m["params"], "N", 9, BOOK), big(m["tokens"], "D", 12, BOOK, " token")) for m in BUDGETS["open_models"]]
+    quality = {k: given(v, QUALITY[k][0], "分", "书中引用的 Llama 3 模型卡") for k, v in BUDGETS["quality"].items()}
     return budget.llama_qwen_outputs(models, quality, per_param, big(8e9, "N_{8B}", 9, "书中取值:8B 模型"))
