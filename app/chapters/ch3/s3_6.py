@@ -215,7 +215,7 @@ class MoeParams(Params):
 
 @card("moe-flops", title="MoE:总参数与激活参数、专家的训练运算量", label="", section="3.6", kind="calculator", params=MoeParams, outputs=outputs(
           gflop_per_token=out("主干专家训练量 18·[[dims]]·([[routed|n]]+[[shared|n]])", unit="GFLOPs/token", digits=4, approx=True, em=True),
-          total_flop=BookOut("× 训练 token", unit="FLOPs", sci=True, sig=6, approx=True, em=True, sym="F_{tok}·D"),
+          total_flop=BookOut("× 训练 token", unit="FLOPs", sci=True, sig=6, approx=True, em=True, sym="F_{total}"),
           total_params=BookOut("总参数", unit="B", scale=1e9, digits=0),
           active_params=BookOut("激活参数", unit="B", scale=1e9, digits=0, approx=True),
           train_tokens=BookOut("训练 token", unit="T", scale=1e12, compact=True), active_frac_pct=out("激活 ÷ 总参数", digits=1)),
@@ -237,7 +237,7 @@ class A100Params(Params):
     gpu: gpu_type(["h100-sxm", "h800", "a100-sxm"]) = gpu_choice("h100-sxm", GPU_NAMES, label="原始 GPU")  # type: ignore[valid-type]
 
 @card("fig-3-30", title="GPU 小时折算成 A100 等效(对数尺度)", label="图 3-30", section="3.6", kind="chart", params=A100Params, outputs=outputs(
-          a100_equiv_ratio=out("[[gpu_name]] ÷ A100 峰值比", unit="×", digits=2, approx=True, em=True, sym="Π/Π_{A100}"),
+          a100_equiv_ratio=out("[[gpu_name]] ÷ A100 峰值比", unit="×", digits=2, approx=True, em=True, sym="A100 等效比"),
           a100_equiv_gpu_h=out("[[gpu_hours|n]] [[gpu_name]] GPU·h 折合", unit="A100 GPU·h", sig=4, sym="H_{A100}"),
           qwen3_rl_gpu_h=out("Qwen3 8B 后训练 · RL 路线", unit=GPU_H, digits=0),
           qwen3_opd_gpu_h=out("Qwen3 8B 后训练 · OPD 路线", unit=GPU_H, digits=0), qwen3_rl_over_opd=out("RL ÷ OPD", unit="×", digits=2)),

@@ -27,7 +27,7 @@ def tab_workload_records(p: Params) -> View:
 @card("fallacy-compute-optimal", title="✗ Scaling Law 的计算最优规模就是该用的规模", label="", section=SEC, kind="table",
       aliases=("fallacy-3-4",), outputs=outputs(
           chinchilla_8b_btokens=out("计算最优:8B × 20 token/参数", unit="B token", digits=0, sym="D_{opt,8B}"),
-          qwen3_d_over_n=out("Qwen3 约 8B 实际每参数 token", digits=0, approx=True, em=True, sym="D/N"),
+          qwen3_d_over_n=out("Qwen3 约 8B 实际每参数 token", digits=0, approx=True, em=True),
           qwen3_x_chinchilla=BookOut("超出计算最优基准", unit="倍", digits=0, prefix="约 ")),
       lead="计算最优只回答“训练预算固定、推理不要钱”时怎么分配。模型要长期上线服务,答案就变了。")
 def fallacy_compute_optimal(p: Params) -> View:

@@ -56,8 +56,9 @@ class BookOut(Out):
         return s + u if glued else fmt.with_unit_text(s, u)
 
 
-def big(x: float, sym: str, exp: int, source: str, unit: str = "") -> float:
-    """A large count as an input written the book's way (2.81×10⁹): a leaf in units of 10^exp."""
+def big(x: float, sym: str, exp: int | None, source: str, unit: str = "") -> float:
+    """A large count as an input written the book's way (2.81×10⁹): a leaf in units of 10^exp (None: x's own order)."""
+    exp = math.floor(math.log10(abs(x))) if exp is None else exp
     return given(x / 10 ** exp, sym, f"×10{fmt.superscript(exp)}{unit}", source) * 10 ** exp
 
 
@@ -85,7 +86,7 @@ RUNS: dict[str, sl.Run] = sl.runs_from_rows(c4_points())
 def traced_run(name: str, tag: str) -> sl.Run:
     """A datablations run with N, D and its observed loss as inputs (N_1 = 2.81×10⁹ …)."""
     r = RUNS[name]
-    return replace(r, params=big(r.params, f"N_{{{tag}}}", 9, C4), tokens=big(r.tokens, f"D_{{{tag}}}", 9, C4),
+    return replace(r, params=big(r.params, f"N_{{{tag}}}", None, C4), tokens=big(r.tokens, f"D_{{{tag}}}", 9, C4),
                    loss=given(r.loss, f"L_{{{tag}}}", "nats/token", C4))
 
 
