@@ -113,14 +113,14 @@ def iso_loss_figure(law: sl.Law, target: float, sizes: Sequence[tuple[float, flo
 
 def lifetime_figure(delta_train_gpu_h: float, saving_gpu_s: float, tasks: float, q_star: float | None) -> dict:
     """The part of the two lifetime costs that differs: extra training (flat) vs extra serving Q·Δc."""
-    inside = bool(q_star) and 1e6 <= q_star <= 1e11
-    qs = sorted(set(_log_grid(1e6, 1e11, 51)) | {tasks} | ({q_star} if inside else set()))
+    marked = [q_star] if q_star and 1e6 <= q_star <= 1e11 else []       # Q* inside the axis range
+    qs = sorted({*_log_grid(1e6, 1e11, 51), tasks, *marked})
     marks = [q for q in (2e8, 1e9) if q != tasks]
     tr = [line(qs, [delta_train_gpu_h] * len(qs), "小模型:多出的训练 ΔC₀", "prefill"),
           line(qs, [q * saving_gpu_s / 3600 for q in qs], "大模型:多出的服务 Q·Δc", "decode"),
           points(marks, [q * saving_gpu_s / 3600 for q in marks], "两亿 / 十亿项", "ink", size=9),
           points([tasks], [tasks * saving_gpu_s / 3600], f"当前 Q = {sci(tasks, 3)}", "accent", size=12)]
-    refs = [vline(q_star, f"Q*≈{sci(q_star, 3)}", log=True)] if inside else []
+    refs = [vline(q, f"Q*≈{sci(q, 3)}", log=True) for q in marked]
     return figure(tr, with_refs(layout(axis("生命周期任务数 Q(对数)", log=True, range_=(6, 11)),
                                        axis("两者不同的那部分成本 (GPU·h,对数)", log=True), height=330), *refs))
 

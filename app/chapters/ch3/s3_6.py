@@ -110,7 +110,7 @@ def peak_tflops(gid: str) -> float:
     """BF16 dense peak Π (TFLOP/s) of a preset or a reader's own card; H800 as the book states it."""
     if gid == "h800":
         return given(cb.BUDGETS["h800_bf16_tflops"], "Π", "TFLOP/s", "书中取值:H800 的 BF16 稠密峰值与 H100 相同")
-    return gpu_of(GPU_IDS.get(gid, gid)).bf16_tflops
+    return gpu_of(GPU_IDS.get(gid, gid)).bf16_tflops or 0.0       # every choice here has a BF16 peak
 
 class InterceptParams(Params):
     target_loss: float = slider(2.9, ge=2.5, le=3.5, step=0.01, label="目标损失 L*", unit="nats/token", sym="L^*")

@@ -63,7 +63,7 @@ def big(x: float, sym: str, exp: int | None, source: str, unit: str = "") -> flo
 
 
 WORDS: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parents[1] / "ch3" / "budget.toml").read_text("utf-8"))
-FIGURES: dict[str, list[str]] = WORDS["figures"]      # key → [title, summary]
+FIGURES: dict[str, tuple[str, str]] = {k: (t, s) for k, (t, s) in WORDS["figures"].items()}   # key → (title, summary)
 
 
 def notes(*keys: str) -> list[Note]:
