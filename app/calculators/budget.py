@@ -13,8 +13,6 @@ from ..trace import name
 from . import lifetime as lt
 from . import scaling_law as sl
 
-HOUR = lt.HOUR
-
 
 def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
@@ -47,12 +45,12 @@ def intercept_outputs(law: sl.Law, peak_flops: float, mfu_pct: float, n_small: f
     rate = name(peak_flops * mfu_pct / 100, "R", "FLOP/s")
     d_s = name(sl.tokens_for_loss(law, n_small, target), "D_{small}", "token")
     d_l = name(sl.tokens_for_loss(law, n_large, target), "D_{large}", "token")
-    c0_s = name(sl.train_flops(n_small, d_s) / rate / HOUR, "C_{0,small}", "GPU·h")
-    c0_l = name(sl.train_flops(n_large, d_l) / rate / HOUR, "C_{0,large}", "GPU·h")
+    c0_s = name(sl.train_flops(n_small, d_s) / rate / lt.HOUR, "C_{0,small}", "GPU·h")
+    c0_l = name(sl.train_flops(n_large, d_l) / rate / lt.HOUR, "C_{0,large}", "GPU·h")
     c_s = name(sl.call_flops(n_small, prompt, gen) / rate, "c_{small}", "GPU·s")
     c_l = name(sl.call_flops(n_large, prompt, gen) / rate, "c_{large}", "GPU·s")
     dc0, dc = name(c0_s - c0_l, "ΔC_0", "GPU·h"), name(c_l - c_s, "Δc", "GPU·s")
-    q = dc0 * HOUR / dc if math.isfinite(dc0) and dc0 > 0 and dc > 0 else None
+    q = dc0 * lt.HOUR / dc if math.isfinite(dc0) and dc0 > 0 and dc > 0 else None
     return {"sustained_tflops": rate / 1e12, "d_small_btokens": _finite(d_s / 1e9), "d_large_btokens": _finite(d_l / 1e9),
             "train_gpu_h_small": _finite(c0_s), "train_gpu_h_large": _finite(c0_l), "delta_train_gpu_h": _finite(dc0),
             "call_gpu_s_small": c_s, "call_gpu_s_large": c_l, "saving_gpu_s_per_call": dc, "q_star_calls": q}
@@ -61,9 +59,9 @@ def intercept_outputs(law: sl.Law, peak_flops: float, mfu_pct: float, n_small: f
 def lifetime_outputs(delta_train_gpu_h: float, saving_gpu_s: float, tasks: float) -> dict:
     """Extra training ΔC₀ (GPU·h) against a saving Δc (GPU·s) per task: Q* = ΔC₀/Δc, net saving
     Q·Δc − ΔC₀ (> 0: the extra-trained small model is cheaper over its life)."""
-    net = tasks * saving_gpu_s / HOUR - delta_train_gpu_h
-    return {"q_star_tasks": delta_train_gpu_h * HOUR / saving_gpu_s if saving_gpu_s > 0 else None,
-            "serving_saved_gpu_h": tasks * saving_gpu_s / HOUR, "net_saving_gpu_h": net,
+    net = tasks * saving_gpu_s / lt.HOUR - delta_train_gpu_h
+    return {"q_star_tasks": delta_train_gpu_h * lt.HOUR / saving_gpu_s if saving_gpu_s > 0 else None,
+            "serving_saved_gpu_h": tasks * saving_gpu_s / lt.HOUR, "net_saving_gpu_h": net,
             "choose_small": net > 0, "cost_gap_gpu_h": abs(net)}
 
 
