@@ -64,7 +64,7 @@ class HoldoutParams(Params):
 
 N3, D_B, L3, L4 = BookOut(sci=True, sig=3), BookOut(unit="B", scale=1e9, compact=True), out(digits=3), out(digits=4)
 
-POOL = [{"run": r.run, "n": N3.fmt(r.params), "d": D_B.fmt(r.tokens), "loss": L3.fmt(r.loss, unit=False)}  # the run picker's
+POOL = [{"run": r.run, "n": N3.fmt(r.params), "d": D_B.fmt(r.tokens), "loss": L3.fmt(r.loss, unit=False)}  # picker: C4 runs < 2×10⁹
         for r in sorted(cb.RUNS.values(), key=lambda r: (r.params, r.tokens)) if r.epochs == 1 and not r.seed and r.params < 2e9]
 
 def _holdout_table(fit: sl.FitResult | None, fitted: list[sl.Run], held: list[sl.Run], o: dict) -> Table:
