@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -163,3 +163,10 @@ def read_csv(name: str) -> list[dict[str, str]]:
 
 def read_json(name: str) -> dict:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
+
+
+@cache
+def c4_points() -> tuple[dict[str, str], ...]:
+    """The datablations C4 runs (``data/datablations_c4_points.csv``; its '#' lines are the citation)."""
+    with open(DATA / "datablations_c4_points.csv", newline="", encoding="utf-8") as f:
+        return tuple(csv.DictReader(line for line in f if not line.startswith("#")))

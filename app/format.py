@@ -57,3 +57,24 @@ def gb_gib(n_bytes: float, digits: int = 2) -> str:
 
 def ms(seconds: float, digits: int = 2) -> str:
     return f"{seconds * 1e3:,.{digits}f} ms"
+
+
+_SUP = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def superscript(n: int) -> str:
+    """``24`` → ``²⁴`` (exponents as the book prints them)."""
+    return str(n).translate(_SUP)
+
+
+def sci(x: Any, sig: int = 4) -> str:
+    """Scientific notation as the book prints large counts: ``1.45438e24`` → ``1.454×10²⁴``."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return "—"
+    if x == 0:
+        return "0"
+    e = math.floor(math.log10(abs(x)))
+    m = x / 10 ** e
+    if abs(round(m, sig - 1)) >= 10:
+        m, e = m / 10, e + 1
+    return f"{m:.{sig - 1}f}×10{superscript(e)}"

@@ -1,18 +1,18 @@
 """Scaling law L(N, D) = E + A/N^α + B/D^β, the compute-optimal split under C ≈ 6ND, a bounded
-least-squares fit, training / per-call FLOPs and MoE expert FLOPs (chapter 3.6).
+least-squares fit (a search: its coefficients come out as rule values), training / per-call FLOPs
+and MoE expert FLOPs (chapter 3.6). Pure: the datablations runs are passed in (``runs_from_rows``).
 
 Base units: N in parameters, D in tokens, L in nats/token, FLOPs.
 """
 from __future__ import annotations
 
-import csv
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from ..data import DATA
+from ..trace import by_rule, plain, tsqrt, tsum
 
 
 @dataclass(frozen=True)
@@ -71,10 +71,10 @@ def moe_expert_flops_per_token(n_layers: int, hidden: int, ffn: int, routed: int
     return 18 * n_layers * hidden * ffn * (routed + shared)
 
 
-def rmse(residuals) -> float:
-    """√(mean of squares)."""
-    r = np.asarray(residuals, dtype=float)
-    return float(np.sqrt(np.mean(r ** 2))) if r.size else math.nan
+def rmse(residuals: Iterable[float]) -> float:
+    """RMSE = √(Σ r²/n)."""
+    r = list(residuals)
+    return tsqrt(tsum(x ** 2 for x in r) / len(r)) if r else math.nan
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,9 +126,23 @@ class FitResult:
     residuals: tuple[float, ...]
 
 
-def fit(n, d, l, tied: bool = True) -> FitResult:
-    """Least squares in L over E, A ≥ 0, B ≥ 0, α (β = α if tied, else free), α, β ∈ [0.01, 2]."""
-    n, d, y = (np.asarray(v, dtype=float) for v in (n, d, l))
+FIT_RULE = "最小二乘拟合 L = E + A/N^α + B/D^β(A、B ≥ 0;α、β 在 [0.01, 2] 上网格搜索后逐步细化)"
+LAW_SYMBOLS = ("E", "A", "B", "α", "β")
+
+
+def fit(n, d, y, tied: bool = True) -> FitResult:
+    """Least squares in L over E, A ≥ 0, B ≥ 0, α (β = α if tied, else free), α, β ∈ [0.01, 2]. A
+    search, so the coefficients are rule values (explained in words, each with its symbol); the
+    residuals and their RMSE are arithmetic on them."""
+    coef = _search([plain(x) for x in n], [plain(x) for x in d], [plain(x) for x in y], tied)
+    law = Law(*(by_rule(c, FIT_RULE, s) for c, s in zip(coef, LAW_SYMBOLS)))
+    res = tuple(loss(law, ni, di) - yi for ni, di, yi in zip(n, d, y))
+    return FitResult(law, rmse(res), res)
+
+
+def _search(n, d, y, tied: bool) -> tuple[float, float, float, float, float]:
+    """(E, A, B, α, β): an outer grid-and-zoom search over the exponents, the inner linear solve."""
+    n, d, y = (np.asarray(v, dtype=float) for v in (n, d, y))
     if tied:
         grid = np.linspace(_LO, _HI, 400)
         sse, _ = _inner(n, d, y, grid, grid)
@@ -151,16 +165,13 @@ def fit(n, d, l, tied: bool = True) -> FitResult:
             sse, _ = _inner(n, d, y, A_.ravel(), B_.ravel())
             i = int(np.argmin(sse))
             al, be, h = float(A_.ravel()[i]), float(B_.ravel()[i]), h / 4
-    sse, coef = _inner(n, d, y, np.array([al]), np.array([be]))
-    j = 0
-    E, A, B = (float(v) for v in coef[j])
-    law = Law(E, A, B, al, be)
-    res = tuple(float(loss(law, ni, di) - yi) for ni, di, yi in zip(n, d, y))
-    return FitResult(law, rmse(res), res)
+    _, coef = _inner(n, d, y, np.array([al]), np.array([be]))
+    E, A, B = (float(v) for v in coef[0])
+    return E, A, B, al, be
 
 
 # ---------------------------------------------------------------------------------------------
-# The datablations C4 runs (data/datablations_c4_points.csv; '#' lines are the citation header)
+# The datablations C4 runs: rows as read by app.data (data/datablations_c4_points.csv)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -175,9 +186,7 @@ class Run:
     seed: str
 
 
-@lru_cache(maxsize=None)
-def c4_runs() -> dict[str, Run]:
-    with open(DATA / "datablations_c4_points.csv", newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+def runs_from_rows(rows: Iterable[Mapping[str, str]]) -> dict[str, Run]:
+    """Runs by name from the CSV's rows (run, params, tokens, unique_tokens, epochs, loss, seed)."""
     return {r["run"]: Run(r["run"], float(r["params"]), float(r["tokens"]), float(r["unique_tokens"]),
                           float(r["epochs"]), float(r["loss"]), r["seed"]) for r in rows}

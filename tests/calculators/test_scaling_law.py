@@ -2,14 +2,21 @@
 import math
 
 import pytest
-
 from app.calculators import scaling_law as sl
+from app.data import c4_points
+from app.derivation import derive
+from app.trace import evaluate, leaf, node_of, tracing
 
 R = sl.RECONSTRUCTED
 
 
+def c4_runs() -> dict[str, sl.Run]:
+    """The datablations runs as the cards read them (app.data passes the rows in)."""
+    return sl.runs_from_rows(c4_points())
+
+
 def test_reconstructed_law_reproduces_holdout_numbers():
-    runs = sl.c4_runs()
+    runs = c4_runs()
     h1, h2 = runs["2b855b55b"], runs["8b7178b178b"]
     assert (h1.params, h1.tokens, h1.loss) == (2.81e9, 55e9, 2.574117)
     assert (h2.params, h2.tokens, h2.loss) == (8.67e9, 178e9, 2.336741)
@@ -48,7 +55,7 @@ def test_optimal_split_and_multipliers():
 
 
 def test_fit_recovers_catalog_example():
-    runs = sl.c4_runs()
+    runs = c4_runs()
     names = ["146m14b14b", "220m7b57b5", "421m32b32b", "619m22b22b", "1b191b91b", "1b566b66b"]
     sel = [runs[x] for x in names]
     res = sl.fit([r.params for r in sel], [r.tokens for r in sel], [r.loss for r in sel], tied=True)
@@ -86,3 +93,33 @@ def test_moe_expert_flops():
 def test_training_and_call_flops():
     assert sl.train_flops(8e9, 36e12) == pytest.approx(1.728e24)
     assert sl.call_flops(1e8, 512, 128) == 2 * 1e8 * 639
+
+
+def test_runs_from_rows_parses_the_csv_columns():
+    rows = [{"run": "x", "params": "2.81e9", "tokens": "55000000000", "unique_tokens": "5.5e10", "epochs": "1",
+             "loss": "2.574117", "seed": ""}]
+    r = sl.runs_from_rows(rows)["x"]
+    assert (r.params, r.tokens, r.unique_tokens, r.epochs, r.loss, r.seed) == (2.81e9, 55e9, 55e9, 1.0, 2.574117, "")
+    assert len(c4_runs()) == 296 and all(not k.startswith("#") for k in c4_runs())
+
+
+def test_rmse_is_root_mean_square_and_traceable():
+    assert sl.rmse([3.0, 4.0]) == pytest.approx(math.sqrt(12.5))
+    assert math.isnan(sl.rmse([]))
+    with tracing():
+        r = sl.rmse([leaf(0.0088, "r_1"), leaf(0.02585, "r_2")])
+    assert r == pytest.approx(0.0193088, abs=1e-7)          # √((0.0088² + 0.02585²)/2) by hand
+    assert evaluate(derive(r, "RMSE", "").check) == pytest.approx(r, rel=1e-12)
+
+
+def test_fit_coefficients_are_rule_values_and_its_rmse_is_arithmetic():
+    runs = c4_runs()
+    sel = [runs[x] for x in ["146m14b14b", "220m7b57b5", "421m32b32b", "619m22b22b", "1b191b91b", "1b566b66b"]]
+    with tracing():
+        res = sl.fit([leaf(r.params, "N") for r in sel], [leaf(r.tokens, "D") for r in sel], [leaf(r.loss, "L") for r in sel])
+    for coef, sym in zip((res.law.E, res.law.A, res.law.B, res.law.alpha, res.law.beta), sl.LAW_SYMBOLS):
+        node = node_of(coef)
+        assert node.kind == "rule" and node.sym == sym and node.text == sl.FIT_RULE
+    assert node_of(res.fit_rmse).kind == "op"          # √(Σ r²/n) over the rule values and the inputs
+    plain = sl.fit([r.params for r in sel], [r.tokens for r in sel], [r.loss for r in sel])
+    assert float(res.fit_rmse) == pytest.approx(plain.fit_rmse, rel=1e-12)
