@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..calculators import prefix
 from .theme import COLORS, animate, axis, bar, figure, frame, gantt_trace, hline, layout, line, points, vline, with_refs
 
 # ---------------------------------------------------------------------------------------------
@@ -269,13 +270,12 @@ def branch_tree(h0: int, h: int, k: int, running: int, x0: float = 40, width: fl
             "height": top * 2 + gap * max(k - 1, 0) + 20, "branches": branches, "colors": COLORS}
 
 
-def ced_work(work: Any, p: int, l_total: int, resend: int, now: tuple[int, int]) -> dict:
-    """Prompt work over P (log–log): decoder-only L·P against CED; ``work(x)`` = (decoder-only, CED)."""
+def ced_work(p: int, enc: int, dec: int, resend: int, now: tuple[int, int]) -> dict:
+    """Prompt work over P (log–log): decoder-only (L_enc + L_dec)·P against CED L_enc·P + L_dec·min(P, resend)."""
     grid = sorted({round(2 ** (17 * i / 59)) for i in range(60)} | {128, p})
-    pairs = [work(x) for x in grid]
     return figure([
-        line(grid, [a for a, _ in pairs], f"纯解码器 {l_total}P", "prefill"),
-        line(grid, [b for _, b in pairs], "CED", "decode", dash="dash"),
+        line(grid, [prefix.decoder_only_prompt_work(x, enc + dec) for x in grid], f"纯解码器 {enc + dec}P", "prefill"),
+        line(grid, [prefix.ced_prompt_work(x, enc, dec, resend) for x in grid], "CED", "decode", dash="dash"),
         points([p, p], list(now), f"当前 P = {p:,}", "accent", size=10),
     ], with_refs(layout(axis("提示 token 数 P(对数)", log=True), axis("专家层工作量(token·层,对数)", log=True), height=320),
                  vline(resend, f"P = {resend}", log=True)))
