@@ -82,8 +82,8 @@ class Fig31Params(Params):
     input_tokens: int = slider(ld.CLASS_A[0], ge=1, le=32768, step=1, label="新输入 P", unit="token")
     output_tokens: int = slider(ld.CLASS_A[1], ge=1, le=4096, step=1, label="返回 G", unit="token")
     batch: int = slider(1, ge=1, le=256, step=1, label="批大小 B", unit="条")
-    peak_tflops: float = fixed(ld.PRO.bf16_tflops, "BF16 峰值 Π", "TFLOP/s")
-    bandwidth_tbps: float = fixed(ld.PRO.bw_tbps, "显存带宽 β", "TB/s")
+    peak_tflops: float = fixed(ld.PEAK_TFLOPS, "BF16 峰值 Π", "TFLOP/s")
+    bandwidth_tbps: float = fixed(ld.BW_TBPS, "显存带宽 β", "TB/s")
     weight_bytes_per_param: float = fixed(2, "每参数字节 b_W", "B")
     kv_kib_per_token: float = fixed(ld.KV_KIB, "每 token KV", "KiB", sym="c_{KV}")
 
@@ -143,7 +143,7 @@ class Ex31Params(Params):
     input_tokens: int = slider(1024, ge=128, le=8192, step=128, label="每条输入 P", unit="token")
     weight_gb: float = fixed(ld.WEIGHT_GB, "每轮读权重", "GB", sym="W")
     kv_kib_per_token: float = fixed(ld.KV_KIB, "每 token KV", "KiB", sym="c_{KV}")
-    bandwidth_tbps: float = fixed(ld.PRO.bw_tbps, "显存带宽", "TB/s", sym="β")
+    bandwidth_tbps: float = fixed(ld.BW_TBPS, "显存带宽", "TB/s", sym="β")
 
 
 # key: (table row, tile label or "" (no tile), unit, digits)

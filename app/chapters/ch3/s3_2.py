@@ -214,7 +214,7 @@ def agent_trace(p: Params) -> View:
     parts = [tuple(given(x, f"{w}_{i}", "s", "示意拆分") for x, w in zip(r[1:], ("m", "t", "c"))) for i, r in enumerate(TRACE_ROUNDS, 1)]
     totals = [given(v, s, "s", ld.MEASURED) for v, s in ((ld.TRACE_TOTAL_S, "T"), (ld.TRACE_MODEL_S, "T_{model}"),
                                                         (ld.TRACE_TOOLS_S, "T_{tools}"))]
-    o = {**agent.trace_outputs(*totals, parts), "rounds": given(len(TRACE_ROUNDS), "n", "轮", ld.MEASURED)}
+    o = {**agent.trace_outputs(totals[0], totals[1], totals[2], parts), "rounds": given(len(TRACE_ROUNDS), "n", "轮", ld.MEASURED)}
     spans = agent.round_spans([tuple(r[1:]) for r in TRACE_ROUNDS])
     s = [say(TRACE, o, f"[[{k}]]") for k in ("total_s", "model_s", "tools_s", "control_s", "round_model_s_sum", "round_tool_s_sum",
                                               "round_control_s_sum")]

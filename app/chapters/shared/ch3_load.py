@@ -18,7 +18,8 @@ QWEN = shape_of_model("qwen3-8b", "Qwen3-8B")
 KV_BYTES = QWEN.kv_bytes_per_token_bf16                           # 147,456 B = 144 KiB (traced: config.json)
 KV_KIB = plain(KV_BYTES) / KIB
 WEIGHT_GB = round(plain(mc.decode_weight_read_bytes(QWEN, 2)) / GB, 2)   # 15.14 GB as the book rounds it
-PRO = gpu("rtx-pro-6000")                                            # 1.792 TB/s, 503.8 TFLOP/s
+PRO = gpu("rtx-pro-6000")
+BW_TBPS, PEAK_TFLOPS = PRO.bw_bytes_s / 1e12, PRO.flops / 1e12       # 1.792 TB/s, 503.8 TFLOP/s
 MU_BOOK = 2795.66        # decode steps/s per card, the book's stated value; the bandwidth formula gives 2,795.63
 CLASS_A, CLASS_B = (8192, 256), (1024, 2048)                         # 例题 3-1: long input, long output (P, G)
 EG31 = "例题 3-1 题设"
@@ -74,7 +75,7 @@ class Eg31Params(Params):
     batch_seqs: int = slider(64, ge=1, le=256, step=1, label="每步序列数", unit="条", sym="B")
     weight_gb: float = fixed(WEIGHT_GB, "每步读权重", "GB", sym="W")
     kv_kib_per_token: float = fixed(KV_KIB, "每 token KV", "KiB", sym="c_{KV}")
-    bandwidth_tbps: float = fixed(PRO.bw_tbps, "显存带宽", "TB/s", sym="β")
+    bandwidth_tbps: float = fixed(BW_TBPS, "显存带宽", "TB/s", sym="β")
     dt_s: float = slider(1, ge=0.1, le=10, step=0.1, label="递推步长 Δt", unit="s")
 
 
@@ -98,7 +99,7 @@ def mix(rate: float, duration: float, split: float, s1_pct: float, s2_pct: float
 def book_card() -> qu.DecodeCard:
     """例题 3-1's decode card: W = 15.14 GB read per step, c_KV = 144 KiB, β = 1.792 TB/s, 64 sequences."""
     return qu.DecodeCard(book(WEIGHT_GB, "W", "GB") * GB, book(KV_KIB, "c_{KV}", "KiB") * KIB,
-                         book(PRO.bw_tbps, "β", "TB/s") * 1e12, book(64, "B"))
+                         book(BW_TBPS, "β", "TB/s") * 1e12, book(64, "B"))
 
 
 def eg31(p: Eg31Params) -> tuple[dict, qu.BacklogRun, qu.TwoClassMix]:
