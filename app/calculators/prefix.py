@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..trace import name, tmax, tmin, tsum
+from .units import MIB
 
 
 def _clamp(x: int, lo: int, hi: int) -> int:
@@ -98,7 +99,7 @@ def edit_outputs(e: Edit, context: int, block: int, kv_bytes: float) -> dict:
     new = e.new_length
     return {"reused_tokens": k, "recompute_tokens": new - k, "new_context_tokens": new,
             "reuse_pct": 100 * k / new if new else 0 * k,
-            "recompute_kv_mib": (new - k) * kv_bytes / 2**20, "resident_kv_mib": new * kv_bytes / 2**20}
+            "recompute_kv_mib": (new - k) * kv_bytes / MIB, "resident_kv_mib": new * kv_bytes / MIB}
 
 
 def round_outputs(inputs: list[int], hits: list[int], i: int, kv_bytes: float) -> dict:
@@ -112,17 +113,17 @@ def round_outputs(inputs: list[int], hits: list[int], i: int, kv_bytes: float) -
             "total_hit_pct": 100 * total_k / total_i, "input_tokens": n, "hit_tokens": k, "restored_tokens": k,
             "new_tokens": p, "hit_pct": 100 * k / n, "proj_rows_cached": p, "proj_rows_full": n,
             "attn_pairs_cached": cached, "attn_pairs_full": full, "attn_pairs_pct": 100 * cached / full,
-            "resident_kv_mib": n * kv_bytes / 2**20, "recompute_kv_mib": p * kv_bytes / 2**20}
+            "resident_kv_mib": n * kv_bytes / MIB, "recompute_kv_mib": p * kv_bytes / MIB}
 
 
 def branch_outputs(h0: int, k: int, h: int, running: int, kv_bytes: float) -> dict:
     """图 3-13: k equal branches of h tokens on a shared H₀ (:func:`branch_state` with k·[h]): c_KV(H₀ + k·h)
     shared, c_KV·k(H₀ + h) unshared, c_KV(H₀ + h) one at a time, c_KV(H₀ + r·h) with r still running."""
     shared, unshared = name(h0 + k * h, "S_{shared}", "token"), name(k * (h0 + h), "S_{copies}", "token")
-    return {"shared_tokens": shared, "shared_mib": shared * kv_bytes / 2**20, "unshared_tokens": unshared,
-            "unshared_mib": unshared * kv_bytes / 2**20, "saved_mib": (unshared - shared) * kv_bytes / 2**20,
-            "serial_peak_mib": (h0 + h) * kv_bytes / 2**20, "running_branches_now": running,
-            "resident_now_mib": (h0 + running * h) * kv_bytes / 2**20}
+    return {"shared_tokens": shared, "shared_mib": shared * kv_bytes / MIB, "unshared_tokens": unshared,
+            "unshared_mib": unshared * kv_bytes / MIB, "saved_mib": (unshared - shared) * kv_bytes / MIB,
+            "serial_peak_mib": (h0 + h) * kv_bytes / MIB, "running_branches_now": running,
+            "resident_now_mib": (h0 + running * h) * kv_bytes / MIB}
 
 
 def ced_outputs(prompt: int, output: int, encoder_layers: int, decoder_layers: int, resend: int) -> dict:

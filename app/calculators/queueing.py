@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..trace import by_rule, name, node_of, rule, tmax, tsum
+from .units import GIB, MIB
 
 # ---------------------------------------------------------------------------------------------
 # One request: calls, contexts, KV
@@ -356,7 +357,7 @@ def request_outputs(s: int, p: int, g: int, batch: int, ridge: float, kv_bytes: 
         "prefill_bound": "compute" if batch * p >= ridge else "bandwidth",
         "decode_bound": "compute" if batch >= ridge else "bandwidth",
         "decode_kv_read_tokens": batch * ctx_sum, "decode_kv_read_gb": batch * ctx_sum * kv_bytes / 1e9,
-        "final_kv_mib": batch * kv_end * kv_bytes / 2**20,
+        "final_kv_mib": batch * kv_end * kv_bytes / MIB,
     }
 
 
@@ -373,7 +374,7 @@ def sync_column(n: int, total: int, p: int, weight_bytes: float, kv_bytes: float
         "output_per_request": g, "prefill_count": n, "prefill_tokens": n * p,
         "decode_steps_total": n * rounds, "decode_rounds": rounds, "weight_read_rounds": 1 + rounds,
         "end_context_tokens": final_text_tokens(0, p, g), "end_kv_tokens_per_request": kv_end,
-        "end_kv_mib_total": n * kv_end * kv_bytes / 2**20,
+        "end_kv_mib_total": n * kv_end * kv_bytes / MIB,
         "weight_read_gb": (1 + rounds) * weight_bytes / 1e9, "decode_lb_s": name(decode_bytes / bw, f"T_{{dec{tag}}}", "s"),
     }
 
@@ -381,9 +382,9 @@ def sync_column(n: int, total: int, p: int, weight_bytes: float, kv_bytes: float
 def wait_outputs(rate: float, wait: float, state_bytes: float, horizon: float) -> dict:
     """图 3-3 / 练习 3-2: λτ tasks wait at once, holding λ·M₀·τ; one task's area M₀·τ; the area up to H."""
     return {"mean_waiting_tasks": mean_in_wait(rate, wait),
-            "mean_occupancy_gib": mean_occupancy(rate, state_bytes, wait) / 2**30,
-            "area_per_task_gib_s": occupancy_area_one(state_bytes, wait) / 2**30,
-            "area_horizon_gib_s": occupancy_area(rate, state_bytes, wait, horizon) / 2**30, "steady_from_s": wait}
+            "mean_occupancy_gib": mean_occupancy(rate, state_bytes, wait) / GIB,
+            "area_per_task_gib_s": occupancy_area_one(state_bytes, wait) / GIB,
+            "area_horizon_gib_s": occupancy_area(rate, state_bytes, wait, horizon) / GIB, "steady_from_s": wait}
 
 
 def kv_pool_residency(pool_bytes: float, kv_bytes: float, classes: Sequence[RequestClass]) -> tuple[float, list[int]]:

@@ -230,3 +230,12 @@ def test_rule_decorator_keeps_plain_runs_plain():
         traced = qu.run_two_class(leaf(4.0, "λ"), 120, 60, 0.9, 0.1, 255, 2047, 2 * MU_BOOK)
     assert node_of(traced.backlog_end).kind == "rule" and traced.backlog_end == run.backlog_end
     assert qu.relabel(traced.backlog_end, "Q", "步") == run.backlog_end
+
+
+def test_drain_time_and_floor_keep_their_traces():
+    assert qu.drain_time(0.0, 5.0) == 0 and qu.drain_time(-1.0, 5.0) == 0 and qu.drain_time(10.0, 4.0) == 2.5
+    with tracing():
+        q, mu = leaf(112_792.8, "Q"), leaf(5591.32, "μ")
+        drain, shown = qu.drain_time(q, mu), qu.floor_steps(q)
+    assert derive(drain, "T", "").formula == "T = Q/μ" and shown == 112_792
+    assert derive(shown, "Q_disp", "").formula == "Q_disp = ⌊Q⌋" and evaluate(derive(shown, "x", "").check) == 112_792

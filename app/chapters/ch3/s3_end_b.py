@@ -108,7 +108,7 @@ def ex_3_4(p: Ex34Params) -> View:
         Question("gib_s_parallel", "并行时的状态面积呢?", "GiB·s",
                  solution=["若工具 A 换成 10 s 的编译:[[c10]];多个任务同时等待时按任务累加。"]),
         Question("first_round_new_total_s", f"把首轮模型调用加速到 {sf:g} 倍,任务总时间变成多少?", "s",
-                 solution=["首轮 36.37 s 由 47.5% 反推,其余部分不变。"]),
+                 solution=["首轮时间由例题 3-2 的“约 47.5%”反推(书中未印),其余部分不变。"]),
         Question("first_round_saved_pct", "这样省下总时间的百分之几?", "%",
                  solution=["整体加速 [[first_round_speedup_overall]],再快也不超过 $1/(1-f)$ = [[first_round_cap_speedup]]。"]),
         Question("tools_new_total_s", f"把所有工具加速到 {st:g} 倍,任务总时间变成多少?", "s"),
