@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ..calculators.units import KIB, MIB
 from .backlog import thin
 from .theme import animate, axis, bar, color, figure, frame, gantt_trace, hline, layout, line, points, r, vline, with_refs
 
@@ -26,7 +27,7 @@ def call_timeline(n_dec: int, p: int, kv_tokens: Callable[[int | None], int], ki
     ▶ lights the calls one by one. ``kv_tokens(j)`` = KV tokens after decode j (None: after the prefill)."""
 
     def kv_text(tokens: int) -> str:
-        return f"KV {tokens:,} token · {tokens * kib_per_token / 1024:,.1f} MiB"
+        return f"KV {tokens:,} token · {tokens * kib_per_token * KIB / MIB:,.1f} MiB"
 
     pw, gap = 6.0, 2.5
     shown, starts, xmax = _decode_blocks(n_dec, pw, gap)
