@@ -1,6 +1,8 @@
 """Amdahl's law: speeding up a share p of the work by s gives 1 / ((1 − p) + p / s)."""
 from __future__ import annotations
 
+from ..trace import name
+
 
 def speedup(p: float, s: float) -> float:
     """Overall speed-up when a fraction ``p`` of the time is made ``s`` times faster."""
@@ -15,3 +17,13 @@ def new_time(total: float, part: float, s: float) -> float:
 def limit(p: float) -> float:
     """Ceiling as s → ∞: 1 / (1 − p)."""
     return float("inf") if p >= 1 else 1.0 / (1.0 - p)
+
+
+def part_outputs(total: float, part: float, s: float) -> dict:
+    """例题 3-2 / 练习 3-4: a part of ``part`` s of a ``total`` s task made s× faster: share f = part/T,
+    T_new = (T − part) + part/s, saving, overall 1/((1 − f) + f/s) and ceiling 1/(1 − f)."""
+    f = name(part / total, "f")
+    new = name(new_time(total, part, s), "T_{new}", "s")
+    return {"part_s": part, "part_pct": 100 * f, "rest_s": total - part, "new_total_s": new,
+            "saved_s": total - new, "saved_pct": 100 * (total - new) / total,
+            "overall_speedup": speedup(f, s), "cap_speedup": limit(f)}

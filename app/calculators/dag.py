@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..trace import name, rule, tmax
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -14,6 +16,7 @@ class Schedule:
     critical: list[str]        # nodes on one critical path, in order
 
 
+@rule("关键路径:按依赖顺序取最早开始 ES(v) = max EF(u),累计最长的一条")
 def critical_path(durations: dict[str, float], edges: list[tuple[str, str]]) -> Schedule:
     """Longest path in a DAG: ES(v) = max over u→v of EF(u); EF = ES + d; slack = LS − ES."""
     preds: dict[str, list[str]] = {n: [] for n in durations}
@@ -67,3 +70,18 @@ def model_tools_model(model1: float, tool_a: float, tool_b: float, model2: float
 def wait_area(n_tasks: int, state: float, wait_s: float) -> float:
     """State held only while waiting for tools: n·M·wait (e.g. GiB·s)."""
     return n_tasks * state * wait_s
+
+
+def tool_wait_outputs(model1: float, tool_a: float, tool_b: float, model2: float, parallel: bool,
+                      state: float, n_tasks: int) -> dict:
+    """图 3-11 / 练习 3-4: serial m₁+a+b+m₂, parallel m₁+max(a,b)+m₂ (the critical paths of
+    :func:`model_tools_model`); state held only while waiting for tools: n·M·(a+b) or n·M·max(a,b)."""
+    serial = name(model1 + tool_a + tool_b + model2, "T_{ser}", "s")
+    par = name(model1 + tmax(tool_a, tool_b) + model2, "T_{par}", "s")
+    wait_ser, wait_par = tool_a + tool_b, tmax(tool_a, tool_b)
+    o = {"serial_s": serial, "parallel_s": par, "critical_path_s": par if parallel else serial,
+         "saved_s": serial - par, "tool_work_s": tool_a + tool_b, "wait_s": wait_par if parallel else wait_ser,
+         "gib_s_serial": wait_area(n_tasks, state, wait_ser), "gib_s_parallel": wait_area(n_tasks, state, wait_par),
+         "peak_gib": n_tasks * state}
+    o["gib_s"] = o["gib_s_parallel"] if parallel else o["gib_s_serial"]
+    return o

@@ -21,6 +21,9 @@ COLORS: dict[str, str] = {
     "idle": "#8c96a3", "backlog": "#e0413a",
     # neutral
     "ink": "#444b55", "accent": "#c2410c", "target": "#b45309",
+    # ch3a (chapter-3 opener, 3.1, 3.2 and their end matter): translucent fills of the roles above
+    "decode_fill": "rgba(47,127,216,0.35)", "state_fill": "rgba(138,92,245,0.25)",
+    "state_fill_light": "rgba(138,92,245,0.18)", "backlog_fill": "rgba(224,65,58,0.15)", "on_fill": "#ffffff",
 }
 
 ROLE_LABELS = {

@@ -35,3 +35,16 @@ def test_general_dag_and_cycle():
     import pytest
     with pytest.raises(ValueError):
         dag.critical_path({"a": 1, "b": 1}, [("a", "b"), ("b", "a")])
+
+
+def test_tool_wait_outputs_match_the_critical_path():
+    for a, b in ((6, 10), (12, 10), (0, 3)):
+        for parallel in (True, False):
+            o = dag.tool_wait_outputs(2, a, b, 3, parallel, 1, 2)
+            ser, par = dag.model_tools_model(2, a, b, 3, True), dag.model_tools_model(2, a, b, 3, False)
+            assert o["serial_s"] == ser.length and o["parallel_s"] == par.length
+            assert o["critical_path_s"] == (par.length if parallel else ser.length)
+            assert o["saved_s"] == ser.length - par.length and o["tool_work_s"] == a + b
+            assert o["gib_s_serial"] == 2 * (a + b) and o["gib_s_parallel"] == 2 * max(a, b) and o["peak_gib"] == 2
+            assert o["gib_s"] == (o["gib_s_parallel"] if parallel else o["gib_s_serial"])
+            assert o["wait_s"] == (max(a, b) if parallel else a + b)
