@@ -219,15 +219,20 @@ def _fn(op: str, fn: Callable, *xs: Any) -> Any:
     return _wrap(value, Node("op", value, op, tuple(_arg(x) for x in xs)))
 
 
+def _operands(xs: tuple) -> tuple:
+    """``f(a, b, …)`` or ``f([a, b, …])``, as builtin ``max``/``min`` take them."""
+    return tuple(xs[0]) if len(xs) == 1 and isinstance(xs[0], (list, tuple)) else xs
+
+
 def tmax(*xs: Any) -> Any:
     """``max`` that keeps the trace (builtin ``max`` returns one operand and loses the comparison)."""
-    xs = tuple(xs[0]) if len(xs) == 1 else xs
-    return _fn("max", max, *xs)
+    xs = _operands(xs)
+    return xs[0] if len(xs) == 1 else _fn("max", max, *xs)
 
 
 def tmin(*xs: Any) -> Any:
-    xs = tuple(xs[0]) if len(xs) == 1 else xs
-    return _fn("min", min, *xs)
+    xs = _operands(xs)
+    return xs[0] if len(xs) == 1 else _fn("min", min, *xs)
 
 
 def tsqrt(x: Any) -> Any: return _fn("sqrt", math.sqrt, x)
