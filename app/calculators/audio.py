@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Sequence
+from typing import Any
+
+from ..trace import name, rule, tmax
 
 EPS = 1e-9   # s: two instants closer than this are the same instant
 
@@ -125,9 +128,9 @@ class Interrupt:
 def interrupt(t_int: float, control_s: float, poll_s: float, release_s: float) -> Interrupt:
     """mute = ⌈(t_int + control)/poll⌉·poll; stop = t_int + control; release = max(mute, stop) + release."""
     heard = t_int + control_s
-    mute = math.ceil(heard / poll_s - EPS) * poll_s
+    mute = math.ceil(round(heard / poll_s, 9)) * poll_s
     stop = heard
-    return Interrupt(t_int, mute, stop, max(mute, stop) + release_s)
+    return Interrupt(t_int, name(mute, "t_{mute}"), name(stop, "t_{stop}"), tmax(mute, stop) + release_s)
 
 
 def mute_latency_range(control_s: float, poll_s: float) -> tuple[float, float]:
@@ -138,6 +141,57 @@ def mute_latency_range(control_s: float, poll_s: float) -> tuple[float, float]:
 def discarded_audio(arr: Sequence[float], po: Playout, chunk_s: float, t: float) -> float:
     """Audio that had arrived by t but was never played: A(t) − P(t) at the mute instant."""
     return max(0.0, arrived_audio(arr, chunk_s, t) - played_audio(po, t))
+
+
+@dataclass(frozen=True)
+class JitterRun:
+    """One simulated playback (seconds): stalls, when the last chunk ends, audio discarded at the mute."""
+
+    n_stalls: int
+    stall_total: float
+    last_end: float
+    discarded: float
+    arrivals: tuple[float, ...]
+    playout: Playout
+
+
+@rule("逐块模拟:块 k 在 (k+1)·块长 + 处理 + 发送 + 网络_k 到达,按顺序在 max(到达_k, 上一块播完) 开播;"
+      "停顿是开播晚于上一块播完的间隔;静音时已到达却没播放的音频被丢弃")
+def jitter_run(n_chunks: int, chunk_s: float, proc_s: float, send_s: float, net_s: float, late_chunk: int,
+               late_net_s: float, play_start_s: float, mute_s: float) -> JitterRun:
+    """Arrivals → in-order playout from ``play_start_s`` → stalls; audio discarded at ``mute_s``."""
+    arr = arrivals(n_chunks, chunk_s, proc_s, send_s, net_s, late_chunk, late_net_s)
+    po = playout(arr, chunk_s, play_start_s)
+    return JitterRun(po.n_stalls, po.stall_total, po.last_end, discarded_audio(arr, po, chunk_s, mute_s), tuple(arr), po)
+
+
+@dataclass(frozen=True)
+class Jitter:
+    """图 3-18 / 3-19 for one setting: the outputs (ms, B) and what the figures draw."""
+
+    outputs: dict
+    run: JitterRun
+    interrupt: Interrupt
+    late: int
+
+
+def jitter(p: Any) -> Jitter:
+    """Chunk bytes f_s·T·n_ch·b; first arrival T + proc + send + net; playback starts one initial buffer
+    later; the interrupt's mute, stop and release. ``p`` carries the 图 3-18 settings (ms, Hz, counts)."""
+    late = p.late_chunk if 0 <= p.late_chunk < p.n_chunks else -1
+    first = name(p.chunk_ms + p.proc_ms + p.send_ms + (p.late_net_ms if late == 0 else p.net_ms), "t_1", "ms")
+    start = name(first + p.initial_buffer_ms, "t_{play}", "ms")
+    it = interrupt(p.interrupt_ms, p.control_ms, p.poll_ms, p.release_ms)
+    best, worst = mute_latency_range(p.control_ms, p.poll_ms)
+    ms = 1e-3
+    run = jitter_run(p.n_chunks, p.chunk_ms * ms, p.proc_ms * ms, p.send_ms * ms, p.net_ms * ms, late,
+                     p.late_net_ms * ms, start * ms, it.mute * ms)
+    o = {"chunk_bytes": chunk_bytes(p.sample_rate_hz, p.chunk_ms * ms, p.channels, p.bytes_per_sample),
+         "first_arrival_ms": first, "play_start_ms": start, "n_stalls": run.n_stalls, "stall_total_ms": run.stall_total / ms,
+         "last_play_end_ms": run.last_end / ms, "mute_ms": it.mute, "mute_latency_ms": it.mute_latency,
+         "best_mute_latency_ms": best, "worst_mute_latency_ms": worst, "backend_stop_ms": it.stop,
+         "release_ms": it.release, "discarded_audio_ms": run.discarded / ms}
+    return Jitter(o, run, it, late)
 
 
 # ---------------------------------------------------------------------------------------------
