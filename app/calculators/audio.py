@@ -29,6 +29,11 @@ def arrivals(n_chunks: int, chunk_s: float, proc_s: float, send_s: float, net_s:
             for k in range(n_chunks)]
 
 
+def arrival(k: int, chunk: float, proc: float, send: float, net: float) -> float:
+    """Chunk k (0-based) arrives at (k+1)·chunk + proc + send + net (any one time unit)."""
+    return name((k + 1) * chunk + proc + send + net, f"t_{{{k + 1}}}")
+
+
 @dataclass(frozen=True)
 class Playout:
     starts: list[float]
@@ -179,7 +184,7 @@ def jitter(p: Any) -> Jitter:
     """Chunk bytes f_s·T·n_ch·b; first arrival T + proc + send + net; playback starts one initial buffer
     later; the interrupt's mute, stop and release. ``p`` carries the 图 3-18 settings (ms, Hz, counts)."""
     late = p.late_chunk if 0 <= p.late_chunk < p.n_chunks else -1
-    first = name(p.chunk_ms + p.proc_ms + p.send_ms + (p.late_net_ms if late == 0 else p.net_ms), "t_1", "ms")
+    first = arrival(0, p.chunk_ms, p.proc_ms, p.send_ms, p.late_net_ms if late == 0 else p.net_ms)
     start = name(first + p.initial_buffer_ms, "t_{play}", "ms")
     it = interrupt(p.interrupt_ms, p.control_ms, p.poll_ms, p.release_ms)
     best, worst = mute_latency_range(p.control_ms, p.poll_ms)

@@ -80,7 +80,7 @@ def reference_flops(s: ModelShape, prompt: int, gen: int) -> float:
 
 def update_flops(s: ModelShape, prompt: int, gen: int, n_keep: int) -> float:
     """F_u = n_keep · 3 · f_r (forward + backward over each kept trajectory)."""
-    return 3.0 * n_keep * reference_flops(s, prompt, gen)
+    return 3 * n_keep * reference_flops(s, prompt, gen)
 
 
 def n_generate(n_keep: int, keep_ratio: float) -> int:
@@ -118,7 +118,7 @@ def rl_cycle(s: ModelShape, prompt: int, gen: int, n_keep: int, n: int, *, teach
     L = prompt + gen - 1
     fg, fr = name(generation_flops(s, prompt, gen), "f_g", "FLOP"), name(reference_flops(s, prompt, gen), "f_r", "FLOP")
     return Cycle(L, gen - 1, n_keep * L, n_keep * gen, fg, fr, name(3 * n_keep * fr, "F_u", "FLOP"), n,
-                 n * fr if teacher else 0.0, replicas * weight_bytes_per_param * name(s.params_total, "N"))
+                 (n if teacher else 0) * fr, replicas * weight_bytes_per_param * name(s.params_total, "N"))
 
 
 def cycle_outputs(c: Cycle) -> dict:

@@ -18,7 +18,7 @@ from .model_config import ModelShape, attn_flops_per_context_token
 
 def six_nd(n_params: float, tokens: float) -> float:
     """F_train ≈ 6·N·D."""
-    return 6.0 * n_params * tokens
+    return 6 * n_params * tokens
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class LinearTrain:
 def linear_train_flops(m: int, k: int, n: int, *, freeze_w: bool = False, need_input_grad: bool = True) -> LinearTrain:
     """Y = XW (m×k · k×n): forward, dX and dW each 2mkn FLOPs (m·k·n multiply-adds); 6mkn in all."""
     mm = 2 * m * k * n
-    return LinearTrain(mm, mm if need_input_grad else 0.0, 0.0 if freeze_w else mm, m * k * n)
+    return LinearTrain(mm, mm if need_input_grad else 0 * mm, 0 * mm if freeze_w else mm, m * k * n)
 
 
 def linear_outputs(m: int, k: int, n: int, *, freeze_w: bool = False, need_input_grad: bool = True) -> dict:
@@ -113,14 +113,14 @@ def block_linear_params(s: ModelShape) -> int:
 
 def lm_head_flops(s: ModelShape, rows: float, *, train: bool = True) -> float:
     """Vocabulary projection over ``rows`` rows: 2·h·V per row forward, ×3 with backward."""
-    return (6.0 if train else 2.0) * s.lm_head_matrix_params * rows
+    return (6 if train else 2) * s.lm_head_matrix_params * rows
 
 
 def teacher_forced_forward_flops(s: ModelShape, length: int, lm_rows: int | None = None) -> float:
     """One forward over a known sequence: 2·(block matmuls)·L + 2·(h·V)·rows + 4·n_L·H·d·L(L+1)/2.
     ``lm_rows`` defaults to every row (reference model, reward model, training)."""
     rows = length if lm_rows is None else lm_rows
-    return (2.0 * s.active_linear_params * length + 2.0 * s.lm_head_matrix_params * rows
+    return (2 * s.active_linear_params * length + 2 * s.lm_head_matrix_params * rows
             + attn_flops_per_context_token(s) * causal_pairs(length))
 
 
@@ -164,21 +164,19 @@ def itemised_train_flops(s: ModelShape, batch: int, seq_len: int, *, recompute: 
     bm = block_matmuls(s)
     L = s.n_layers
     rows = bp if lm_rows_per_seq is None else batch * lm_rows_per_seq
-    attn = 3.0 * attn_flops_per_context_token(s) * batch * causal_pairs(seq_len)
+    attn = 3 * attn_flops_per_context_token(s) * batch * causal_pairs(seq_len)
     it = ItemisedTrain(
         six_nd=six_nd(s.params_total, bp),
-        qo_proj=6.0 * L * (bm.q + bm.o) * bp,
-        kv_proj=6.0 * L * (bm.k + bm.v) * bp,
-        ffn=6.0 * L * bm.ffn * bp,
+        qo_proj=6 * L * (bm.q + bm.o) * bp,
+        kv_proj=6 * L * (bm.k + bm.v) * bp,
+        ffn=6 * L * bm.ffn * bp,
         lm_head=lm_head_flops(s, rows),
         attention=attn,
-        embed_excluded=6.0 * s.embedding_params * bp,
-        norms_excluded=6.0 * s.other_params * bp,
+        embed_excluded=6 * s.embedding_params * bp,
+        norms_excluded=6 * s.other_params * bp,
         recompute=0.0,
     )
-    if recompute:
-        it = replace(it, recompute=it.items / 3.0)
-    return it
+    return replace(it, recompute=it.items / 3 * int(recompute))     # × 0 without recompute: its formula still shows
 
 
 def itemised_outputs(s: ModelShape, batch: int, seq_len: int, recompute: bool = False) -> dict:
@@ -258,7 +256,7 @@ def sft_outputs(s: ModelShape, segments: tuple[int, ...], supervised: int, proje
     rows = name(tsum(segments), "P", "token")
     proj = rows if project_all else supervised
     tr = itemised_train_flops(s, 1, rows, lm_rows_per_seq=proj)
-    waste = lm_head_flops(s, rows - supervised) if project_all else 0.0
+    waste = lm_head_flops(s, rows - supervised if project_all else 0)
     return {"input_tokens": rows, "supervised_tokens": supervised, "lm_head_tflop": lm_head_flops(s, proj) / 1e12,
             "lm_head_waste_tflop": waste / 1e12, "train_tflop": tr.total / 1e12}
 

@@ -97,3 +97,9 @@ def test_jitter_run_is_a_rule():
         run = audio.jitter_run(12, 0.02, 0.012, 0.001, leaf(0.005, "T_net"), 3, 0.055, 0.078, 0.19)
     assert node_of(run.n_stalls).kind == "rule" and run.n_stalls == 1
     assert run.stall_total == pytest.approx(0.010)
+
+
+def test_one_arrival_matches_the_list():
+    arr = audio.arrivals(12, 20, 12, 1, 5, 3, 55)
+    assert audio.arrival(0, 20, 12, 1, 5) == arr[0] == 38
+    assert audio.arrival(3, 20, 12, 1, 55) == arr[3] == 148
