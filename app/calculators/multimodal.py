@@ -103,9 +103,9 @@ def vision_tower_flops(s: VisionShape, h_px: int, w_px: int) -> VisionFlops:
     n_v = n_p // (s.merge ** 2)
     h = s.hidden
     hm = h * s.merge ** 2
-    embed = 2 * n_p * s.patch_inputs * h
+    embed = 2 * s.patch_inputs * h * n_p          # constants first: a ×1024 after a traced value reads as a unit change
     linear = s.depth * 2 * n_p * (4 * h * h + 2 * h * s.mlp)
-    attention = s.depth * 4 * n_p ** 2 * h
+    attention = s.depth * 4 * h * n_p ** 2
     mergers = s.mergers * 2 * n_v * (hm * hm + hm * s.out_hidden)
     return VisionFlops(embed, linear, attention, mergers, n_p, n_v)
 

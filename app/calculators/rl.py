@@ -108,7 +108,8 @@ class Cycle:
 
     @property
     def total(self) -> float:
-        return f_cycle(self.n, self.f_g, self.f_r, self.f_u) + self.teacher
+        base = f_cycle(self.n, self.f_g, self.f_r, self.f_u)
+        return base + self.teacher if self.teacher else base
 
 
 def rl_cycle(s: ModelShape, prompt: int, gen: int, n_keep: int, n: int, *, teacher: bool = False,
@@ -118,7 +119,7 @@ def rl_cycle(s: ModelShape, prompt: int, gen: int, n_keep: int, n: int, *, teach
     L = prompt + gen - 1
     fg, fr = name(generation_flops(s, prompt, gen), "f_g", "FLOP"), name(reference_flops(s, prompt, gen), "f_r", "FLOP")
     return Cycle(L, gen - 1, n_keep * L, n_keep * gen, fg, fr, name(3 * n_keep * fr, "F_u", "FLOP"), n,
-                 (n if teacher else 0) * fr, replicas * weight_bytes_per_param * name(s.params_total, "N"))
+                 fr * (n if teacher else 0), replicas * weight_bytes_per_param * name(s.params_total, "N"))
 
 
 def cycle_outputs(c: Cycle) -> dict:

@@ -144,7 +144,7 @@ class ItemisedTrain:
 
     @property
     def total(self) -> float:
-        return self.items + self.recompute
+        return name(self.items + self.recompute, "F_{train}", "FLOP")
 
     @property
     def over_6nd(self) -> float:
@@ -166,17 +166,18 @@ def itemised_train_flops(s: ModelShape, batch: int, seq_len: int, *, recompute: 
     rows = bp if lm_rows_per_seq is None else batch * lm_rows_per_seq
     attn = 3 * attn_flops_per_context_token(s) * batch * causal_pairs(seq_len)
     it = ItemisedTrain(
-        six_nd=six_nd(s.params_total, bp),
-        qo_proj=6 * L * (bm.q + bm.o) * bp,
-        kv_proj=6 * L * (bm.k + bm.v) * bp,
-        ffn=6 * L * bm.ffn * bp,
-        lm_head=lm_head_flops(s, rows),
-        attention=attn,
-        embed_excluded=6 * s.embedding_params * bp,
-        norms_excluded=6 * s.other_params * bp,
+        six_nd=name(six_nd(name(s.params_total, "N"), bp), "6ND", "FLOP"),
+        qo_proj=name(6 * L * (bm.q + bm.o) * bp, "F_{QO}", "FLOP"),
+        kv_proj=name(6 * L * (bm.k + bm.v) * bp, "F_{KV}", "FLOP"),
+        ffn=name(6 * L * bm.ffn * bp, "F_{FFN}", "FLOP"),
+        lm_head=name(lm_head_flops(s, rows), "F_{head}", "FLOP"),
+        attention=name(attn, "F_{attn}", "FLOP"),
+        embed_excluded=name(6 * s.embedding_params * bp, "F_{emb}", "FLOP"),
+        norms_excluded=name(6 * s.other_params * bp, "F_{norm}", "FLOP"),
         recompute=0.0,
     )
-    return replace(it, recompute=it.items / 3 * int(recompute))     # × 0 without recompute: its formula still shows
+    # × 0 without recompute, so its formula still shows
+    return replace(it, recompute=name(it.items / 3 * int(recompute), "F_{rec}", "FLOP"))
 
 
 def itemised_outputs(s: ModelShape, batch: int, seq_len: int, recompute: bool = False) -> dict:

@@ -94,7 +94,7 @@ def test_jitter_outputs_book_and_illustration():
 def test_jitter_run_is_a_rule():
     from app.trace import leaf, node_of, tracing
     with tracing():
-        run = audio.jitter_run(12, 0.02, 0.012, 0.001, leaf(0.005, "T_net"), 3, 0.055, 0.078, 0.19)
+        run = audio.jitter_run(12, 20, 12, 1, leaf(5, "T_net"), 3, 55, 78, 190)
     assert node_of(run.n_stalls).kind == "rule" and run.n_stalls == 1
     assert run.stall_total == pytest.approx(0.010)
 
