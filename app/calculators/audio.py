@@ -55,11 +55,13 @@ class Playout:
 
 def playout(arr: Sequence[float], chunk_s: float, play_start: float) -> Playout:
     """In order: start_0 = play_start, start_k = max(arrival_k, end_{k−1}), end_k = start_k + chunk; a stall is start_k > end_{k−1}."""
-    starts, ends, stalls = [], [], []
-    prev_end = None
-    for k, a in enumerate(arr):
-        s = max(play_start, a) if k == 0 else max(a, prev_end)
-        if prev_end is not None and s > prev_end + EPS:
+    starts: list[float] = []
+    ends: list[float] = []
+    stalls: list[tuple[float, float]] = []
+    prev_end = play_start                      # the first chunk waits for play_start, as for an earlier chunk's end
+    for a in arr:
+        s = max(a, prev_end)
+        if ends and s > prev_end + EPS:
             stalls.append((prev_end, s))
         starts.append(s)
         prev_end = s + chunk_s

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..calculators import audio
 from .theme import animate, axis, color, figure, frame, layout, line, points, r, vline, with_refs
 
-LANES = dict(range_=(0.4, 3.6), ticks=[1, 2, 3], showgrid=False)
+LANES: dict[str, Any] = {"range_": (0.4, 3.6), "ticks": [1, 2, 3], "showgrid": False}
 
 
 def segments(pairs: list[tuple[float, float]], y: float) -> tuple[list, list]:
@@ -45,7 +46,7 @@ def jitter_figure(run: audio.JitterRun, chunk_ms: float, play_start_ms: float, l
     ymax = max([b for _, b in curve] + [chunk_ms]) * 1.15
     tr = _jitter_traces(run, chunk_s, late, t_end, ymax, curve)
     hover = "块 %{customdata} 到达 %{x:.0f} ms<extra></extra>"
-    clock = {"width": 1, "dash": "dot", "showlegend": False, "hoverinfo": "skip"}
+    clock: dict[str, Any] = {"width": 1, "dash": "dot", "showlegend": False, "hoverinfo": "skip"}
     data = [points(*tr["到达"][:2], "到达", "decode", size=10, customdata=tr["到达"][2], hovertemplate=hover),
             points(*tr["迟到的块(示意)"][:2], "迟到的块(示意)", "backlog", size=12, customdata=tr["迟到的块(示意)"][2],
                    hovertemplate=hover),

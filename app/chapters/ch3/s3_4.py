@@ -57,7 +57,7 @@ class StateP(Params):
     adam_m_bytes: float = slider(4, ge=0, le=4, step=2, label="Adam 一阶矩", unit="B/参数", sym="b_m")
     adam_v_bytes: float = slider(4, ge=0, le=4, step=2, label="Adam 二阶矩", unit="B/参数", sym="b_v")
     n_gpus: int = slider(1, ge=1, le=16, step=1, label="均分到 k 张卡", illustrative=True, sym="k")
-    gpu: CardId = gpu_choice("h100-sxm", CARDS, label="加速器", illustrative=True)
+    gpu: CardId = gpu_choice("h100-sxm", CARDS, label="加速器", illustrative=True)  # type: ignore[valid-type]
 
 STATE_OUT = outputs(
     n_params=out("参数量 N", unit="", sym="N"), bytes_per_param=out("每参数字节", unit="B", digits=0, em=True),
@@ -73,7 +73,7 @@ STATE_OUT = outputs(
 def eg_3_3(p: StateP) -> View:
     n = p.n_params if p.n_params is not None else n_params(qwen3_8b())
     each = (p.weight_bytes, p.grad_bytes, p.master_bytes, p.adam_m_bytes, p.adam_v_bytes)
-    o = T.state_outputs(n, each, p.n_gpus, gpu_of(CARD_DATA.get(p.gpu, p.gpu)).mem_gb)
+    o = T.state_outputs(n, each, p.n_gpus, gpu_of(CARD_DATA.get(p.gpu) or p.gpu).mem_gb)
     o["headroom_gb"] = abs(o["card_gb"] - o["per_gpu_gb"])
     parts = zip(("BF16 工作权重", "梯度", "FP32 主权重", "Adam 一阶矩 m", "Adam 二阶矩 v"), each, ("compute", "decode", "prefill", "state", "tools"))
     left = ("即使均分到 [[n_gpus|n]] 张 [[card_gb]] 卡,每卡也只剩约 [[headroom_gb]] 给它们。" if o["card_gb"] >= o["per_gpu_gb"]
