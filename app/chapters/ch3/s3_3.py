@@ -171,7 +171,7 @@ class ImageGenParams(Params):
     _snap = field_validator("img_h_px", "img_w_px")(sh.snap_to(DIT_SIDE_STEP))
 
 IMAGE_OUT = outputs(
-    latent_positions=out("latent 位置 n_v", unit="个", sym="n_v"), dit_forwards=out("DiT 前向次数 n_s·n_b", unit="次"),
+    latent_positions=shown("latent 位置 n_v", unit="个", sym="n_v"), dit_forwards=out("DiT 前向次数 n_s·n_b", unit="次"),
     flop_per_forward=shown("单次前向 F_step", unit="×10¹³ FLOPs", exp=13, digits=4, sym="F_{step}"),
     total_pflop=shown("总运算量", unit="×10¹⁵ FLOPs", digits=3, approx=True, em=True, sym="F_{total}"), attention_share_pct=out("联合注意力占单步", sig=3))
 
@@ -211,8 +211,8 @@ JITTER_OUT = outputs(
     mute_ms=out("设备静音", digits=0, ill=True, sym="t_{mute}"), mute_latency_ms=out("静音 − 决定打断", digits=0),
     best_mute_latency_ms=out("最快静音", digits=0), worst_mute_latency_ms=out("最慢静音", digits=0),
     backend_stop_ms=out("后端停止生成", digits=0, ill=True, sym="t_{stop}"), release_ms=out("释放缓冲与状态", digits=0, ill=True, sym="t_{rel}"),
-    discarded_audio_ms=out("到达却没播放的音频", digits=0, ill=True), measured_first_chunk_ms_run1=out("实测一:停说 → 首块音频", approx=True),
-    measured_first_chunk_ms_run2=out("实测二:停说 → 首块音频", approx=True), measured_chunk_gap_median_ms=out("实测:后续块间隔中位数", approx=True))
+    discarded_audio_ms=out("到达却没播放的音频", digits=0, ill=True), measured_first_chunk_ms_run1=out("实测一:停说 → 首块音频", unit="ms", approx=True),
+    measured_first_chunk_ms_run2=out("实测二:停说 → 首块音频", unit="ms", approx=True), measured_chunk_gap_median_ms=out("实测:后续块间隔中位数", approx=True))
 
 @card("fig-3-18", title="抖动缓冲与打断", label="图 3-18 / 3-19", section="3.3", kind="animation", params=sh.JitterParams,
       aliases=("fig-3-19",), badges=(("练习 3-5", "ex-3-5"),), outputs=JITTER_OUT,

@@ -84,8 +84,8 @@ RL_PROMPT, RL_GEN, RL_KEEP = given(1024, "P", "token", RL_SRC), given(256, "G", 
 @dataclass(frozen=True)
 class Shown(Out):
     """An output printed as the book prints it where the engine has no such format: ``trim`` keeps up to ``digits`` decimals
-    without trailing zeros (7.8125, 56.25, 225); ``exp`` shows value ÷ 10^exp (the unit says ×10ⁿ). Tiles, tables, templates
-    and derivation results all use it."""
+    without trailing zeros (7.8125, 56.25, 225); ``exp`` shows value ÷ 10^exp (the unit says ×10ⁿ); slot flag ``g0`` drops the
+    thousands separator. Tiles, tables, templates and derivation results all use it."""
 
     trim: bool = False
     exp: int = 0
@@ -94,8 +94,8 @@ class Shown(Out):
         base = Out(**{f.name: getattr(self, f.name) for f in fields(Out)})
         if self.exp and isinstance(value, (int, float)) and not isinstance(value, bool):
             value = value / 10 ** self.exp
-        marks = [flags] if flags else (["a"] if approx else [])
-        return base.fmt(value, flags=",".join([*marks, "c" if self.trim else "u"]))
+        text = base.fmt(value, flags=",".join([*([flags] if flags else ["a"] * approx), "c" if self.trim else "u"]))
+        return text.replace(",", "") if "g0" in flags.split(",") else text        # flag g0: no thousands separator (4096)
 
 def shown(label: str, **kw: Any) -> Shown:
     """A :class:`Shown` output (``text`` set, so tiles print it through :meth:`Shown.fmt`)."""
