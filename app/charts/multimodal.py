@@ -7,7 +7,7 @@ import random
 from functools import lru_cache
 
 from ..calculators import multimodal as mm
-from .theme import animate, axis, bar, figure, frame, layout, line, points
+from .theme import animate, axis, bar, color, figure, frame, layout, line, points
 
 
 def patch_grid(h: int, w: int, patch: int, merge: int, box: int = 300) -> dict:
@@ -106,7 +106,7 @@ def denoise_figure(captions: list[str], labels: list[str]) -> dict:
     last = at(n)
     fig = figure([
         {"type": "scatter", "mode": "markers", **last["latent 位置(示意)"], "name": "latent 位置(示意)", "hoverinfo": "skip",
-         "showlegend": False, "marker": {"size": 16, "symbol": "square", "color": _COLORS, "colorscale": "Viridis"}},
+         "showlegend": False, "marker": {"size": 16, "symbol": "square", "color": _COLORS, "colorscale": color("sequential")}},
         {"type": "scatter", "mode": "text", **last["计数"], "showlegend": False, "hoverinfo": "skip",
          "textposition": "middle right", "name": "计数", "textfont": {"size": 13}},
     ], layout(axis("", range_=(-3, LATENT_GRID + 2), visible=False),

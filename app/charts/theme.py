@@ -23,7 +23,7 @@ COLORS: dict[str, str] = {
     "ink": "#444b55", "accent": "#c2410c", "target": "#b45309",
     # chapter 3 · 3.3–3.5 (group ch3b): outlines, label backgrounds and washes of figures and diagrams
     "outline": "rgba(0,0,0,0.3)", "label_bg": "rgba(255,255,255,0.6)", "paper": "#ffffff",
-    "accent_wash": "rgba(194,65,12,0.08)", "rule_line": "rgba(127,127,127,0.3)",
+    "accent_wash": "rgba(194,65,12,0.08)", "rule_line": "rgba(127,127,127,0.3)", "sequential": "Viridis",   # a Plotly colour scale
 }
 
 ROLE_LABELS = {

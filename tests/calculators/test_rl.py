@@ -84,3 +84,9 @@ def test_cycle_outputs(s):
     assert (o["seq_tokens"], o["decode_steps_per_response"], o["n_generate"]) == (1279, 255, 16)
     assert o["f_cycle_tflop"] == pytest.approx(16 * 38.411 + 952.416, abs=0.01) and o["teacher_tflop"] == 0
     assert o["weight_sync_gb"] == pytest.approx(4 * 2 * 8_190_735_360 / 1e9)
+
+
+def test_cycle_with_teacher_adds_its_forwards(s):
+    c = rl.rl_cycle(s, 1024, 256, 16, 48, teacher=True)
+    assert c.total / 1e12 == pytest.approx(3748.55, abs=5e-3)          # 练习 3-7: 2796.13 + 952.416
+    assert rl.rl_cycle(s, 1024, 256, 16, 48).teacher == 0
