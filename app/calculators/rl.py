@@ -42,7 +42,7 @@ class LossWeights:
 
 def loss_weights(n1: int, n2: int) -> LossWeights:
     """Per-token weight: batch-wide mean 1/(n₁+n₂) vs mean of micro-batch means 1/(2n_i)."""
-    return LossWeights(1 / (n1 + n2), 1 / (2 * n1), 1 / (2 * n2))
+    return LossWeights(name(1 / (n1 + n2), "w"), name(1 / (2 * n1), "w_1"), name(1 / (2 * n2), "w_2"))
 
 
 def group_outputs(rewards: Sequence[float]) -> dict:

@@ -36,7 +36,8 @@ class LinearTrain:
 def linear_train_flops(m: int, k: int, n: int, *, freeze_w: bool = False, need_input_grad: bool = True) -> LinearTrain:
     """Y = XW (m×k · k×n): forward, dX and dW each 2mkn FLOPs (m·k·n multiply-adds); 6mkn in all."""
     mm = 2 * m * k * n
-    return LinearTrain(mm, mm if need_input_grad else 0 * mm, 0 * mm if freeze_w else mm, m * k * n)
+    dx, dw = (mm if need_input_grad else 0 * mm), (0 * mm if freeze_w else mm)
+    return LinearTrain(name(mm, "F_{fwd}", "FLOP"), name(dx, "F_{dX}", "FLOP"), name(dw, "F_{dW}", "FLOP"), m * k * n)
 
 
 def linear_outputs(m: int, k: int, n: int, *, freeze_w: bool = False, need_input_grad: bool = True) -> dict:
@@ -324,12 +325,19 @@ def microbatch_schedule(n_layers: int, micro_batches: int, t_fwd: float, t_bwd: 
     return sch
 
 
+@dataclass(frozen=True)
+class ScheduleSummary:
+    """Peak activation and total time of a schedule; the field names are the book's symbols (shown in derivations)."""
+
+    M_act: float
+    T: float
+
+
 @rule("按执行顺序排出 a 个 micro-batch 的 F1…F_L、B_L…B1;一层激活从它的前向结束驻留到反向结束,峰值是各时刻驻留量之和的最大值")
-def schedule_summary(n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float, act_per_layer_full: float
-                     ) -> tuple[float, float]:
-    """(peak activation, total time) of :func:`microbatch_schedule`."""
+def schedule_summary(n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float, act_per_layer_full: float) -> ScheduleSummary:
+    """Peak activation and total time of :func:`microbatch_schedule`."""
     sch = microbatch_schedule(n_layers, micro_batches, t_fwd, t_bwd, act_per_layer_full)
-    return sch.peak_activation, sch.total_time
+    return ScheduleSummary(sch.peak_activation, sch.total_time)
 
 
 def ceil_div(x: float, y: float) -> int:

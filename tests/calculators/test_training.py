@@ -140,10 +140,11 @@ def test_update_and_sft_outputs(s):
 
 def test_schedule_summary_is_a_rule():
     from app.trace import leaf, node_of, tracing
-    assert T.schedule_summary(4, 2, 1, 2, 1) == (2, 12)
+    assert T.schedule_summary(4, 2, 1, 2, 1) == T.ScheduleSummary(2, 12)
     with tracing():
-        peak, total = T.schedule_summary(4, leaf(2, "a"), 1, 2, 1)
-    assert node_of(peak).kind == "rule" and node_of(total).kind == "rule" and (peak, total) == (2, 12)
+        sch = T.schedule_summary(4, leaf(2, "a"), 1, 2, 1)
+    assert node_of(sch.M_act).kind == "rule" and node_of(sch.T).kind == "rule" and (sch.M_act, sch.T) == (2, 12)
+    assert node_of(sch.M_act).sym == "M_act"
 
 
 def test_outputs_trace_their_inputs(s):

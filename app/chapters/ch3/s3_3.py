@@ -171,7 +171,7 @@ class ImageGenParams(Params):
     _snap = field_validator("img_h_px", "img_w_px")(sh.snap_to(DIT_SIDE_STEP))
 
 IMAGE_OUT = outputs(
-    latent_positions=shown("latent 位置 n_v", unit="个", sym="n_v"), dit_forwards=out("DiT 前向次数 n_s·n_b", unit="次"),
+    latent_positions=shown("latent 位置 n_v", unit="个", sym="n_v"), dit_forwards=out("DiT 前向次数 n_s·n_b", unit="次", sym="n_{fwd}"),
     flop_per_forward=shown("单次前向 F_step", unit="×10¹³ FLOPs", exp=13, digits=4, sym="F_{step}"),
     total_pflop=shown("总运算量", unit="×10¹⁵ FLOPs", digits=3, approx=True, em=True, sym="F_{total}"), attention_share_pct=out("联合注意力占单步", sig=3))
 
@@ -245,7 +245,7 @@ class DrainParams(Params):
     initial_buffer_s: float = slider(0.3, ge=0, le=2, step=0.05, label="开播时已缓存 B₀", unit="s", sym="B_0")
 
 DRAIN_OUT = outputs(drain_s=out("耗尽时刻 B₀/(1 − r)(s)", sig=3, em=True, sym="t_{drain}", text={None: "不会耗尽(r ≥ 1)"}),
-                    deficit_s_per_s=out("每秒亏空 1 − r", unit="s/s", sig=3))
+                    deficit_s_per_s=out("每秒亏空 1 − r", unit="s/s", sig=3, sym="δ"))
 
 @card("buffer-drain", title="到达跟不上播放,缓冲只是延后中断", section="3.3", kind="chart", params=DrainParams, outputs=DRAIN_OUT, badges=(("练习 3-5", "ex-3-5"),),
       lead="每秒只到 r 秒可播放音频而播放每秒消耗 1 秒时,余量按 (1 − r) 的斜率下降。把 B₀ 调大,只是把断开的时刻往后推。")

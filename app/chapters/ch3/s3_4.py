@@ -104,9 +104,9 @@ ACT_OUT = outputs(
       lead="一层的激活从它的前向结束一直留到对应反向用完。把一批拆成 a 个 micro-batch,激活峰值降到 1/a,总时长和数据量不变,参数状态始终驻留。按 ▶ 播放。")
 def fig_3_20(p: ActP) -> View:
     a, nl, act = p.micro_batches, p.n_layers, p.act_per_layer_full
-    peak, total = T.schedule_summary(nl, a, p.t_fwd, p.t_bwd, act)
-    o = {"peak_activation": peak, "peak_total": peak + p.param_state, "total_time": total, "passes": a,
-         "updates": given(1, "n_{upd}", "次", "书中:梯度累计后每批更新一次"), "peak_vs_full_batch": peak / (nl * act)}
+    sch = T.schedule_summary(nl, a, p.t_fwd, p.t_bwd, act)
+    o = {"peak_activation": sch.M_act, "peak_total": sch.M_act + p.param_state, "total_time": sch.T, "passes": a,
+         "updates": given(1, "n_{upd}", "次", "书中:梯度累计后每批更新一次"), "peak_vs_full_batch": sch.M_act / (nl * act)}
     fig = charts.schedule_figure(T.microbatch_schedule(nl, a, p.t_fwd, p.t_bwd, act), nl, a, p.param_state, act)
     return View(o, headline="[[n_layers|n]] 层 · a = [[micro_batches|n]] 个 micro-batch · 每批 1 次更新", figures=[
         Figure(fig, "图 3-20 · 执行顺序、激活寿命与显存", "a = [[micro_batches|n]]:激活峰值 [[peak_activation]](整批的 1/[[micro_batches|n]]),"

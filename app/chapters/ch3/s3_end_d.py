@@ -6,7 +6,7 @@ from ...calculators import rl
 from ...calculators import training as T
 from ...cards import Link, Note, Params, Question, Table, View, card, slider
 from ...outputs import out, outputs
-from ...trace import name
+from ...trace import given, name
 from ..shared.ch3_train import RL_GEN, RL_KEEP, RL_PROMPT, answers, formatter, n_params, qwen3_8b
 
 
@@ -135,7 +135,8 @@ FALLACY_OUT = outputs(
       aliases=("fallacy-3-3",), outputs=FALLACY_OUT, lead="同样多的训练 token,切法、标签与词表头策略、更新次数和 RL 的取舍都会改变实际要做的工作。")
 def fallacy_train_tokens(p: FallacyP) -> View:
     s = qwen3_8b()
-    it, sp = T.itemised_outputs(s, 1, 8192), T.split_outputs(s, 8192, p.first_doc_tokens)
+    P = given(8192, "P", "token", "书中:一条 8192 token 的序列")
+    it, sp = T.itemised_outputs(s, 1, P), T.split_outputs(s, P, p.first_doc_tokens)
     o = {"attention_tflop": it["attention_tflop"], "pairs_single_doc": sp["pairs_single_doc"], "pairs_split": sp["pairs"],
          "second_doc_tokens": sp["second_doc_tokens"], "over_6nd_pct": it["over_6nd_pct"],
          "rl_generate_quarter": rl.n_generate(RL_KEEP, 0.25)}
