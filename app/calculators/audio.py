@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Sequence
+from typing import Any
+
+from ..trace import name, rule, tmax
 
 EPS = 1e-9   # s: two instants closer than this are the same instant
 
@@ -24,6 +27,11 @@ def arrivals(n_chunks: int, chunk_s: float, proc_s: float, send_s: float, net_s:
     """Chunk k (0-based) arrives at (k+1)·chunk + proc + send + net_k; net_k = late_net for k = late_chunk."""
     return [(k + 1) * chunk_s + proc_s + send_s + (late_net_s if k == late_chunk else net_s)
             for k in range(n_chunks)]
+
+
+def arrival(k: int, chunk: float, proc: float, send: float, net: float, unit: str = "") -> float:
+    """Chunk k (0-based) arrives at (k+1)·chunk + proc + send + net (any one time unit)."""
+    return name((chunk if k == 0 else (k + 1) * chunk) + proc + send + net, f"t_{{{k + 1}}}", unit)
 
 
 @dataclass(frozen=True)
@@ -47,11 +55,13 @@ class Playout:
 
 def playout(arr: Sequence[float], chunk_s: float, play_start: float) -> Playout:
     """In order: start_0 = play_start, start_k = max(arrival_k, end_{k−1}), end_k = start_k + chunk; a stall is start_k > end_{k−1}."""
-    starts, ends, stalls = [], [], []
-    prev_end = None
-    for k, a in enumerate(arr):
-        s = max(play_start, a) if k == 0 else max(a, prev_end)
-        if prev_end is not None and s > prev_end + EPS:
+    starts: list[float] = []
+    ends: list[float] = []
+    stalls: list[tuple[float, float]] = []
+    prev_end = play_start                      # the first chunk waits for play_start, as for an earlier chunk's end
+    for a in arr:
+        s = max(a, prev_end)
+        if ends and s > prev_end + EPS:
             stalls.append((prev_end, s))
         starts.append(s)
         prev_end = s + chunk_s
@@ -122,12 +132,12 @@ class Interrupt:
         return self.mute - self.decided
 
 
-def interrupt(t_int: float, control_s: float, poll_s: float, release_s: float) -> Interrupt:
+def interrupt(t_int: float, control_s: float, poll_s: float, release_s: float, unit: str = "") -> Interrupt:
     """mute = ⌈(t_int + control)/poll⌉·poll; stop = t_int + control; release = max(mute, stop) + release."""
     heard = t_int + control_s
-    mute = math.ceil(heard / poll_s - EPS) * poll_s
-    stop = heard
-    return Interrupt(t_int, mute, stop, max(mute, stop) + release_s)
+    mute = name(math.ceil(round(heard / poll_s, 9)) * poll_s, "t_{mute}", unit)
+    stop = name(heard, "t_{stop}", unit)
+    return Interrupt(t_int, mute, stop, tmax(mute, stop) + release_s)
 
 
 def mute_latency_range(control_s: float, poll_s: float) -> tuple[float, float]:
@@ -138,6 +148,58 @@ def mute_latency_range(control_s: float, poll_s: float) -> tuple[float, float]:
 def discarded_audio(arr: Sequence[float], po: Playout, chunk_s: float, t: float) -> float:
     """Audio that had arrived by t but was never played: A(t) − P(t) at the mute instant."""
     return max(0.0, arrived_audio(arr, chunk_s, t) - played_audio(po, t))
+
+
+@dataclass(frozen=True)
+class JitterRun:
+    """One simulated playback (seconds): stalls, when the last chunk ends, audio discarded at the mute."""
+
+    n_stalls: int
+    stall_total: float
+    last_end: float
+    discarded: float
+    arrivals: tuple[float, ...]
+    playout: Playout
+
+
+@rule("逐块模拟:块 k 在 (k+1)·块长 + 处理 + 发送 + 网络_k 到达,按顺序在 max(到达_k, 上一块播完) 开播;"
+      "停顿是开播晚于上一块播完的间隔;静音时已到达却没播放的音频被丢弃")
+def jitter_run(n_chunks: int, chunk_ms: float, proc_ms: float, send_ms: float, net_ms: float, late_chunk: int,
+               late_net_ms: float, play_start_ms: float, mute_ms: float) -> JitterRun:
+    """Arrivals → in-order playout from ``play_start_ms`` → stalls; audio discarded at ``mute_ms``.
+    Settings in ms (as the card's controls); the run in seconds."""
+    ms = 1e-3
+    arr = arrivals(n_chunks, chunk_ms * ms, proc_ms * ms, send_ms * ms, net_ms * ms, late_chunk, late_net_ms * ms)
+    po = playout(arr, chunk_ms * ms, play_start_ms * ms)
+    return JitterRun(po.n_stalls, po.stall_total, po.last_end, discarded_audio(arr, po, chunk_ms * ms, mute_ms * ms), tuple(arr), po)
+
+
+@dataclass(frozen=True)
+class Jitter:
+    """图 3-18 / 3-19 for one setting: the outputs (ms, B) and what the figures draw."""
+
+    outputs: dict
+    run: JitterRun
+    interrupt: Interrupt
+    late: int
+
+
+def jitter(p: Any) -> Jitter:
+    """Chunk bytes f_s·T·n_ch·b; first arrival T + proc + send + net; playback starts one initial buffer
+    later; the interrupt's mute, stop and release. ``p`` carries the 图 3-18 settings (ms, Hz, counts)."""
+    late = p.late_chunk if 0 <= p.late_chunk < p.n_chunks else -1
+    first = arrival(0, p.chunk_ms, p.proc_ms, p.send_ms, p.late_net_ms if late == 0 else p.net_ms, "ms")
+    start = name(first + p.initial_buffer_ms, "t_{play}", "ms")
+    it = interrupt(p.interrupt_ms, p.control_ms, p.poll_ms, p.release_ms, "ms")
+    best, worst = mute_latency_range(p.control_ms, p.poll_ms)
+    ms = 1e-3
+    run = jitter_run(p.n_chunks, p.chunk_ms, p.proc_ms, p.send_ms, p.net_ms, late, p.late_net_ms, start, it.mute)
+    o = {"chunk_bytes": chunk_bytes(p.sample_rate_hz, p.chunk_ms * ms, p.channels, p.bytes_per_sample),
+         "first_arrival_ms": first, "play_start_ms": start, "n_stalls": run.n_stalls, "stall_total_ms": run.stall_total / ms,
+         "last_play_end_ms": run.last_end / ms, "mute_ms": it.mute, "mute_latency_ms": it.mute_latency,
+         "best_mute_latency_ms": best, "worst_mute_latency_ms": worst, "backend_stop_ms": it.stop,
+         "release_ms": it.release, "discarded_audio_ms": run.discarded / ms}
+    return Jitter(o, run, it, late)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..trace import name
+
 # ---------------------------------------------------------------------------------------------
 # Pixels → patches → vision tokens → bytes
 # ---------------------------------------------------------------------------------------------
@@ -97,15 +99,40 @@ class VisionFlops:
 
 def vision_tower_flops(s: VisionShape, h_px: int, w_px: int) -> VisionFlops:
     """One image: 2·n_p·(C·T·p²)·h + depth·[2·n_p·(4h² + 2h·f) + 4·n_p²·h] + mergers·2·n_v·((h·r²)² + h·r²·d_out)."""
-    n_p = patches(h_px, w_px, s.patch)
+    n_p = name(patches(h_px, w_px, s.patch), "n_p")
     n_v = n_p // (s.merge ** 2)
     h = s.hidden
     hm = h * s.merge ** 2
-    embed = 2 * n_p * s.patch_inputs * h
+    embed = 2 * s.patch_inputs * h * n_p          # constants first: a ×1024 after a traced value reads as a unit change
     linear = s.depth * 2 * n_p * (4 * h * h + 2 * h * s.mlp)
-    attention = s.depth * 4 * n_p ** 2 * h
+    attention = s.depth * 4 * h * n_p ** 2
     mergers = s.mergers * 2 * n_v * (hm * hm + hm * s.out_hidden)
-    return VisionFlops(float(embed), float(linear), float(attention), float(mergers), n_p, n_v)
+    return VisionFlops(embed, linear, attention, mergers, n_p, n_v)
+
+
+@dataclass(frozen=True)
+class VisionFacts:
+    """What turns pixels into bytes: patch side p, merge factor r, feature levels, width, bytes per
+    value, and the language model's KV bytes per token (numbers, traced or not, passed in)."""
+
+    patch: int
+    merge: int
+    levels: int
+    dim: int
+    value_bytes: float
+    kv_per_token: float
+
+
+def vision_outputs(f: VisionFacts, tower: VisionShape, h_px: int, w_px: int, n_images: int = 1, text_tokens: int = 0) -> dict:
+    """fig-3-15's outputs (MiB = 2²⁰ B): patches, vision tokens n_v, EC = n_v·levels·dim·b, visual KV = n_v·kv,
+    the input's KV with text, KV ÷ EC per token, and the tower's matmul TFLOP for ``n_images`` images."""
+    n_v = name(vision_tokens(h_px, w_px, f.patch, f.merge, n_images), "n_v", "token")
+    ec_tok = name(ec_bytes_per_token(f.levels, f.dim, f.value_bytes), "EC_{tok}", "B")
+    fl = vision_tower_flops(tower, h_px, w_px)
+    return {"patches_per_image": patches(h_px, w_px, f.patch), "vision_tokens": n_v, "ec_bytes_per_token": ec_tok,
+            "ec_mib": n_v * ec_tok / 2 ** 20, "visual_kv_mib": kv_bytes(n_v, f.kv_per_token) / 2 ** 20,
+            "input_tokens": n_v + text_tokens, "input_kv_mib": kv_bytes(n_v + text_tokens, f.kv_per_token) / 2 ** 20,
+            "kv_to_ec_ratio": f.kv_per_token / ec_tok, "vision_encode_tflop": n_images * fl.total / 1e12}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,9 +195,18 @@ def dit_forward_flops(s: DiTShape, n_v: int, text_tokens: int) -> DiTFlops:
     modulation = L * 2 * 2 * w * (6 * w)
     io = 2 * n_v * s.latent_in * w + 2 * n_v * w * s.latent_out + 2 * text_tokens * s.text_dim * w
     small = 2 * (s.time_dim * w + w * w) + 2 * w * (2 * w)
-    return DiTFlops(float(linear), float(attention), float(modulation), float(io), float(small))
+    return DiTFlops(linear, attention, modulation, io, small)
 
 
 def image_gen_flops(steps: int, branches: int, flop_per_forward: float) -> float:
     """Total denoising work: n_s · n_b · F_step (text encoder and VAE not counted)."""
     return steps * branches * flop_per_forward
+
+
+def image_gen_outputs(s: DiTShape, h_px: int, w_px: int, steps: int, branches: int, text_tokens: int) -> dict:
+    """image-gen-loop's outputs: latent positions n_v, DiT forwards n_s·n_b, F_step, F_total (PFLOP), attention share."""
+    n_v = name(latent_positions(h_px, w_px, s), "n_v")
+    f = dit_forward_flops(s, n_v, text_tokens)
+    step = name(f.total, "F_{step}", "FLOP")
+    return {"latent_positions": n_v, "dit_forwards": steps * branches, "flop_per_forward": step,
+            "total_pflop": image_gen_flops(steps, branches, step) / 1e15, "attention_share_pct": 100 * f.attention / step}

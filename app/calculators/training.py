@@ -7,9 +7,10 @@ Convention (book ch 3.4): training FLOPs = 3 × forward matmul FLOPs; the optimi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
+from ..trace import name, rule, tmin, tsum
 from .model_config import ModelShape, attn_flops_per_context_token
 
 # ---------------------------------------------------------------- rough estimate and one linear layer
@@ -17,7 +18,7 @@ from .model_config import ModelShape, attn_flops_per_context_token
 
 def six_nd(n_params: float, tokens: float) -> float:
     """F_train ≈ 6·N·D."""
-    return 6.0 * n_params * tokens
+    return 6 * n_params * tokens
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,16 @@ class LinearTrain:
 
 def linear_train_flops(m: int, k: int, n: int, *, freeze_w: bool = False, need_input_grad: bool = True) -> LinearTrain:
     """Y = XW (m×k · k×n): forward, dX and dW each 2mkn FLOPs (m·k·n multiply-adds); 6mkn in all."""
-    mm = 2.0 * m * k * n
-    return LinearTrain(mm, mm if need_input_grad else 0.0, 0.0 if freeze_w else mm, float(m) * k * n)
+    mm = 2 * m * k * n
+    dx, dw = (mm if need_input_grad else 0 * mm), (0 * mm if freeze_w else mm)
+    return LinearTrain(name(mm, "F_{fwd}", "FLOP"), name(dx, "F_{dX}", "FLOP"), name(dw, "F_{dW}", "FLOP"), m * k * n)
+
+
+def linear_outputs(m: int, k: int, n: int, *, freeze_w: bool = False, need_input_grad: bool = True) -> dict:
+    """linear-3mm's outputs: the three matmuls in GFLOP, their total over m·k·n, the gradient shapes."""
+    lt = linear_train_flops(m, k, n, freeze_w=freeze_w, need_input_grad=need_input_grad)
+    return {"fwd_gflop": lt.fwd / 1e9, "dx_gflop": lt.dx / 1e9, "dw_gflop": lt.dw / 1e9, "total_gflop": lt.total / 1e9,
+            "total_over_mkn": lt.total / lt.mkn, "dx_shape_elems": m * k, "dw_shape_elems": k * n}
 
 
 # ---------------------------------------------------------------- matrix shapes of a dense decoder
@@ -72,24 +81,47 @@ def causal_pairs(length: int) -> int:
 
 def packed_pairs(lengths: Sequence[int]) -> int:
     """Independent documents packed with a block-diagonal mask: Σ L_i(L_i+1)/2."""
-    return sum(causal_pairs(int(x)) for x in lengths)
+    return tsum(causal_pairs(x) for x in lengths)
+
+
+def split_outputs(s: ModelShape, total: int, first: int) -> dict:
+    """doc-split-8192: one layer's forward over ``total`` tokens packed as two documents (first, rest):
+    projections + FFN 2·N_blk·tokens, attention 4·H·d·Σ L_i(L_i+1)/2, against one whole document."""
+    first = tmin(first, total)
+    second = name(total - first, "L_2", "token")
+    per_pair = name(attn_flops_per_pair_layer(s), "a_{pair}", "FLOP")
+    lin = name(2 * block_linear_params(s) * total, "F_{lin}", "FLOP")
+    pairs = name(packed_pairs([first, second]), "n_{pair}")
+    single = name(causal_pairs(total), "n_{pair,1}")
+    attn, attn1 = name(per_pair * pairs, "F_{attn}", "FLOP"), name(per_pair * single, "F_{attn,1}", "FLOP")
+    return {"second_doc_tokens": second, "pairs": pairs, "pairs_single_doc": single,
+            "attn_gflop": attn / 1e9, "linear_gflop": lin / 1e9, "layer_gflop": (attn + lin) / 1e9,
+            "attn_share_pct": 100 * attn / (attn + lin), "layer_vs_single_doc_pct": 100 * (attn + lin) / (attn1 + lin),
+            "single_attn_gflop": attn1 / 1e9, "single_attn_share_pct": 100 * attn1 / (attn1 + lin)}
 
 
 def attn_flops_per_pair_layer(s: ModelShape) -> int:
-    """QKᵀ + AV per causal pair in one layer, forward: 4·H·d."""
-    return attn_flops_per_context_token(s) // s.n_layers
+    """QKᵀ + AV per causal pair in one layer, forward: 4·H·d (MLA: 2·H·(d_qk + d_v))."""
+    if s.qk_head_dim or s.v_head_dim:
+        return 2 * s.n_heads * ((s.qk_head_dim or s.head_dim) + (s.v_head_dim or s.head_dim))
+    return 4 * s.n_heads * s.head_dim
+
+
+def block_linear_params(s: ModelShape) -> int:
+    """Linear weights one row passes through in one block: N_blk = N_lin,act / L."""
+    return name(s.active_linear_params // s.n_layers, "N_{blk}")
 
 
 def lm_head_flops(s: ModelShape, rows: float, *, train: bool = True) -> float:
     """Vocabulary projection over ``rows`` rows: 2·h·V per row forward, ×3 with backward."""
-    return (6.0 if train else 2.0) * s.lm_head_matrix_params * rows
+    return (6 if train else 2) * s.lm_head_matrix_params * rows
 
 
 def teacher_forced_forward_flops(s: ModelShape, length: int, lm_rows: int | None = None) -> float:
     """One forward over a known sequence: 2·(block matmuls)·L + 2·(h·V)·rows + 4·n_L·H·d·L(L+1)/2.
     ``lm_rows`` defaults to every row (reference model, reward model, training)."""
     rows = length if lm_rows is None else lm_rows
-    return (2.0 * s.active_linear_params * length + 2.0 * s.lm_head_matrix_params * rows
+    return (2 * s.active_linear_params * length + 2 * s.lm_head_matrix_params * rows
             + attn_flops_per_context_token(s) * causal_pairs(length))
 
 
@@ -113,7 +145,7 @@ class ItemisedTrain:
 
     @property
     def total(self) -> float:
-        return self.items + self.recompute
+        return name(self.items + self.recompute, "F_{train}", "FLOP")
 
     @property
     def over_6nd(self) -> float:
@@ -129,25 +161,33 @@ def itemised_train_flops(s: ModelShape, batch: int, seq_len: int, *, recompute: 
     """Items: 6·n_L·(q+o)·BP, 6·n_L·(k+v)·BP, 6·n_L·FFN·BP, 6·(h·V)·rows, 3·4·n_L·H·d·B·P(P+1)/2;
     6ND = 6·N_total·BP also counts the input embedding and the norms, which do no matmul per token.
     Full recompute adds one more forward (= items/3)."""
-    bp = float(batch) * seq_len
+    bp = name(batch * seq_len, "D", "token")
     bm = block_matmuls(s)
     L = s.n_layers
-    rows = bp if lm_rows_per_seq is None else float(batch) * lm_rows_per_seq
-    attn = 3.0 * attn_flops_per_context_token(s) * batch * causal_pairs(seq_len)
+    rows = bp if lm_rows_per_seq is None else batch * lm_rows_per_seq
+    attn = 3 * attn_flops_per_context_token(s) * batch * causal_pairs(seq_len)
     it = ItemisedTrain(
-        six_nd=six_nd(s.params_total, bp),
-        qo_proj=6.0 * L * (bm.q + bm.o) * bp,
-        kv_proj=6.0 * L * (bm.k + bm.v) * bp,
-        ffn=6.0 * L * bm.ffn * bp,
-        lm_head=lm_head_flops(s, rows),
-        attention=attn,
-        embed_excluded=6.0 * s.embedding_params * bp,
-        norms_excluded=6.0 * s.other_params * bp,
+        six_nd=name(six_nd(name(s.params_total, "N"), bp), "6ND", "FLOP"),
+        qo_proj=name(6 * L * (bm.q + bm.o) * bp, "F_{QO}", "FLOP"),
+        kv_proj=name(6 * L * (bm.k + bm.v) * bp, "F_{KV}", "FLOP"),
+        ffn=name(6 * L * bm.ffn * bp, "F_{FFN}", "FLOP"),
+        lm_head=name(lm_head_flops(s, rows), "F_{head}", "FLOP"),
+        attention=name(attn, "F_{attn}", "FLOP"),
+        embed_excluded=name(6 * s.embedding_params * bp, "F_{emb}", "FLOP"),
+        norms_excluded=name(6 * s.other_params * bp, "F_{norm}", "FLOP"),
         recompute=0.0,
     )
-    if recompute:
-        it = replace(it, recompute=it.items / 3.0)
-    return it
+    # × 0 without recompute, so its formula still shows
+    return replace(it, recompute=name(it.items / 3 * int(recompute), "F_{rec}", "FLOP"))
+
+
+def itemised_outputs(s: ModelShape, batch: int, seq_len: int, recompute: bool = False) -> dict:
+    """图 3-23's outputs (TFLOP, %): the items, 6ND, the total and how far it is from 6ND."""
+    it = itemised_train_flops(s, batch, seq_len, recompute=recompute)
+    items = {k: getattr(it, k) / 1e12 for k in ("six_nd", "qo_proj", "kv_proj", "ffn", "lm_head", "attention",
+                                                  "embed_excluded", "norms_excluded", "recompute")}
+    return {**{f"{k}_tflop": v for k, v in items.items()}, "itemized_tflop": it.total / 1e12,
+            "over_6nd_pct": 100 * it.over_6nd, "attention_share_pct": 100 * it.attention_share}
 
 
 # ---------------------------------------------------------------- state and tokens per update
@@ -173,8 +213,22 @@ class OptimizerState:
 def optimizer_state_bytes(n_params: int, weight_b: float = 2, grad_b: float = 4, master_b: float = 4,
                           adam_m_b: float = 4, adam_v_b: float = 4) -> OptimizerState:
     """Long-lived training state, unsharded: N·(2 + 4 + 4 + 4 + 4) = 18 B/param for BF16 + FP32 Adam."""
-    n = int(n_params)
+    n = n_params
     return OptimizerState(n, n * weight_b, n * grad_b, n * master_b, n * (adam_m_b + adam_v_b))
+
+
+def state_outputs(n_params: int, bytes_each: tuple[float, float, float, float, float], n_gpus: int, card_gb: float) -> dict:
+    """例题 3-3's outputs: long-lived state N·Σb (GB, GiB), its parts, 9× BF16 weights, the even split
+    over k cards against one card's capacity, and ⌈M_state/M_card⌉."""
+    st = optimizer_state_bytes(n_params, *bytes_each)
+    total = name(st.total, "M_{state}", "B")
+    bf16 = name(n_params * 2, "M_{BF16}", "B")
+    per = total / n_gpus / 1e9
+    return {"n_params": n_params, "bytes_per_param": total / n_params, "ratio_vs_bf16": total / bf16,
+            "total_gb": total / 1e9, "total_gib": total / 2 ** 30, "weights_gb": st.weights / 1e9,
+            "grads_gb": st.grads / 1e9, "master_gb": st.master / 1e9, "adam_gb": st.adam / 1e9,
+            "bf16_weights_gb": bf16 / 1e9, "per_gpu_gb": per, "fits_per_gpu": per <= card_gb,
+            "min_gpus_state_only": math.ceil(total / (card_gb * 1e9)), "card_gb": card_gb}
 
 
 @dataclass(frozen=True)
@@ -187,8 +241,26 @@ class UpdateTokens:
 
 def update_tokens(micro_batches: int, seqs_per_micro: int, seq_len: int, label_tokens: int) -> UpdateTokens:
     """Tokens read per update a·B_μ·P; supervised a·B_μ·P_label; a passes, one update."""
-    seqs = micro_batches * seqs_per_micro
+    seqs = name(micro_batches * seqs_per_micro, "n_{seq}")
     return UpdateTokens(seqs * seq_len, seqs * label_tokens, micro_batches, seqs)
+
+
+def update_outputs(micro_batches: int, seqs_per_micro: int, seq_len: int, label_tokens: int) -> dict:
+    """update-tokens / 练习 3-6: tokens read and supervised per update (the loss denominator), passes, sequences."""
+    u = update_tokens(micro_batches, seqs_per_micro, seq_len, label_tokens)
+    return {"input_tokens": u.input_tokens, "supervised_tokens": u.supervised_tokens, "loss_denominator": u.supervised_tokens,
+            "fwd_bwd_passes": u.passes, "sequences": u.sequences}
+
+
+def sft_outputs(s: ModelShape, segments: tuple[int, ...], supervised: int, project_all: bool) -> dict:
+    """sft-tokens: every segment's rows pass the trunk; the vocabulary projection runs on every row
+    (loss masked only) or on the supervised rows; the waste is 6hV on the unsupervised rows."""
+    rows = name(tsum(segments), "P", "token")
+    proj = rows if project_all else supervised
+    tr = itemised_train_flops(s, 1, rows, lm_rows_per_seq=proj)
+    waste = lm_head_flops(s, rows - supervised if project_all else 0)
+    return {"input_tokens": rows, "supervised_tokens": supervised, "lm_head_tflop": lm_head_flops(s, proj) / 1e12,
+            "lm_head_waste_tflop": waste / 1e12, "train_tflop": tr.total / 1e12}
 
 
 # ---------------------------------------------------------------- micro-batch activation schedule
@@ -253,7 +325,21 @@ def microbatch_schedule(n_layers: int, micro_batches: int, t_fwd: float, t_bwd: 
     return sch
 
 
+@dataclass(frozen=True)
+class ScheduleSummary:
+    """Peak activation and total time of a schedule; the field names are the book's symbols (shown in derivations)."""
+
+    M_act: float
+    T: float
+
+
+@rule("按执行顺序排出 a 个 micro-batch 的 F1…F_L、B_L…B1;一层激活从它的前向结束驻留到反向结束,峰值是各时刻驻留量之和的最大值")
+def schedule_summary(n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float, act_per_layer_full: float) -> ScheduleSummary:
+    """Peak activation and total time of :func:`microbatch_schedule`."""
+    sch = microbatch_schedule(n_layers, micro_batches, t_fwd, t_bwd, act_per_layer_full)
+    return ScheduleSummary(sch.peak_activation, sch.total_time)
+
+
 def ceil_div(x: float, y: float) -> int:
-    """⌈x/y⌉ robust to float noise (16/0.05 = 320.000…06 → 320)."""
-    q = x / y
-    return int(math.ceil(q - 1e-9 * max(1.0, abs(q))))
+    """⌈x/y⌉ robust to float noise (16/0.05 = 320.000…06 → 320): the quotient is rounded to 9 decimals first."""
+    return math.ceil(round(x / y, 9))

@@ -24,6 +24,9 @@ COLORS: dict[str, str] = {
     # ch3a (chapter-3 opener, 3.1, 3.2 and their end matter): translucent fills of the roles above
     "decode_fill": "rgba(47,127,216,0.35)", "state_fill": "rgba(138,92,245,0.25)",
     "state_fill_light": "rgba(138,92,245,0.18)", "backlog_fill": "rgba(224,65,58,0.15)", "on_fill": "#ffffff",
+    # chapter 3 · 3.3–3.5 (group ch3b): outlines, label backgrounds and washes of figures and diagrams
+    "outline": "rgba(0,0,0,0.3)", "label_bg": "rgba(255,255,255,0.6)", "paper": "#ffffff",
+    "accent_wash": "rgba(194,65,12,0.08)", "rule_line": "rgba(127,127,127,0.3)", "sequential": "Viridis",   # a Plotly colour scale
 }
 
 ROLE_LABELS = {

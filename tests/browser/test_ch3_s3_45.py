@@ -40,3 +40,18 @@ def test_group_advantage_click_flips_answer(page, server):
     assert "是" in _stat(page, "group-advantage", "all_zero")
     assert page.locator("#group-advantage .block svg").text_content().count("学习信号归零") == 1
     page.watch.assert_clean()
+
+
+def test_section_3_4_prose_follows_eg_3_3(page, server):
+    """The worked arithmetic in 3.4's prose is live: moving 例题 3-3's gradient bytes updates the tile and the prose."""
+    page.goto(server + "/ch/3/3.4")
+    live = '#main a.live[data-card="eg-3-3"][data-key="total_gb"]'
+    page.wait_for_selector(live)
+    assert page.locator(live).first.inner_text() == "147.43 GB"          # the book's value, before any script ran
+    page.locator("#eg-3-3").scroll_into_view_if_needed()
+    page.wait_for_selector('#eg-3-3 .stat[data-key="total_gb"]')
+    page.locator("#eg-3-3-grad_bytes").fill("2")
+    page.wait_for_function("() => document.querySelector('#eg-3-3 .stat[data-key=\"total_gb\"] .v').innerText === '131.05'")
+    page.wait_for_function(f"() => document.querySelector('{live}').innerText === '131.05 GB'")
+    assert page.locator('#main a.live[data-card="eg-3-3"][data-key="bytes_per_param"][data-flag="n"]').inner_text() == "16"
+    page.watch.assert_clean()

@@ -2,8 +2,8 @@
 import math
 
 import pytest
-
-from app.calculators import model_config, multimodal as mm
+from app.calculators import model_config
+from app.calculators import multimodal as mm
 from app.data import model_config as cfg
 
 VS = mm.vision_shape(cfg("qwen3-vl-4b-vision"))
@@ -70,3 +70,23 @@ def test_steps_linear_resolution_superlinear():
     f2 = mm.dit_forward_flops(DS, mm.latent_positions(2048, 2048, DS), 512).total
     assert f2 > 4 * f
     assert not math.isclose(f2, 4 * f)
+
+
+FACTS = mm.VisionFacts(VS.patch, VS.merge, VS.feature_levels, VS.out_hidden, 2, KV)
+
+
+def test_vision_outputs_book_table():
+    o = mm.vision_outputs(FACTS, VS, 640, 640)
+    assert (o["patches_per_image"], o["vision_tokens"], o["ec_bytes_per_token"]) == (1600, 400, 20480)
+    assert (o["ec_mib"], o["visual_kv_mib"], o["input_kv_mib"], o["kv_to_ec_ratio"]) == (7.8125, 56.25, 56.25, 7.2)
+    assert o["vision_encode_tflop"] == pytest.approx(1.310, abs=5e-4)
+    four = mm.vision_outputs(FACTS, VS, 640, 640, n_images=4, text_tokens=400)
+    assert (four["ec_mib"], four["input_tokens"], four["input_kv_mib"]) == (31.25, 2000, 281.25)
+
+
+def test_image_gen_outputs_book():
+    o = mm.image_gen_outputs(DS, 1024, 1024, 50, 2, 512)
+    assert (o["latent_positions"], o["dit_forwards"]) == (4096, 100)
+    assert o["total_pflop"] == pytest.approx(7.830, abs=5e-4)
+    assert o["total_pflop"] * 1e15 == pytest.approx(100 * o["flop_per_forward"])
+    assert 0 < o["attention_share_pct"] < 100

@@ -1,0 +1,115 @@
+"""What 3.3–3.5 and their end cards (练习 3-5 … 3-7, the training-token fallacy) share: model facts as traced inputs, 图 3-18's
+and 例题 3-4's settings, output helpers the engine lacks. Section modules import from here, never from each other."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from functools import cache
+from typing import Any
+
+from ...calculators import multimodal as mm
+from ...calculators.model_config import ModelShape, dense_shape
+from ...cards import Params, controls_of, fixed, slider
+from ...data import model_config
+from ...outputs import Out, outputs
+from ...params_domain import shape_of_model
+from ...trace import given, name
+
+# ---------------------------------------------------------------- 3.3: Qwen3-VL-4B, Qwen-Image (data/models/*.json)
+
+_VCFG = model_config("qwen3-vl-4b-vision")
+VISION = mm.vision_shape(_VCFG)
+VISION_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}[_VCFG["torch_dtype"]]
+KV_PER_TOKEN = dense_shape(model_config("qwen3-vl-4b-text")).kv_bytes_per_token_bf16      # 147,456 B = 144 KiB
+DIT = mm.dit_shape(model_config("qwen-image-2512-dit"))
+_SRC = "Qwen3-VL-4B 的 config.json"
+VISION_FACTS = mm.VisionFacts(given(VISION.patch, "p", "px", _SRC), given(VISION.merge, "r", "", _SRC),
+                              given(VISION.feature_levels, "n_{lvl}", "", _SRC), given(VISION.out_hidden, "d", "", _SRC),
+                              given(VISION_BYTES, "b", "B", _SRC), given(KV_PER_TOKEN, "kv", "B", _SRC + "(语言部分)"))
+BOOK_SIDE, SCREENSHOT_MB = 640, 0.8           # the book's screenshot: 640×640 px, 0.8 MB compressed (decimal MB)
+SCREENSHOT_TEXT = "0.8 MB ≈ 0.763 MiB"       # a given input (not computed on any card)
+
+def snap_to(step: int) -> Callable[[Any, int], int]:
+    """A field validator: image sides snap to multiples of ``step`` px (as the preprocessor does)."""
+    return classmethod(lambda cls, v: max(step, round(v / step) * step))  # type: ignore[return-value]
+
+def vision(h: int, w: int, n_images: int = 1, text_tokens: int = 0, facts: mm.VisionFacts = VISION_FACTS) -> dict:
+    """fig-3-15's outputs for Qwen3-VL-4B (used by the table, the handoff strip and 练习 3-5)."""
+    return mm.vision_outputs(facts, VISION, h, w, n_images, text_tokens)
+
+class JitterParams(Params):
+    """图 3-18 / 3-19 (and 练习 3-5 (b)): 20 ms chunks, processing, sending, network, one late chunk (示意)."""
+
+    initial_buffer_ms: float = slider(40, ge=0, le=200, step=10, label="初始缓冲(首块到达后再等)", unit="ms", illustrative=True, sym="T_{buf}")
+    chunk_ms: float = slider(20, ge=10, le=100, step=10, label="每块音频", unit="ms", sym="T_{chunk}")
+    sample_rate_hz: int = slider(24000, ge=8000, le=48000, step=8000, label="采样率", unit="Hz", sym="f_s")
+    channels: int = fixed(1, "声道", sym="n_{ch}")
+    bytes_per_sample: int = fixed(2, "每样本字节", "B", sym="b_s")
+    proc_ms: float = slider(12, ge=0, le=50, step=1, label="每块处理", unit="ms", sym="T_{proc}")
+    send_ms: float = slider(1, ge=0, le=10, step=1, label="发送", unit="ms", sym="T_{send}")
+    net_ms: float = slider(5, ge=0, le=100, step=1, label="通常网络延迟", unit="ms", sym="T_{net}")
+    n_chunks: int = slider(12, ge=4, le=50, step=1, label="画出的块数", illustrative=True)
+    late_chunk: int = slider(3, ge=-1, le=49, step=1, label="迟到块序号(−1 = 无)", illustrative=True)
+    late_net_ms: float = slider(55, ge=5, le=300, step=5, label="迟到块的网络延迟", unit="ms", illustrative=True, sym="T_{net,late}")
+    interrupt_ms: float = slider(183, ge=0, le=1000, step=1, label="决定打断的时刻", unit="ms", illustrative=True, sym="t_{int}")
+    control_ms: float = slider(5, ge=0, le=50, step=1, label="控制延迟", unit="ms", sym="T_{ctl}")
+    poll_ms: float = slider(10, ge=1, le=50, step=1, label="设备检查指令周期", unit="ms", sym="T_{poll}")
+    release_ms: float = slider(20, ge=0, le=200, step=5, label="静音/停止后到释放缓冲与状态", unit="ms", illustrative=True, sym="T_{rel}")
+
+def given_params(model: type[Params], source: str, **values: Any) -> Any:
+    """Another card's parameters (its defaults, some overridden) as traced inputs naming ``source``."""
+    p = model(**values)
+    specs = {s.name: s for s in controls_of(model)}
+    return p.model_copy(update={k: given(v, specs[k].sym, specs[k].unit, source) for k, v in p
+                                if isinstance(v, (int, float)) and not isinstance(v, bool)})
+
+
+# ---------------------------------------------------------------- 3.4–3.5: Qwen3-8B and 例题 3-4's setting
+
+@cache
+def qwen3_8b() -> ModelShape:
+    """Qwen3-8B's shape from data/models/qwen3-8b.json, its counts traced inputs (read once)."""
+    return shape_of_model("qwen3-8b", "Qwen3-8B")
+
+def n_params(s: ModelShape) -> int:
+    """N = all parameters (embedding, LM head, blocks, norms), named for derivations."""
+    return name(s.params_total, "N")
+
+RL_SRC = "例题 3-4 题设"
+RL_PROMPT, RL_GEN, RL_KEEP = given(1024, "P", "token", RL_SRC), given(256, "G", "token", RL_SRC), given(16, "n_{keep}", "条", RL_SRC)
+
+
+# ---------------------------------------------------------------- a number format the engine lacks
+
+@dataclass(frozen=True)
+class Shown(Out):
+    """An output printed as the book prints it where the engine has no such format: ``trim`` keeps up to ``digits`` decimals
+    without trailing zeros (7.8125, 56.25, 225); ``exp`` shows value ÷ 10^exp (the unit says ×10ⁿ); slot flag ``g0`` drops the
+    thousands separator. Tiles, tables, templates and derivation results all use it."""
+
+    trim: bool = False
+    exp: int = 0
+
+    def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
+        base = Out(**{f.name: getattr(self, f.name) for f in fields(Out)})
+        if self.exp and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = value / 10 ** self.exp
+        text = base.fmt(value, flags=",".join([*([flags] if flags else ["a"] * approx), "c" if self.trim else "u"]))
+        return text.replace(",", "") if "g0" in flags.split(",") else text        # flag g0: no thousands separator (4096)
+
+def shown(label: str, **kw: Any) -> Shown:
+    """A :class:`Shown` output (``text`` set, so tiles print it through :meth:`Shown.fmt`)."""
+    return Shown(label=label, text=str, **kw)
+
+def mib(label: str, **kw: Any) -> Shown:
+    """A MiB output printed to at most 4 decimals, trailing zeros dropped (7.8125 MiB, 56.25 MiB)."""
+    return shown(label, digits=4, trim=True, **kw)
+
+def formatter(decls: dict[str, Out], o: dict) -> Callable[..., str]:
+    """``f(key, flags)``: an output as its declaration prints it, for chart labels and diagram text."""
+    return lambda key, flags="": decls[key].fmt(o[key], flags=flags)
+
+
+def answers(**decls: Out) -> dict[str, Out]:
+    """Outputs declared like any card's but not shown as tiles (an exercise's answers and what its solutions quote)."""
+    return outputs(**{k: replace(d, tile=False) for k, d in decls.items()})
