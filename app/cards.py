@@ -389,12 +389,13 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
         if key not in o or not resolve_cond(d.tile, ctx, params, o):
             continue
         approx = resolve_cond(d.approx, ctx, params, o)
-        text = d.fmt(o[key], approx=approx, unit=False) if (d.text is not None or isinstance(o[key], bool)) else None
-        if text and "[[" in text:
-            text = label_text(text, card, view, params)
-        stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=o[key],
-                          unit=d.display_unit, digits=d.digits, sig=d.sig, approx=approx,
-                          illustrative=resolve_cond(d.ill, ctx, params, o), book=d.book, emphasis=d.em, text=text))
+        value = o[key]
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        text = d.fmt(value, approx=approx, unit=d.glued) if numeric else label_text(d.words(value), card, view, params)
+        stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=value,
+                          unit=d.display_unit if numeric and not d.glued else "", digits=d.digits, sig=d.sig,
+                          approx=approx, illustrative=resolve_cond(d.ill, ctx, params, o), book=d.book,
+                          emphasis=d.em, text=text))
     return stats
 
 

@@ -56,38 +56,74 @@ class Out:
     book: str = ""                     # the book's own wording beside the number ("三倍")
     sym: str = ""                      # book symbol of the quantity (TeX-ish: B^*, T_{step})
     rule: str = ""                     # how a simulated/searched value is obtained (no check)
-    text: Callable[[Any], str] | Mapping[Any, str] | None = None   # bool/str outputs → words
+    text: Callable[[Any], str] | Mapping[Any, str] | None = None   # bool/str/None outputs → words
     type: Any = None                   # response type when not inferable (list[float], dict …)
     help: str = ""                     # longer description for the API docs
+    # how the book prints some numbers
+    sci: bool = False                  # 1.454×10²⁴
+    scale: float = 1.0                 # value ÷ scale with the unit glued on: 284B (scale=1e9, unit="B")
+    exp: int = 0                       # value ÷ 10^exp; the unit names the ×10ⁿ
+    signed: bool = False               # +0.009
+    trim: bool = False                 # no trailing zeros: 7.8125, 56.25, 225
+    prefix: str = ""                   # 约 225 倍 → prefix="约 "
+    sep: bool = True                   # thousands separators (4096 vs 4,096)
+    stated: bool = False               # an input value prints every digit it was given
+    none: str = "—"                    # what a missing (None / not finite) value reads as
     key: str = ""
 
     @property
     def display_unit(self) -> str:
         return unit_of_key(self.key) if self.unit is None else self.unit
 
+    @property
+    def glued(self) -> bool:
+        """The unit is written onto the number (284B, 32T)."""
+        return self.scale != 1
+
     def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
         """The value as tiles, summaries, tables and prose print it. ``flags`` (from a template
         slot ``[[key|…]]``, comma-separated): ``n`` number without unit, ``c`` compact (no trailing
-        zeros), ``dK`` K decimals, ``sK`` K significant figures, ``a`` with "≈"."""
+        zeros), ``dK`` K decimals, ``sK`` K significant figures, ``a`` with "≈", ``g0`` no thousands
+        separator."""
         if flags:
             f = set(flags.split(","))
             digits = next((int(x[1:]) for x in f if x[:1] == "d" and x[1:].isdigit()), self.digits)
             sig = next((int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), None if digits != self.digits else self.sig)
-            d = replace(self, digits=digits, sig=sig)
-            text = d.fmt(value, approx="a" in f, unit="n" not in f)
-            if "c" in f and _numeric(value):
-                text = _compact(text)
-            return text
-        if self.text is not None and not _numeric(value):
-            words = self.text(value) if callable(self.text) else self.text.get(value, str(value))
-            return str(words)
+            d = replace(self, digits=digits, sig=sig, trim=self.trim or "c" in f, sep=self.sep and "g0" not in f)
+            return d.fmt(value, approx="a" in f, unit="n" not in f)
+        if not _numeric(value):
+            return self.words(value)
+        return self.number(value, approx=approx, unit=unit)
+
+    def words(self, value: Any) -> str:
+        """A bool/str/None output in words."""
+        if self.text is not None:
+            return str(self.text(value) if callable(self.text) else self.text.get(value, str(value)))
         if isinstance(value, bool):
-            if self.text is not None:
-                return str(self.text(value) if callable(self.text) else self.text.get(value, value))
             return "是" if value else "否"
-        s = fmt.num(value, self.digits, self.sig)
-        s = ("≈ " if approx and s != "—" else "") + s
-        return fmt.with_unit_text(s, self.display_unit) if unit else s
+        return self.none if value is None else str(value)
+
+    def number(self, value: float, *, approx: bool = False, unit: bool = True) -> str:
+        if not math.isfinite(value):
+            return self.none
+        v = value / self.scale / 10 ** self.exp
+        if self.sci:
+            s = fmt.sci(v, self.sig or 4)
+        else:
+            stated = self.stated and _is_input(value)
+            s = fmt.num(v, None if stated else self.digits, 9 if stated else self.sig)
+            s = _compact(s) if (self.trim or stated) else s
+            s = s if self.sep else s.replace(",", "")
+            s = "+" + s if self.signed and v >= 0 else s
+        s = self.prefix + (("≈" if self.glued else "≈ ") if approx and s != self.none else "") + s
+        u = self.display_unit if unit else ""
+        return s + u if self.glued else fmt.with_unit_text(s, u)
+
+
+def _is_input(value: Any) -> bool:
+    from .trace import node_of
+    n = node_of(value)
+    return n is not None and n.kind == "leaf"
 
 
 def _compact(text: str) -> str:

@@ -70,6 +70,15 @@
     if (open.get(card.dataset.card) === b.dataset.key && !panelOf(card).hidden) close(card);
     else show(card, b.dataset.key, false);
   });
+  // Escape hides a glossary definition without moving focus (WCAG 1.4.13); it shows again next time
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && document.activeElement && document.activeElement.classList.contains("term")) {
+      document.activeElement.classList.add("dismissed");
+    }
+  });
+  document.addEventListener("focusout", function (e) {
+    if (e.target.classList && e.target.classList.contains("term")) e.target.classList.remove("dismissed");
+  });
   document.addEventListener("keydown", function (e) {
     if (e.key !== "Escape") return;
     var card = document.activeElement && document.activeElement.closest && document.activeElement.closest(".card");

@@ -1,6 +1,8 @@
 """Mark glossary terms in rendered HTML: the first time a term appears in a scope (a page's prose,
-a card's text) it becomes a focusable span whose definition shows on hover and keyboard focus and
-is its accessible description. Text inside links, buttons, maths, code and headings is left alone."""
+a card's text) it becomes a focusable span whose definition shows on hover and keyboard focus (CSS
+from its ``data-def``, so the prose's own text stays the prose) and is its accessible description
+(``aria-describedby`` → the page's one list of definitions, :func:`definitions_html`). Text inside
+links, buttons, maths, code and headings is left alone."""
 from __future__ import annotations
 
 import re
@@ -30,7 +32,12 @@ class Scope:
     prefix: str
     anchors: bool = False
     seen: set[str] = field(default_factory=set)
-    n: int = 0
+
+
+def definitions_html(terms: Iterable[TermLike]) -> Markup:
+    """Every definition once, hidden: what each marked term's ``aria-describedby`` points at."""
+    items = "".join(f'<span id="def-{t.slug}">{escape(t.term)}:{escape(t.definition)}</span>' for t in terms)
+    return Markup(f'<div class="gl-defs" hidden>{items}</div>')
 
 
 class Marker:
@@ -68,12 +75,9 @@ class Marker:
             if t is None or t.slug in scope.seen:
                 return m.group(0)
             scope.seen.add(t.slug)
-            scope.n += 1
-            tip = f"tip-{scope.prefix}-{scope.n}"
             anchor = f' id="term-{t.slug}"' if scope.anchors else ""
-            return (f'<span class="gl"><span class="term" tabindex="0" data-term="{t.slug}" aria-describedby="{tip}"{anchor}>'
-                    f'{m.group(0)}</span><span class="term-tip" role="tooltip" id="{tip}">'
-                    f'<strong>{escape(t.term)}</strong>:{escape(t.definition)}</span></span>')
+            return (f'<span class="term" tabindex="0" data-term="{t.slug}" data-def="{escape(t.term)}:{escape(t.definition)}"'
+                    f' aria-describedby="def-{t.slug}"{anchor}>{m.group(0)}</span>')
         return self.pattern.sub(sub, text)
 
 

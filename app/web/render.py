@@ -19,7 +19,7 @@ from ..charts import ROLE_LABELS
 from ..chapters import CHAPTERS, section_of
 from ..chapters.glossary import TERMS
 from ..text import markdown, rich
-from ..text.glossary import Marker, Scope
+from ..text.glossary import Marker, Scope, definitions_html
 from .query import to_query
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -229,6 +229,7 @@ env.globals["live_values"] = live_values
 _marker = Marker(TERMS)
 env.filters["gloss"] = lambda html, scope: _marker.mark(str(html), scope)
 env.globals["glossary_scope"] = lambda prefix, anchors=False: Scope(prefix, anchors)
+env.globals["glossary_definitions"] = definitions_html(TERMS)
 env.globals["cell_text"] = cell_text
 
 

@@ -51,12 +51,12 @@ def _pages():
 def test_prose_slots_filled_and_terms_well_formed(client, url):
     html = client.get(url).text
     assert not re.search(r"\[\[[a-z0-9-]+\.[a-z_]", html), url
-    # every term points at a tooltip that exists on the page, and ids are unique
-    described = re.findall(r'class="term" tabindex="0" data-term="[^"]+" aria-describedby="([^"]+)"', html)
+    # every term is described by a definition that exists on the page once, and ids are unique
+    described = re.findall(r'class="term" tabindex="0" data-term="([^"]+)" data-def="[^"]+" aria-describedby="([^"]+)"', html)
     ids = re.findall(r'\sid="([^"]+)"', html)
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1][:5]
-    for tip in described:
-        assert f'id="{tip}"' in html
+    for slug, tip in described:
+        assert tip == f"def-{slug}" and html.count(f'id="{tip}"') == 1
     # never inside a link or a heading
     for m in re.finditer(r"<(a|h1|h2|h3)\b[^>]*>(.*?)</\1>", html, re.S):
         assert 'class="term"' not in m.group(2), m.group(0)[:120]
@@ -79,10 +79,13 @@ def test_glossary_page_and_json(client):
 
 def test_term_definition_is_the_description(client):
     html = client.get("/ch/3/3.1").text
-    m = re.search(r'data-term="ttft" aria-describedby="([^"]+)"', html)
+    m = re.search(r'data-term="ttft" data-def="([^"]+)" aria-describedby="([^"]+)"', html)
     assert m, "TTFT is marked in 3.1"
-    tip = re.search(rf'id="{m.group(1)}">(.*?)</span>', html).group(1)
-    assert "首 token" in tip and "排队" in tip
+    tip = re.search(rf'id="{m.group(2)}">(.*?)</span>', html).group(1)
+    assert "首 token" in tip and "排队" in tip and m.group(1) == tip
+    # the prose's own text is untouched: the definition lives in attributes and one hidden list
+    prose = re.sub(r"<[^>]+>", "", html.split('<div class="gl-defs"')[0])
+    assert "首 token 时延" not in prose
 
 
 def test_questions_solutions_are_derivations(client):

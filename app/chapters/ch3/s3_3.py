@@ -17,7 +17,7 @@ from ...charts.theme import COLORS
 from ...outputs import out, outputs
 from ...trace import given, tmin
 from ..shared import ch3_train as sh
-from ..shared.ch3_train import VISION, formatter, mib, shown, vision
+from ..shared.ch3_train import VISION, formatter, mib, vision
 
 SIDE_STEP, DIT_SIDE_STEP = VISION.patch * VISION.merge, sh.DIT.pixels_per_position     # 32 px, 16 px
 
@@ -171,9 +171,9 @@ class ImageGenParams(Params):
     _snap = field_validator("img_h_px", "img_w_px")(sh.snap_to(DIT_SIDE_STEP))
 
 IMAGE_OUT = outputs(
-    latent_positions=shown("latent 位置 n_v", unit="个", sym="n_v"), dit_forwards=out("DiT 前向次数 n_s·n_b", unit="次", sym="n_{fwd}"),
-    flop_per_forward=shown("单次前向 F_step", unit="×10¹³ FLOPs", exp=13, digits=4, sym="F_{step}"),
-    total_pflop=shown("总运算量", unit="×10¹⁵ FLOPs", digits=3, approx=True, em=True, sym="F_{total}"), attention_share_pct=out("联合注意力占单步", sig=3))
+    latent_positions=out("latent 位置 n_v", unit="个", sym="n_v"), dit_forwards=out("DiT 前向次数 n_s·n_b", unit="次", sym="n_{fwd}"),
+    flop_per_forward=out("单次前向 F_step", unit="×10¹³ FLOPs", exp=13, digits=4, sym="F_{step}"),
+    total_pflop=out("总运算量", unit="×10¹⁵ FLOPs", digits=3, approx=True, em=True, sym="F_{total}"), attention_share_pct=out("联合注意力占单步", sig=3))
 
 @card("image-gen-loop", title="图像:反复更新同一组 latent · Qwen-Image-2512", section="3.3", kind="calculator", params=ImageGenParams, outputs=IMAGE_OUT,
       lead="1024² 的图是 4096 个 latent 位置。每个去噪步跑 n_b 次 DiT 前向,每次都处理同一组位置;总运算量 = n_s · n_b · F_step(n_v)。")

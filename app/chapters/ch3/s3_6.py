@@ -17,7 +17,6 @@ from ...outputs import out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type
 from ...trace import given
 from ..shared import ch3_budget as cb
-from ..shared.ch3_budget import BookOut
 
 NATS, GPU_H, GPU_S, LAW, R = "nats/token", "GPU·h", "GPU·s", cb.LAW, sl.RECONSTRUCTED
 
@@ -33,10 +32,10 @@ class BudgetParams(Params):
           n_mult=out("N_opt 增长 $k^{\\beta/(\\alpha+\\beta)}$", unit="×", digits=3, em=True, sym="N_{opt} 增长"),
           d_mult=out("D_opt 增长 $k^{\\alpha/(\\alpha+\\beta)}$", unit="×", digits=3, em=True, sym="D_{opt} 增长"),
           n_exponent=out("参数指数 β/(α+β)", digits=3), d_exponent=out("数据指数 α/(α+β)", digits=3),
-          n_opt_params=BookOut("原预算下 N_opt", unit="参数", sci=True, ill=True, sym="N_{opt}"),
-          d_opt_tokens=BookOut("原预算下 D_opt", unit="token", sci=True, ill=True, sym="D_{opt}"),
-          n_opt_params_after=BookOut("新预算下 N_opt", unit="参数", sci=True, ill=True, sym="N'_{opt}"),
-          d_opt_tokens_after=BookOut("新预算下 D_opt", unit="token", sci=True, tile=False, sym="D'_{opt}")),
+          n_opt_params=out("原预算下 N_opt", unit="参数", sci=True, ill=True, sym="N_{opt}"),
+          d_opt_tokens=out("原预算下 D_opt", unit="token", sci=True, ill=True, sym="D_{opt}"),
+          n_opt_params_after=out("新预算下 N_opt", unit="参数", sci=True, ill=True, sym="N'_{opt}"),
+          d_opt_tokens_after=out("新预算下 D_opt", unit="token", sci=True, tile=False, sym="D'_{opt}")),
       lead="总预算 C ≈ 6ND 固定时,多给参数就得少给数据。按 Scaling Law 求最优分配,预算变成 k 倍后,参数和数据各长几倍?")
 def budget_doubling(p: BudgetParams) -> View:
     o = bd.budget_outputs(p.budget_mult, p.alpha, p.beta, p.budget_flop, LAW.A, LAW.B)
@@ -62,7 +61,7 @@ class HoldoutParams(Params):
         return v
 
 
-N3, D_B, L3, L4 = BookOut(sci=True, sig=3), BookOut(unit="B", scale=1e9, compact=True), out(digits=3), out(digits=4)
+N3, D_B, L3, L4 = out(sci=True, sig=3), out(unit="B", scale=1e9, trim=True), out(digits=3), out(digits=4)
 
 POOL = [{"run": r.run, "n": N3.fmt(r.params), "d": D_B.fmt(r.tokens), "loss": L3.fmt(r.loss, unit=False)}  # picker: C4 runs < 2×10⁹
         for r in sorted(cb.RUNS.values(), key=lambda r: (r.params, r.tokens)) if r.epochs == 1 and not r.seed and r.params < 2e9]
@@ -71,18 +70,18 @@ def _holdout_table(fit: sl.FitResult | None, fitted: list[sl.Run], held: list[sl
     rows = [[r.run, "拟合", r.params, r.tokens, r.loss, sl.loss(fit.law, r.params, r.tokens), e]
             for r, e in zip(fitted, fit.residuals)] if fit else []
     rows += [[r.run, f"留出 H{j}", r.params, r.tokens, r.loss, o[f"pred_h{j}"], o[f"resid_h{j}"]] for j, r in enumerate(held, 1)]
-    return Table(["run", "用途", "N", "D", "实测 L", "预测 L", "预测 − 实测"], rows, formats=["", "", N3, D_B, L4, L4, BookOut(digits=4, signed=True)],
+    return Table(["run", "用途", "N", "D", "实测 L", "预测 L", "预测 − 实测"], rows, formats=["", "", N3, D_B, L4, L4, out(digits=4, signed=True)],
                  title="拟合点与留出点" if fit else "留出点(书中的六个拟合点未能识别)",
                  illustrative_cells=set() if fit else {(len(rows) - k, c) for k in (1, 2) for c in (5, 6)})
 
 @card("eg-3-5", title="留出检验", label="例题 3-5", section="3.6", kind="chart", params=HoldoutParams, outputs=outputs(
           obs_h1=out("H1 实测(2.81B,55B token)", unit=NATS, digits=3), obs_h2=out("H2 实测(8.67B,178B token)", unit=NATS, digits=3),
           pred_h1=out("H1 预测", unit=NATS, digits=3, ill="book"), pred_h2=out("H2 预测", unit=NATS, digits=3, ill="book"),
-          **{f"resid_h{i}": BookOut(f"H{i} 预测 − 实测", digits=3, signed=True, ill="book") for i in (1, 2)},
+          **{f"resid_h{i}": out(f"H{i} 预测 − 实测", digits=3, signed=True, ill="book") for i in (1, 2)},
           holdout_rmse=out("留出 RMSE", unit=NATS, digits=4, approx="book", em=True, ill="book", sym="RMSE"),
           fit_rmse=out("拟合点 RMSE([[n_fit_runs]] 个点)", unit=NATS, digits=4, em=True, tile="fit", sym="RMSE_{fit}"),
           n_fit_runs=out("拟合用的 run 数", tile=False, sym="n"),
-          **{k: BookOut(s, sig=6, stated=True, ill="book", sym=s) for k, s in zip(("E", "A", "B", "alpha", "beta"), sl.LAW_SYMBOLS)}),
+          **{k: out(s, sig=6, stated=True, ill="book", sym=s) for k, s in zip(("E", "A", "B", "alpha", "beta"), sl.LAW_SYMBOLS)}),
       lead="用 datablations 的 C4 小模型拟合 Scaling Law,再拿两个没参与拟合的更大模型检验:预测与实测差多少?"
            "也可以自己挑几个 run 重新拟合,比较拟合误差和留出误差。")
 def eg_3_5(p: HoldoutParams) -> View:
@@ -131,7 +130,7 @@ class InterceptParams(Params):
           delta_train_gpu_h=out("小模型多花 ΔC₀", unit=GPU_H, digits=1, ill=True, em=True),
           call_gpu_s_small=out("小模型每次调用", unit=GPU_S, sig=3), call_gpu_s_large=out("大模型每次调用", unit=GPU_S, sig=4),
           saving_gpu_s_per_call=out("每次调用省 Δc", unit=GPU_S, sig=3, approx=True, em=True),
-          q_star_calls=BookOut("交点 Q* = ΔC₀/Δc", unit="次调用", sci=True, none="无交点", ill=True, em=True, sym="Q^*"),
+          q_star_calls=out("交点 Q* = ΔC₀/Δc", unit="次调用", sci=True, none="无交点", ill=True, em=True, sym="Q^*"),
           beyond_chinchilla_models=out("Beyond Chinchilla-Optimal 的模型数", tile=False),
           beyond_chinchilla_max_tokens_per_param=out("150M 模型每参数训练 token 的上限", unit="token", tile=False),
           extrapolation_from_btokens=out("拟合数据的 D 上限(示意)", unit="B", tile=False)),
@@ -162,7 +161,7 @@ class LifetimeParams(Params):
 
 @card("lifetime-cost", title="Q* = ΔC₀ / Δc · 选哪个模型取决于未来调用量", label="", section="3.6", kind="calculator", params=LifetimeParams,
       badges=(("练习 3-10 后半", "ex-3-10"),), outputs=outputs(
-          q_star_tasks=BookOut("反转点 Q* = ΔC₀/Δc", unit="项", sci=True, sig=3, em=True, sym="Q^*"),
+          q_star_tasks=out("反转点 Q* = ΔC₀/Δc", unit="项", sci=True, sig=3, em=True, sym="Q^*"),
           serving_saved_gpu_h=out("服务省下 Q·Δc", unit=GPU_H, digits=0),
           net_saving_gpu_h=out("净节省 Q·Δc − ΔC₀", unit=GPU_H, digits=0, em=True),
           choose_small=out("选择", text={True: "选多训练的小模型", False: "留用大模型"}),
@@ -215,10 +214,10 @@ class MoeParams(Params):
 
 @card("moe-flops", title="MoE:总参数与激活参数、专家的训练运算量", label="", section="3.6", kind="calculator", params=MoeParams, outputs=outputs(
           gflop_per_token=out("主干专家训练量 18·[[dims]]·([[routed|n]]+[[shared|n]])", unit="GFLOPs/token", digits=4, approx=True, em=True),
-          total_flop=BookOut("× 训练 token", unit="FLOPs", sci=True, sig=6, approx=True, em=True, sym="F_{total}"),
-          total_params=BookOut("总参数", unit="B", scale=1e9, digits=0),
-          active_params=BookOut("激活参数", unit="B", scale=1e9, digits=0, approx=True),
-          train_tokens=BookOut("训练 token", unit="T", scale=1e12, compact=True), active_frac_pct=out("激活 ÷ 总参数", digits=1)),
+          total_flop=out("× 训练 token", unit="FLOPs", sci=True, sig=6, approx=True, em=True, sym="F_{total}"),
+          total_params=out("总参数", unit="B", scale=1e9, digits=0),
+          active_params=out("激活参数", unit="B", scale=1e9, digits=0, approx=True),
+          train_tokens=out("训练 token", unit="T", scale=1e12, trim=True), active_frac_pct=out("激活 ÷ 总参数", digits=1)),
       lead="MoE 模型要同时报总参数和每 token 激活的参数:前者决定放权重要多大容量,后者决定每个 token 的运算量。")
 def moe_flops(p: MoeParams) -> View:
     presets, (n_l, h, f, _, _) = cb.BUDGETS["moe"], cb.moe_dims(p.model)

@@ -9,7 +9,6 @@ from ...charts.theme import color
 from ...outputs import out, outputs
 from ...trace import given
 from ..shared import ch3_budget as cb
-from ..shared.ch3_budget import BookOut
 
 SEC, GPU_H, NATS, TRY = "3.end", "GPU·h", "nats/token", "动手试一试"
 CHINCHILLA = given(20, "(D/N)_{opt}", "token/参数", "书中取值:Chinchilla 每参数约 20 token")
@@ -28,7 +27,7 @@ def tab_workload_records(p: Params) -> View:
       aliases=("fallacy-3-4",), outputs=outputs(
           chinchilla_8b_btokens=out("计算最优:8B × 20 token/参数", unit="B token", digits=0, sym="D_{opt,8B}"),
           qwen3_d_over_n=out("Qwen3 约 8B 实际每参数 token", digits=0, approx=True, em=True),
-          qwen3_x_chinchilla=BookOut("超出计算最优基准", unit="倍", digits=0, prefix="约 ")),
+          qwen3_x_chinchilla=out("超出计算最优基准", unit="倍", digits=0, prefix="约 ")),
       lead="计算最优只回答“训练预算固定、推理不要钱”时怎么分配。模型要长期上线服务,答案就变了。")
 def fallacy_compute_optimal(p: Params) -> View:
     t = cb.llama_qwen(CHINCHILLA)
@@ -57,8 +56,8 @@ def ch3_summary(p: SummaryParams) -> View:
 @card("ex-3-8", title="在参数与数据之间分配预算", label="练习 3-8〔延伸〕", section=SEC, kind="exercise", outputs=(EX38 := outputs(
           **{f"{x}_mult_{k}x": out(f"预算 ×{k}:{x.upper()}_opt 增长", unit="×", digits=3, tile=False, sym=f"{x.upper()}_{{opt}} 增长")
              for k in (4, 9) for x in "nd"},
-          resid_h1=BookOut("H1 预测 − 实测", unit=NATS, digits=4, signed=True, tile=False, sym="r_1"),
-          resid_h2=BookOut("H2 预测 − 实测", unit=NATS, digits=4, signed=True, tile=False, sym="r_2"),
+          resid_h1=out("H1 预测 − 实测", unit=NATS, digits=4, signed=True, tile=False, sym="r_1"),
+          resid_h2=out("H2 预测 − 实测", unit=NATS, digits=4, signed=True, tile=False, sym="r_2"),
           holdout_rmse=out("留出 RMSE", unit=NATS, digits=4, tile=False, sym="RMSE"))),
       lead="从 L = E + A/N^α + B/D^β 和 C = 6ND 推出最优分配,再用留出点检验拟合。")
 def ex_3_8(p: Params) -> View:
@@ -135,7 +134,7 @@ class Ex310Params(Params):
 
 @card("ex-3-10", title="训练完成时间与累计服务成本", label="练习 3-10〔延伸〕", section=SEC, kind="exercise", params=Ex310Params, outputs=outputs(
           days_a=out("卡数 a 时的日历天数", unit="天", digits=2, tile=False), days_b=out("卡数 b 时的日历天数", unit="天", digits=2, tile=False),
-          q_star_tasks=BookOut("反转点 Q*", unit="项", sci=True, sig=3, tile=False, sym="Q^*"),
+          q_star_tasks=out("反转点 Q*", unit="项", sci=True, sig=3, tile=False, sym="Q^*"),
           net_saving_2e8_gpu_h=out("两亿项的净节省", unit=GPU_H, digits=0, tile=False),
           net_saving_1e9_gpu_h=out("十亿项的净节省", unit=GPU_H, digits=0, tile=False),
           choose_small_2e8=out("两亿项选小模型", tile=False), choose_small_1e9=out("十亿项选小模型", tile=False),

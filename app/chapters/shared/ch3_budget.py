@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Callable, Mapping
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,44 +15,8 @@ from ...calculators import budget
 from ...calculators import scaling_law as sl
 from ...cards import Note
 from ...data import c4_points, read_json
-from ...outputs import Out, out, outputs
-from ...trace import given, node_of
-
-
-@dataclass(frozen=True)
-class BookOut(Out):
-    """An output printed as 3.6 prints it: scientific (1.454×10²⁴), scaled with a glued suffix (284B,
-    32T), signed (+0.009), compact (no trailing zeros) or prefixed (约 225 倍); ``stated``: an input (a
-    traced leaf, e.g. a reconstructed coefficient) prints every digit as stated, a computed value at
-    ``sig``; ``none`` is what a missing value reads as. Engine gap: ``Out`` has none of these, and a tile
-    shows ``text`` in place of number and unit, so this text carries the unit (``[[key|n]]`` drops it)."""
-
-    sci: bool = False
-    scale: float = 1.0
-    signed: bool = False
-    compact: bool = False
-    prefix: str = ""
-    stated: bool = False
-    none: str = "—"
-    text: Callable[[Any], str] | Mapping[Any, str] | None = str   # not None: tiles print fmt()
-
-    def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
-        f = set(flags.split(","))
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return self.none
-        sig = next((int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), self.sig)
-        stated = self.stated and getattr(node_of(value), "kind", "") == "leaf"
-        if self.sci:
-            s = fmt.sci(value, sig or 4)
-        else:
-            s = fmt.num(value / self.scale, next((int(x[1:]) for x in f if x[:1] == "d" and x[1:].isdigit()), self.digits),
-                        9 if stated else sig)
-            s = s.rstrip("0").rstrip(".") if (self.compact or stated) and "." in s else s
-            s = "+" + s if self.signed and value >= 0 else s
-        glued = self.scale != 1
-        s = self.prefix + (("≈" if glued else "≈ ") if approx or "a" in f else "") + s
-        u = "" if "n" in f else self.display_unit
-        return s + u if glued else fmt.with_unit_text(s, u)
+from ...outputs import out, outputs
+from ...trace import given
 
 
 def big(x: float, sym: str, exp: int | None, source: str, unit: str = "") -> float:
@@ -110,7 +73,7 @@ def moe_dims(key: str) -> tuple[int, int, int, int, int]:
 SHORT = [m["name"].split(" · ")[0] for m in BUDGETS["open_models"]]
 ROW_OUT = outputs(**{k: v for i, n in enumerate(SHORT, 1) for k, v in {
     f"row{i}_d_over_n": out(f"{n} 的 D/N", digits=0, tile=False),
-    f"row{i}_six_nd_flop": BookOut(f"{n} 的 6ND", unit="FLOP", sig=4 if i == 5 else 3, sci=True, tile=False),
+    f"row{i}_six_nd_flop": out(f"{n} 的 6ND", unit="FLOP", sig=4 if i == 5 else 3, sci=True, tile=False),
     f"row{i}_x_chinchilla": out(f"{n} 的 D/N ÷ 计算最优基准", unit="×", sig=3, tile=False)}.items()})
 QUALITY = {"mmlu_llama3_8b": ("MMLU_{8B}", "Llama 3 8B · MMLU"), "mmlu_llama2_70b": ("MMLU_{70B}", "Llama 2 70B · MMLU"),
            "triviaqa_llama3_8b": ("TriviaQA_{8B}", "Llama 3 8B · TriviaQA-Wiki"),

@@ -3,7 +3,7 @@ and 例题 3-4's settings, output helpers the engine lacks. Section modules impo
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -11,7 +11,7 @@ from ...calculators import multimodal as mm
 from ...calculators.model_config import ModelShape, dense_shape
 from ...cards import Params, controls_of, fixed, slider
 from ...data import model_config
-from ...outputs import Out, outputs
+from ...outputs import Out, out, outputs
 from ...params_domain import shape_of_model
 from ...trace import given, name
 
@@ -79,31 +79,12 @@ RL_SRC = "例题 3-4 题设"
 RL_PROMPT, RL_GEN, RL_KEEP = given(1024, "P", "token", RL_SRC), given(256, "G", "token", RL_SRC), given(16, "n_{keep}", "条", RL_SRC)
 
 
-# ---------------------------------------------------------------- a number format the engine lacks
+# ---------------------------------------------------------------- MiB as the book prints them
 
-@dataclass(frozen=True)
-class Shown(Out):
-    """An output printed as the book prints it where the engine has no such format: ``trim`` keeps up to ``digits`` decimals
-    without trailing zeros (7.8125, 56.25, 225); ``exp`` shows value ÷ 10^exp (the unit says ×10ⁿ); slot flag ``g0`` drops the
-    thousands separator. Tiles, tables, templates and derivation results all use it."""
-
-    trim: bool = False
-    exp: int = 0
-
-    def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
-        base = Out(**{f.name: getattr(self, f.name) for f in fields(Out)})
-        if self.exp and isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = value / 10 ** self.exp
-        text = base.fmt(value, flags=",".join([*([flags] if flags else ["a"] * approx), "c" if self.trim else "u"]))
-        return text.replace(",", "") if "g0" in flags.split(",") else text        # flag g0: no thousands separator (4096)
-
-def shown(label: str, **kw: Any) -> Shown:
-    """A :class:`Shown` output (``text`` set, so tiles print it through :meth:`Shown.fmt`)."""
-    return Shown(label=label, text=str, **kw)
-
-def mib(label: str, **kw: Any) -> Shown:
+def mib(label: str, **kw: Any) -> Out:
     """A MiB output printed to at most 4 decimals, trailing zeros dropped (7.8125 MiB, 56.25 MiB)."""
-    return shown(label, digits=4, trim=True, **kw)
+    return out(label, digits=4, trim=True, **kw)
+
 
 def formatter(decls: dict[str, Out], o: dict) -> Callable[..., str]:
     """``f(key, flags)``: an output as its declaration prints it, for chart labels and diagram text."""
