@@ -371,7 +371,7 @@ def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivati
         decl = card.outputs.get(key) or Out(key=key)
         shown = decl.fmt(value, approx=resolve_cond(decl.approx, view.ctx, params, view.outputs))
         try:
-            d = derive(value, decl.sym or decl.label or key, shown, decl.rule)
+            d = derive(value, decl.sym or label_text(decl.label, card, view, params) or key, shown, decl.rule)
         except RecursionError:     # a trace too deep to write out reads as unrecorded
             d = None
         out[key] = d if d is not None else Derivation(sym=key, formula="(未记录推导)", result=shown)

@@ -30,8 +30,11 @@ _PREFIXABLE = ("B", "B/s", "FLOP", "FLOP/s", "bit/s", "FLOP/B")
 
 
 def short(x: float) -> str:
-    """A given value as given: integers whole, others to 6 significant figures, no trailing zeros."""
-    if isinstance(x, int) or (float(x).is_integer() and abs(x) < 1e15):
+    """A given value as given: integers whole, others to 6 significant figures, no trailing zeros;
+    from 10¹⁵ on, scientific (1×10²¹)."""
+    if math.isfinite(x) and abs(x) >= 1e15:
+        return _compact_sci(fmt.sci(x, 6))
+    if isinstance(x, int) or float(x).is_integer():
         return f"{int(x):,}"
     if x == 0 or not math.isfinite(x):
         return fmt.num(x)
@@ -41,15 +44,27 @@ def short(x: float) -> str:
     return s.rstrip("0").rstrip(".") if "." in s else s
 
 
-def brief(x: float) -> str:
-    """A derived value in a chain: 4 significant figures without trailing zeros (140, 20.9, 0.1415)."""
-    s = fmt.num(x, sig=4)
+def brief(x: float, sig: int = 4) -> str:
+    """A derived value in a chain: 4 significant figures without trailing zeros (140, 20.9, 0.1415);
+    from 10¹⁵ on, scientific."""
+    if math.isfinite(x) and abs(x) >= 1e15:
+        return _compact_sci(fmt.sci(x, sig))
+    s = fmt.num(x, sig=sig)
     return s.rstrip("0").rstrip(".") if "." in s else s
 
 
-def with_unit(value: float, unit: str, *, given: bool = False) -> str:
+def _compact_sci(s: str) -> str:
+    """``1.00000×10²¹`` → ``1×10²¹``."""
+    m, _, e = s.partition("×")
+    if "." in m:
+        m = m.rstrip("0").rstrip(".")
+    return f"{m}×{e}" if e else m
+
+
+def with_unit(value: float, unit: str, *, given: bool = False, sig: int = 4) -> str:
     """A value and its unit; base units take an SI prefix (70 GB, 3.35 TB/s, 20.9 ms)."""
-    num = short if given else brief
+    def num(x: float) -> str:
+        return short(x) if given else brief(x, sig)
     if unit in _PREFIXABLE and value and not given:
         for f, p in _SI:
             if abs(value) >= f:
@@ -83,12 +98,13 @@ class _Render:
 
     def __init__(self, style: str):
         self.style = style
+        self.precise = 0      # inside ⌊⌋ ⌈⌉ round(): show enough digits that the rounding reads right
 
     def atom(self, n: Any) -> str:
         if not isinstance(n, Node):
             return self.const(n)
         if self.style == "sub":
-            return with_unit(n.value, n.unit, given=n.kind == "leaf")
+            return with_unit(n.value, n.unit, given=n.kind == "leaf", sig=7 if self.precise else 4)
         if n.sym:
             return sym_tex(n.sym) if self.style == "tex" else sym_text(n.sym)
         return with_unit(n.value, n.unit, given=True)
@@ -101,7 +117,8 @@ class _Render:
         if not isinstance(n, Node):
             return self.const(n), (3 if isinstance(n, (int, float)) and n < 0 else 9)
         if n.kind in ("leaf", "named", "rule"):
-            return self.atom(n), 9
+            negative = self.style == "sub" and n.value < 0
+            return self.atom(n), (3 if negative else 9)
         if n.kind == "scale":
             return self.go(n.args[0])
         return self.op(n)
@@ -140,13 +157,19 @@ class _Render:
         if n.op == "neg":
             return ("-" if tex else "−") + self.wrap(a[0], 3), 3
         if n.op == "pow":
-            x, y = self.wrap(a[0], 5), self.go(a[1])[0]
+            x = self.wrap(a[0], 5)
+            y = self.go(a[1])[0] if tex else self.wrap(a[1], 9)
             return (f"{x}^{{{y}}}" if tex else f"{x}^{y}"), 4
         return self.func(n), 9
 
     def func(self, n: Node) -> str:
         tex = self.style == "tex"
-        args = ", ".join(self.go(x)[0] for x in n.args)
+        rounding = n.op in ("ceil", "floor", "round")
+        self.precise += rounding
+        try:
+            args = ", ".join(self.go(x)[0] for x in n.args)
+        finally:
+            self.precise -= rounding
         if n.op == "ceil":
             return f"\\lceil {args} \\rceil" if tex else f"⌈{args}⌉"
         if n.op == "floor":

@@ -13,7 +13,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from .. import format as fmt
-from ..cards import REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, explain, finite, pieces, run, tiles
+from ..cards import (REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, explain, finite, label_text, pieces, run,
+                     tiles)
 from ..derivation import Derivation
 from ..charts import ROLE_LABELS
 from ..chapters import CHAPTERS, section_of
@@ -142,7 +143,8 @@ def view_context(card: Card, params, view: View, *, solutions: bool = True,
                  derivations: dict[str, Derivation] | None = None) -> dict[str, Any]:
     return {"card": card, "params": params, "view": view, "figure_rows": figure_rows,
             "qs": query_string(card, params), "solutions": solutions, "tiles": tiles(card, view, params),
-            "tpl": lambda text: template_html(card, view, params, text), "derivations": derivations or {}}
+            "tpl": lambda text: template_html(card, view, params, text), "derivations": derivations or {},
+            "fill_text": lambda text: label_text(text, card, view, params)}
 
 
 def template_html(card: Card, view: View, params, text: str) -> Markup:
@@ -187,10 +189,11 @@ def live_number(cid: str, key: str, flag: str = "") -> str | None:
         return None
     p = card.defaults()
     view = compute(card, p)
-    if key not in view.outputs:
-        return None
     from ..cards import slot
-    text, _ = slot(card, view, p, key, flag) or ("", "")
+    hit = slot(card, view, p, key, flag)
+    if hit is None or hit[1] == "ctx":
+        return None
+    text = hit[0]
     flag_attr = f' data-flag="{escape(flag)}"' if flag else ""
     return (f'<a class="live" href="#{escape(cid)}" data-card="{escape(cid)}" data-key="{escape(key)}"{flag_attr}'
             f' title="随卡片 {escape(card.label or card.title)} 的滑块变化">{escape(text)}</a>')
@@ -218,8 +221,8 @@ def live_values(card: Card, view: View, params) -> dict[str, str]:
     from ..cards import slot
     out = {}
     for key, flag in prose_slots().get(card.id, ()):
-        hit = slot(card, view, params, key, flag) if key in view.outputs else None
-        if hit:
+        hit = slot(card, view, params, key, flag)
+        if hit and hit[1] != "ctx":
             out[f"{key}|{flag}" if flag else key] = hit[0]
     return out
 
