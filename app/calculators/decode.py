@@ -5,14 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..trace import is_tracing
 from . import roofline
-from .roofline import two_stage_pipeline
 from .model_config import ModelShape, decode_flops, decode_weight_read_bytes, prefill_flops, weight_bytes
+from .roofline import pipeline_makespan, two_stage_pipeline
+
+
+def _f(x: float) -> float:
+    """``float(x)``, except while tracing a derivation (the cast would drop the trace)."""
+    return x if is_tracing() else float(x)
 
 
 def kv_bytes(s: ModelShape, tokens: int, requests: int = 1) -> float:
     """KV bytes held (or read once) for ``requests`` contexts of ``tokens`` each: kv/token · tokens · requests."""
-    return float(s.kv_bytes_per_token_bf16) * tokens * requests
+    return _f(s.kv_bytes_per_token_bf16) * tokens * requests
 
 
 @dataclass(frozen=True)
@@ -37,8 +43,8 @@ def quick_numbers(s: ModelShape, context: int = 2048, prefill_tokens: int = 2048
     """The chapter's quick numbers for a BF16 model at batch 1 (weights, KV, prefill/decode FLOPs and reads)."""
     kv_ctx = kv_bytes(s, context)
     return QuickNumbers(
-        n_params=s.params_total, weights_bytes=float(weight_bytes(s, "bf16")),
-        kv_per_token_bytes=float(s.kv_bytes_per_token_bf16), kv_context_bytes=kv_ctx,
+        n_params=s.params_total, weights_bytes=_f(weight_bytes(s, "bf16")),
+        kv_per_token_bytes=_f(s.kv_bytes_per_token_bf16), kv_context_bytes=kv_ctx,
         prefill_flops=prefill_flops(s, prefill_tokens), decode_flops=decode_flops(s, context),
         decode_weight_read_bytes=decode_weight_read_bytes(s, 2), decode_kv_read_bytes=kv_ctx,
         context=context, prefill_tokens=prefill_tokens)
@@ -63,6 +69,11 @@ def eager_timeline(kernels: int, launch: float, kernel: float) -> list[tuple[flo
     """Eager submission: the host launches kernel k over [k·launch, (k+1)·launch]; the device runs it
     from max(launch end, previous kernel end) for ``kernel``. Returns (cpu_start, cpu_end, gpu_start, gpu_end)."""
     return two_stage_pipeline(kernels, launch, kernel)
+
+
+def eager_busy_fraction(kernels: int, launch: float, kernel: float) -> float:
+    """Device busy share of :func:`eager_timeline`, in closed form: n·t_kernel / makespan."""
+    return kernels * kernel / pipeline_makespan(kernels, launch, kernel)
 
 
 def busy_fraction(timeline: list[tuple[float, float, float, float]]) -> float:

@@ -71,3 +71,23 @@ def test_measured_file_has_only_printed_levels():
     pts = {p["batch"]: p for p in d["points"]}
     assert sorted(pts) == [1, 64]
     assert pts[1]["tpot_ms"] == 26.5 and pts[64]["tpot_ms"] == 40.5 and pts[64]["throughput_ratio"] == 31
+
+
+def test_eager_busy_fraction_closed_form_matches_the_timeline():
+    # 6 kernels, launch 3, kernel 1: makespan 3 + 5·3 + 1 = 19, busy 6 → 6/19
+    assert math.isclose(decode.eager_busy_fraction(6, 3.0, 1.0), 6 / 19)
+    for n, launch, kernel in [(1, 3.0, 1.0), (4, 1.0, 3.0), (20, 2.5, 2.5), (7, 0.4, 1.3)]:
+        tl = decode.eager_timeline(n, launch, kernel)
+        assert math.isclose(decode.eager_busy_fraction(n, launch, kernel), decode.busy_fraction(tl))
+
+
+def test_kv_bytes_keeps_the_trace_of_its_inputs():
+    """While a derivation is traced, the float() cast must not drop how KV bytes were computed."""
+    from app.calculators.model_config import shape_of
+    from app.data import model_config
+    from app.trace import leaf, node_of, tracing
+    s = shape_of(model_config("qwen3-8b"))
+    assert decode.kv_bytes(s, 2048) == 147_456 * 2048 and isinstance(decode.kv_bytes(s, 2048), float)
+    with tracing():
+        v = decode.kv_bytes(s, leaf(2048, "S", "token"))
+        assert v == 147_456 * 2048 and node_of(v) is not None

@@ -1,12 +1,46 @@
-"""Declarations several sections share: parameter sets and the values they resolve to. Section
-modules import from here (and from the layers below), never from each other."""
+"""Declarations several chapter-1 sections share: parameter sets, the book's hand-calculation givens,
+the model presets and small helpers. Section modules import from here (and from the layers below),
+never from each other."""
 from __future__ import annotations
 
-from ...cards import Params, slider
-from ...data import compute_gpu_ids, gpu_options
-from ...params_domain import gpu_choice, gpu_of, gpu_type
+from dataclasses import dataclass
+from typing import Any
+
+from ...calculators import roofline
+from ...cards import Block, Params, slider
+from ...charts import COLORS
+from ...data import compute_gpu_ids, gpu_options, read_json
+from ...outputs import Out
+from ...params_domain import gpu_choice, gpu_of, gpu_type, shape_of_model
+from ...trace import given, name
 
 GpuId = gpu_type(compute_gpu_ids())          # a preset, or a reader's own card (custom:GB,TB/s,TFLOP/s)
+
+# 例题 1-1's hand calculation: N = 70×10⁹ parameters at b_W = 1 B each, one request per step
+# (N in units of 10⁹, as the slider gives it: multiply by 1e9 where it is used, inside a card).
+HAND = "例题 1-1 的手算取值"
+HAND_N_BILLION = given(70, "N", "×10⁹", source=HAND)
+HAND_B_W = given(1.0, "b_W", "B", source=HAND)
+
+LLAMA_70B, QWEN3_8B = "deepseek-r1-distill-llama-70b", "qwen3-8b"
+MODEL_NAMES = {LLAMA_70B: "DeepSeek-R1-Distill-Llama-70B", QWEN3_8B: "Qwen3-8B"}
+MEASURED = "qwen3_8b_rtx_pro_6000.json"     # 图 1-13 / 1-14: the book's measured points
+
+
+def model(ref: str) -> Any:
+    """A model's shape with its counts as traced inputs (source: its config.json)."""
+    return shape_of_model(ref, MODEL_NAMES.get(ref, ""))
+
+
+def measured() -> tuple[dict[int, dict], int]:
+    """The book's Qwen3-8B measurements keyed by batch (only the printed levels; values as traced
+    inputs) and how many levels were measured in all."""
+    raw = read_json(MEASURED)
+    src = f"书中实测({MEASURED})"
+    pts = {pt["batch"]: {"tpot_ms": given(pt["tpot_ms"], f"TPOT_{{B={pt['batch']}}}", "ms", source=src),
+                         "throughput_ratio": given(pt["throughput_ratio"], f"X_{{B={pt['batch']}}}", "×", source=src)}
+           for pt in raw["points"]}
+    return pts, raw["levels_measured"]
 
 
 class StepParams(Params):
@@ -25,9 +59,45 @@ class StepParams(Params):
     target_ms: float = slider(10, ge=1, le=100, step=1, label="每步目标", unit="ms", sym="T_{target}")
 
 
+def rates(gpu: str, bw_eff_pct: float, compute_eff_pct: float, bw_tbps: float | None = None,
+          peak_tflops: float | None = None) -> tuple[float, float]:
+    """β_eff and Π_eff (B/s, FLOP/s): the override or the GPU's, times the usable share."""
+    g = gpu_of(gpu)
+    bw = (bw_tbps if bw_tbps is not None else g.bw_tbps) * 1e12 * bw_eff_pct / 100
+    peak = (peak_tflops if peak_tflops is not None else g.bf16_tflops) * 1e12 * compute_eff_pct / 100
+    return name(bw, "β_{eff}", "B/s"), name(peak, "Π_{eff}", "FLOP/s")
+
+
 def effective_rates(p: StepParams) -> tuple[float, float]:
-    """β and Π actually used (B/s, FLOP/s): the override or the GPU's, times the usable share."""
-    g = gpu_of(p.gpu)
-    bw = (p.bw_tbps if p.bw_tbps is not None else g.bw_tbps) * 1e12 * p.bw_eff_pct / 100
-    peak = (p.peak_tflops if p.peak_tflops is not None else g.bf16_tflops) * 1e12 * p.compute_eff_pct / 100
-    return bw, peak
+    """β and Π actually used by a 例题 1-1 state."""
+    return rates(p.gpu, p.bw_eff_pct, p.compute_eff_pct, p.bw_tbps, p.peak_tflops)
+
+
+def step_of(p: StepParams, batch: Any = None, b_w: Any = None) -> dict:
+    """例题 1-1's quantities for a state (optionally at another B or b_W), by the hand calculation."""
+    bw, peak = effective_rates(p)
+    return roofline.step_outputs(p.params_billion * 1e9, p.bytes_per_param if b_w is None else b_w,
+                                 p.batch if batch is None else batch, bw, peak, p.target_ms)
+
+
+def diagram(card_id: str, **ctx: Any) -> Block:
+    """The card's SVG/HTML diagram (``diagrams/<id>.html``) with the theme's colour roles as ``colors``."""
+    return Block(f"diagrams/{card_id}.html", {"colors": COLORS, **ctx})
+
+
+def shown(decls: dict[str, Out], o: dict, key: str, flags: str = "") -> str:
+    """An output as its declaration prints it (for text inside a figure, where no slot can go)."""
+    return decls[key].fmt(o[key], flags=flags)
+
+
+@dataclass(frozen=True)
+class PlainOut(Out):
+    """An output printed without thousands separators ("3350 GB/s", "5952 万"), as the prose writes
+    it; the engine's format always groups digits."""
+
+    def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
+        return super().fmt(value, approx=approx, unit=unit, flags=flags).replace(",", "")
+
+
+def plain_out(label: str = "", **kw: Any) -> Out:
+    return PlainOut(label=label, **kw)
