@@ -12,26 +12,14 @@ from ...data import gpu_options
 from ...outputs import data, out, outputs
 from ...params_domain import gpu_choice, gpu_of
 from ...trace import given, name
-from ..shared.ch1 import (
-    HAND_B_W,
-    HAND_N_BILLION,
-    QWEN3_8B,
-    GpuId,
-    StepParams,
-    diagram,
-    measured,
-    model,
-    rates,
-    shown,
-    step_of,
-)
+from ..shared import ch1 as shared
 
 # ---------------------------------------------------------------------------------------------
 # 图 1-10 · 分块读取与计算重叠
 # ---------------------------------------------------------------------------------------------
 
 
-class ChunkParams(StepParams):
+class ChunkParams(shared.StepParams):
     n_chunks: int = slider(8, ge=1, le=64, step=1, label="分块数 n", unit="块", illustrative=True)
 
 
@@ -53,14 +41,14 @@ FIG110 = outputs(
       kind="animation", params=ChunkParams, shared_state="eg-1-1", badges=(("例题 1-1", "eg-1-1"),), outputs=FIG110,
       lead="权重分块到达显存接口,每到一块就对批内所有请求做乘加。按 ▶ 看两条流水线;在本节页面上拖动例题 1-1 的 B,这里跟着变。")
 def fig_1_10(p: ChunkParams) -> View:
-    s = step_of(p)
+    s = shared.step_of(p)
     t_mem, t_cmp = s["t_mem_ms"], s["t_compute_ms"]
     sched = roofline.chunk_schedule(t_mem, t_cmp, p.n_chunks)
     o = {"chunk_read_ms": t_mem / p.n_chunks, "chunk_compute_ms": t_cmp / p.n_chunks, "batch_ms": s["t_step_ms"],
          "per_output_ms": s["per_output_ms"], "throughput_tok_s": s["throughput_tok_s"],
          "compute_busy_pct": 100 * t_cmp / s["t_step_ms"],
          "pipeline_makespan_ms": roofline.pipeline_makespan(p.n_chunks, t_mem / p.n_chunks, t_cmp / p.n_chunks),
-         "b_star": s["b_star"], "throughput_b1_tok_s": step_of(p, batch=1)["throughput_tok_s"],
+         "b_star": s["b_star"], "throughput_b1_tok_s": shared.step_of(p, batch=1)["throughput_tok_s"],
          "schedule": [{"chunk": k + 1, "read_start_ms": a, "read_end_ms": b, "compute_start_ms": c, "compute_end_ms": d}
                       for k, (a, b, c, d) in enumerate(sched)]}
     lanes = [("显存读取", [(a, b) for a, b, _, _ in sched], "权重块读取", "read"),
@@ -115,11 +103,11 @@ EX13 = outputs(**{
 
 def ex13_outputs(p: Ex13Params) -> dict:
     """The six conditions of 练习 1-3 on an H100 SXM at the usable shares (例题 1-1's hand calculation)."""
-    bw, peak = rates("h100-sxm", p.bw_eff_pct, p.compute_eff_pct)
+    bw, peak = shared.rates("h100-sxm", p.bw_eff_pct, p.compute_eff_pct)
     o: dict = {"bw_eff_tbps": bw / 1e12, "peak_eff_tflops": peak / 1e12}
     for c, (batch, b_w) in EX13_CASES.items():
-        b_w = HAND_B_W if b_w == 1.0 else given(b_w, "b_W", "B", source="练习 1-3 题设(读取减半)")
-        s = roofline.step_outputs(HAND_N_BILLION * 1e9, b_w, given(batch, "B", "请求", source="练习 1-3 题设"), bw, peak,
+        b_w = shared.HAND_B_W if b_w == 1.0 else given(b_w, "b_W", "B", source="练习 1-3 题设(读取减半)")
+        s = roofline.step_outputs(shared.HAND_N_BILLION * 1e9, b_w, given(batch, "B", "请求", source="练习 1-3 题设"), bw, peak,
                                   p.target_ms)
         o |= {f"{k}_{c}": s[k] for k in (*METRICS, "bound")} | {f"fails_target_{c}": s["t_step_ms"] > p.target_ms}
         if c in ("b1", "b1_half"):
@@ -146,13 +134,13 @@ def ex13_questions(o: dict, p: Ex13Params) -> list[Question]:
                  solution=["计算 [[t_compute_ms_b64_half]] 对读取 [[t_mem_ms_b64_half]]"]),
         Question("fails_target_b1_half", "读取减半后,哪些 B 仍可凭下界判定不行?", kind="open",
                  answer_text=(f"{fail[True]} 仍超过目标。" if fail[True] else "三个 B 都不再被下界排除。")
-                 + f"B = 1、16 的下界降到 {shown(EX13, o, 't_step_ms_b1_half')};B = 64 变成计算受限,"
-                 f"{shown(EX13, o, 't_step_ms_b64_half')}。"),
+                 + f"B = 1、16 的下界降到 {shared.shown(EX13, o, 't_step_ms_b1_half')};B = 64 变成计算受限,"
+                 f"{shared.shown(EX13, o, 't_step_ms_b64_half')}。"),
         Question("b_star", "求 B*(权重 1 字节/参数)。", "请求", hint="$B^* = b_W\\Pi_{eff}/(2\\beta_{eff})$"),
         Question("b_star_half", "读取减半(0.5 字节/参数)时 B* 是多少?", "请求"),
         Question("per_output_ms_b1", "为什么每输出分摊时间减少,不等于单步延迟缩短?", kind="open",
-                 answer_text=(f"分摊时间是整批耗时除以输出数,B = 64 时降到 {shown(EX13, o, 'per_output_ms_b64')},只说明吞吐更高;"
-                              f"可批里每个请求都要等整批的一步结束({shown(EX13, o, 't_step_ms_b64')})才拿到下一个 token,"
+                 answer_text=(f"分摊时间是整批耗时除以输出数,B = 64 时降到 {shared.shown(EX13, o, 'per_output_ms_b64')},只说明吞吐更高;"
+                              f"可批里每个请求都要等整批的一步结束({shared.shown(EX13, o, 't_step_ms_b64')})才拿到下一个 token,"
                               "所以每个请求感受到的单步延迟没有变短。")),
     ]
 
@@ -166,10 +154,10 @@ def ex_1_3(p: Ex13Params) -> View:
     links = [{"label": CASE_NAMES[c], "href": "/cards/eg-1-1?" + urlencode(
         base | {"batch": b} | ({"bytes_per_param": "0.5"} if w != 1.0 else {})
         | ({"target_ms": f"{p.target_ms:g}"} if p.target_ms != 10 else {}))} for c, (b, w) in EX13_CASES.items()]
-    rows = [{"case": CASE_NAMES[c], **{k: shown(EX13, o, f"{k}_{c}", "n") for k in ("t_step_ms", "per_output_ms", "throughput_tok_s")},
-             "bound": shown(EX13, o, f"bound_{c}"), "fails": shown(EX13, o, f"fails_target_{c}")} for c in EX13_CASES]
+    rows = [{"case": CASE_NAMES[c], **{k: shared.shown(EX13, o, f"{k}_{c}", "n") for k in ("t_step_ms", "per_output_ms", "throughput_tok_s")},
+             "bound": shared.shown(EX13, o, f"bound_{c}"), "fails": shared.shown(EX13, o, f"fails_target_{c}")} for c in EX13_CASES]
     return View(o, headline="β_eff = [[bw_eff_tbps]] · Π_eff = [[peak_eff_tflops]] · 目标 [[target_ms]]/步",
-                blocks=[diagram("ex-1-3", links=links, rows=rows, target=p.target_ms)], questions=ex13_questions(o, p),
+                blocks=[shared.diagram("ex-1-3", links=links, rows=rows, target=p.target_ms)], questions=ex13_questions(o, p),
                 notes=[Note("目标是“每请求每步”:拿整批一步的时间去比,不能拿分摊时间去比。", "warn")])
 
 
@@ -180,7 +168,7 @@ def ex_1_3(p: Ex13Params) -> View:
 
 class MeasureParams(Params):
     batch: int = slider(1, ge=1, le=64, step=1, label="同时请求数 B", unit="请求", log=True)
-    gpu: GpuId = gpu_choice("rtx-pro-6000", gpu_options(), label="下界所用加速器")
+    gpu: shared.GpuId = gpu_choice("rtx-pro-6000", gpu_options(), label="下界所用加速器")
     context_tokens: int = slider(2048, ge=128, le=32768, step=128, label="上下文长度 S", unit="token")
 
 
@@ -203,22 +191,15 @@ FIG113 = outputs(
 )
 
 
-def tpot_bound_at(q: decode.QuickNumbers, batch: int, bw: float, peak: float, src: str = "") -> roofline.StepBound:
-    """TPOT lower bound of B requests with the book's names on F₁, R_W and R_state,1 (``src``: B is a given)."""
-    batch = given(batch, "B", "请求", source=src) if src else batch
-    return decode.tpot_bound(name(q.decode_flops, "F_1", "FLOP"), name(q.decode_weight_read_bytes, "R_W", "B"),
-                             name(q.decode_kv_read_bytes, "R_{state,1}", "B"), batch, bw, peak)
-
-
 @card("fig-1-13", title="同时请求数从 1 到 64", label="图 1-13 / 1-14", section="1.3", kind="chart",
       params=MeasureParams, aliases=("fig-1-14",), badges=(("练习 1-4", "ex-1-4"),), outputs=FIG113,
       lead="Qwen3-8B(BF16)在 RTX PRO 6000 上的实测:吞吐涨了约 31 倍,输出间隔也从 26.5 ms 涨到 40.5 ms。拖动 B 看下界怎么走。")
 def fig_1_13(p: MeasureParams) -> View:
     g = gpu_of(p.gpu)
     bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
-    q = decode.quick_numbers(model(QWEN3_8B), context=p.context_tokens)
-    b = tpot_bound_at(q, p.batch, bw, peak)
-    meas, _ = measured()
+    q = decode.quick_numbers(shared.model(shared.QWEN3_8B), context=p.context_tokens)
+    b = shared.tpot_bound_at(q, p.batch, bw, peak)
+    meas, _ = shared.measured()
     here = meas.get(p.batch, {})
     grid = list(range(1, 65))
     lb = [decode.tpot_bound(q.decode_flops, q.decode_weight_read_bytes, q.decode_kv_read_bytes, x, bw, peak).t_step * 1e3
@@ -228,7 +209,7 @@ def fig_1_13(p: MeasureParams) -> View:
          "ideal_throughput_ratio": p.batch, "measured_tpot_ms": here.get("tpot_ms"),
          "measured_throughput_ratio": here.get("throughput_ratio"), "measured_tpot_ms_b1": meas[1]["tpot_ms"],
          "measured_tpot_ms_b64": meas[64]["tpot_ms"], "measured_throughput_ratio_b64": meas[64]["throughput_ratio"],
-         **{f"tpot_lb_ms_b{n}": tpot_bound_at(q, n, bw, peak, "图 1-14 的两端").t_step * 1e3 for n in (1, 64)},
+         **{f"tpot_lb_ms_b{n}": shared.tpot_bound_at(q, n, bw, peak, "图 1-14 的两端").t_step * 1e3 for n in (1, 64)},
          "chart": {"batch": grid, "tpot_lb_ms": lb, "ideal_throughput_ratio": [float(x) for x in grid]}}
     mb = sorted(meas)
     missing = "(书中未给出此档)" if not here else ""
@@ -292,10 +273,10 @@ EX14 = outputs(
 
 def ex14_outputs() -> dict:
     """练习 1-4: the printed measurements against the shared-read model and the TPOT lower bound."""
-    (meas, levels), g = measured(), gpu_of("rtx-pro-6000")
+    (meas, levels), g = shared.measured(), gpu_of("rtx-pro-6000")
     m1, m64 = meas[1], meas[64]
-    q = decode.quick_numbers(model(QWEN3_8B))
-    lb = {b: name(tpot_bound_at(q, b, g.bw_tbps * 1e12, g.bf16_tflops * 1e12, "练习 1-4 题设").t_step * 1e3,
+    q = decode.quick_numbers(shared.model(shared.QWEN3_8B))
+    lb = {b: name(shared.tpot_bound_at(q, b, g.bw_tbps * 1e12, g.bf16_tflops * 1e12, "练习 1-4 题设").t_step * 1e3,
                   f"T_{{B={b}}}", "ms") for b in (1, 64)}
     big_b = given(64, "B", "请求", source="练习 1-4 题设")
     ratio = m64["throughput_ratio"] / m1["throughput_ratio"]
@@ -316,8 +297,8 @@ def ex14_questions(o: dict) -> list[Question]:
                            "实测只到约 [[throughput_ratio_b64|n]] 倍(扩展效率 [[scaling_efficiency_pct|d1]]),TPOT 还涨了 "
                            "[[tpot_growth_pct|d0]]:假设不成立"]),
         Question("tpot_lb_ms_b64", "两个可以用测量区分的解释是什么?", kind="open",
-                 answer_text=f"解释 A:每个请求都有自己的 KV,注意力计算和旧 KV 读取随 B 增长,每步变长;下界从 {shown(EX14, o, 'tpot_lb_ms_b1')} 涨到 "
-                             f"{shown(EX14, o, 'tpot_lb_ms_b64')} 正是这一项。它的特征是:固定 B 时,TPOT 随上下文变长而上升。"
+                 answer_text=f"解释 A:每个请求都有自己的 KV,注意力计算和旧 KV 读取随 B 增长,每步变长;下界从 {shared.shown(EX14, o, 'tpot_lb_ms_b1')} 涨到 "
+                             f"{shared.shown(EX14, o, 'tpot_lb_ms_b64')} 正是这一项。它的特征是:固定 B 时,TPOT 随上下文变长而上升。"
                              "解释 B:与上下文无关的开销,例如总时间里包含新请求 2048 token 的输入处理、每步主机提交与调度开销;"
                              "它的特征是:固定 B 时,改上下文长度 TPOT 几乎不动。"),
         Question("middle_levels_known", "设计一次只改变上下文长度的测量,并说出要保持不变的条件。", kind="open",
@@ -337,7 +318,7 @@ def ex_1_4(p: Params) -> View:
         columns=["档位", "B", "吞吐比(实测)", "TPOT (ms,实测)", "TPOT 增长", "共享读取模型的吞吐比", "TPOT 下界 (ms)"],
         rows=[["第 1 档", 1, "1", o["tpot_ms_b1"], "0%", "1", o["tpot_lb_ms_b1"]], ["第 2 档", na, na, na, na, "—", "—"],
               ["第 3 档", na, na, na, na, "—", "—"],
-              ["第 4 档", 64, "约 31", o["tpot_ms_b64"], "+" + shown(EX14, o, "tpot_growth_pct", "d1"), "64", o["tpot_lb_ms_b64"]]],
+              ["第 4 档", 64, "约 31", o["tpot_ms_b64"], "+" + shared.shown(EX14, o, "tpot_growth_pct", "d1"), "64", o["tpot_lb_ms_b64"]]],
         formats=["", "", "", "tpot_ms_b1", "", "", "tpot_lb_ms_b1"], title="练习 1-4 的表(只能填两档)")], notes=[
         Note("按 TPOT 推算的吞吐比 [[ideal_throughput_ratio_b64|n]] × [[tpot_ms_b1|n]]/[[tpot_ms_b64|n]] ≈ "
              "[[tpot_implied_throughput_ratio_b64|n,d1]] 只看输出阶段;实测的 [[throughput_ratio_b64|n]] 倍把输入处理时间也算进总时间,所以更低。"),
@@ -369,13 +350,13 @@ GAP = outputs(
 def gap_analysis(p: GapParams) -> View:
     g = gpu_of("rtx-pro-6000")
     bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
-    q = decode.quick_numbers(model(QWEN3_8B))
-    lb = tpot_bound_at(q, 1, bw, peak, "书中条件:batch 1").t_step * 1e3
+    q = decode.quick_numbers(shared.model(shared.QWEN3_8B))
+    lb = shared.tpot_bound_at(q, 1, bw, peak, "书中条件:batch 1").t_step * 1e3
     t = p.measured_tpot_ms / 1e3
     o = {"measured_tpot_ms": p.measured_tpot_ms, "lb_ms": lb, "gap_ms": p.measured_tpot_ms - lb, "ratio": p.measured_tpot_ms / lb,
          "mbu_pct": 100 * decode.mbu(q.decode_read_bytes, bw, t), "mfu_pct": 100 * decode.mfu(q.decode_flops, peak, t)}
-    fig = bound_vs_measured(lb, p.measured_tpot_ms, ["下界 " + shown(GAP, o, "lb_ms"), "差距 " + shown(GAP, o, "gap_ms")],
-                            "实测 " + shown(GAP, o, "measured_tpot_ms", "c"))
+    fig = bound_vs_measured(lb, p.measured_tpot_ms, ["下界 " + shared.shown(GAP, o, "lb_ms"), "差距 " + shared.shown(GAP, o, "gap_ms")],
+                            "实测 " + shared.shown(GAP, o, "measured_tpot_ms", "c"))
     return View(o, headline="Qwen3-8B · batch 1 · RTX PRO 6000 · 上下文 2048",
                 ctx={"ratio_book": "(书中:三倍)" if abs(p.measured_tpot_ms - 26.5) < 1e-9 else ""},
                 figures=[Figure(fig, "实测与下界", "下界 [[lb_ms]],实测 [[measured_tpot_ms|c]],差 [[gap_ms]],约 [[ratio|n]] 倍。"

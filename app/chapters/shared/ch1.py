@@ -3,10 +3,12 @@ the model presets and small helpers. Section modules import from here (and from 
 never from each other."""
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from ...calculators import roofline
+from ...calculators import decode, roofline
 from ...cards import Block, Params, slider
 from ...charts import COLORS
 from ...data import compute_gpu_ids, gpu_options, read_json
@@ -25,6 +27,7 @@ HAND_B_W = given(1.0, "b_W", "B", source=HAND)
 LLAMA_70B, QWEN3_8B = "deepseek-r1-distill-llama-70b", "qwen3-8b"
 MODEL_NAMES = {LLAMA_70B: "DeepSeek-R1-Distill-Llama-70B", QWEN3_8B: "Qwen3-8B"}
 MEASURED = "qwen3_8b_rtx_pro_6000.json"     # 图 1-13 / 1-14: the book's measured points
+CONTENT: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parent.parent / "ch1" / "diagrams.toml").read_text("utf-8"))
 
 
 def model(ref: str) -> Any:
@@ -80,9 +83,23 @@ def step_of(p: StepParams, batch: Any = None, b_w: Any = None) -> dict:
                                  p.batch if batch is None else batch, bw, peak, p.target_ms)
 
 
+def tpot_bound_at(q: decode.QuickNumbers, batch: int, bw: float, peak: float, src: str = "") -> roofline.StepBound:
+    """TPOT lower bound of B requests with the book's names on F₁, R_W and R_state,1 (``src``: B is a given)."""
+    batch = given(batch, "B", "请求", source=src) if src else batch
+    return decode.tpot_bound(name(q.decode_flops, "F_1", "FLOP"), name(q.decode_weight_read_bytes, "R_W", "B"),
+                             name(q.decode_kv_read_bytes, "R_{state,1}", "B"), batch, bw, peak)
+
+
 def diagram(card_id: str, **ctx: Any) -> Block:
     """The card's SVG/HTML diagram (``diagrams/<id>.html``) with the theme's colour roles as ``colors``."""
     return Block(f"diagrams/{card_id}.html", {"colors": COLORS, **ctx})
+
+
+def filled(card_id: str, view: Any, params: Any, text: str) -> str:
+    """``text`` with its ``[[key]]`` slots filled from a card's view, for diagram data (a block's
+    template gets plain context, not the card's slot filler)."""
+    from ...cards import REGISTRY, label_text
+    return label_text(text, REGISTRY[card_id], view, params)
 
 
 def shown(decls: dict[str, Out], o: dict, key: str, flags: str = "") -> str:
