@@ -21,6 +21,9 @@ COLORS: dict[str, str] = {
     "idle": "#8c96a3", "backlog": "#e0413a",
     # neutral
     "ink": "#444b55", "accent": "#c2410c", "target": "#b45309",
+    # chapter 1 (ch1 group): the request traffic of 图 1-5, 示意 remarks in diagrams, text on a filled
+    # block, the over-limit fill of 图 1-7
+    "request": "#0f9f8f", "note": "#a16207", "on_fill": "#ffffff", "over_fill": "rgba(224,65,58,0.35)",
 }
 
 ROLE_LABELS = {
