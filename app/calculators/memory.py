@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..trace import tmax, tsum
 from .model_config import ModelShape, weight_bytes
 
 
@@ -67,7 +68,7 @@ def even_split(weights: float, kv: float, workspace: float, n: int, capacity: fl
 def max_kv_tokens(capacity: float, weights: float, workspace: float, n: int, kv_per_token: float) -> int:
     """KV tokens that still fit: ⌊n·(M_cap − M_work − M_W/n) / KV per token⌋, at least 0."""
     room = n * (capacity - workspace - weights / n)
-    return max(0, math.floor(room / kv_per_token))
+    return tmax(0, math.floor(room / kv_per_token))
 
 
 def need_with_reserve(weights: float, n: int, reserve: float) -> float:
@@ -77,10 +78,10 @@ def need_with_reserve(weights: float, n: int, reserve: float) -> float:
 
 def weight_room(capacities: list[float], reserve: float) -> list[float]:
     """Room left for weights on each card: capacity − reserve (never below 0)."""
-    return [max(0.0, c - reserve) for c in capacities]
+    return [tmax(0.0, c - reserve) for c in capacities]
 
 
 def proportional_split(total: float, rooms: list[float]) -> list[float]:
     """One allocation of ``total`` bytes in proportion to each card's room."""
-    s = sum(rooms)
+    s = tsum(rooms)
     return [total * r / s for r in rooms] if s > 0 else [0.0 for _ in rooms]

@@ -4,7 +4,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from app.calculators import decode
 from app.calculators.model_config import shape_of
 from app.data import gpu, model_config, read_json

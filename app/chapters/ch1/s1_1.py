@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ...calculators import model_config as mc
 from ...calculators import request_path as rp
 from ...calculators.units import KIB, MIB
 from ...cards import Figure, Note, Params, Question, View, card, choice, slider
 from ...charts import COLORS
 from ...charts.request_path import request_animation, stage_of
-from ...outputs import Out, data, out, outputs
+from ...outputs import data, out, outputs
 from ...trace import given
 from ..shared import ch1 as shared
 from ..shared.ch1 import CONTENT
@@ -98,15 +97,8 @@ class Fig13Params(Params):
                         help="0 = prefill 之前,1 = prefill 完成,k = 第 k−1 个 decode 步之后;超过输出长度按最后一帧")
 
 
-class DashZeroOut(Out):
-    """A count printed "—" while it is zero (no KV before the prefill)."""
-
-    def fmt(self, value, *, approx=False, unit=True, flags=""):  # type: ignore[no-untyped-def]
-        return "—" if value == 0 and not flags else super().fmt(value, approx=approx, unit=unit, flags=flags)
-
-
 FIG13 = outputs(
-    kv_tokens=DashZeroOut("KV 缓存长度(token)", unit="token", ill=True, text={}),
+    kv_tokens=shared.shown_out("KV 缓存长度(token)", lambda v: "—" if v == 0 else None, unit="", ill=True),
     kv_mib=out("KV 大小(70B,BF16)", digits=0, ill=True),
     tokens_emitted=out("已送出", unit="token", ill=True),
     kv_per_token_kib=out("每 token KV", digits=0, sym="kv"),
@@ -188,7 +180,7 @@ LEDGER_ROWS = [  # what, when, each time, this request / deployment, grows with,
 def ledger_outputs(p: Ex11Params) -> dict:
     """练习 1-1's ledger for one request on the 70B model: 8-bit file, 例题 1-1's 70 GB per-step read."""
     s = shared.model(shared.LLAMA_70B)
-    lg = rp.ledger(mc.weight_bytes(s, "w8-g128"), shared.HAND_B_W * shared.HAND_N_BILLION * 1e9, s.kv_bytes_per_token_bf16,
+    lg = rp.ledger(shared.stored_weights(s, "w8-g128"), shared.HAND_B_W * shared.HAND_N_BILLION * 1e9, s.kv_bytes_per_token_bf16,
                    s.hidden, p.input_tokens, p.output_tokens, p.instances, p.gpus_per_instance)
     return {"weights_gb": lg.weights_bytes / 1e9, "weights_total_gb": lg.weights_total_bytes / 1e9, "weight_loads": lg.weight_loads,
             "kv_per_token_kib": lg.kv_per_token_bytes / KIB, "weight_read_per_step_gb": lg.read_per_step_bytes / 1e9,

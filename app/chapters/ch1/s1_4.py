@@ -144,6 +144,11 @@ PATHS = {"conventional": SIDE + ["wire"] + SIDE[::-1], "ub": ["ub", "wire", "ub"
 PATH_NAMES = {"conventional": "常规路径", "ub": "UB 路径"}
 
 
+def path_layers(path: str) -> list[str]:
+    """Layer names crossed by one remote access on ``path`` (sender side, wire, receiver side)."""
+    return [LAYERS[k][0] for k in PATHS[path]]
+
+
 class Fig117Params(Params):
     path: Literal["conventional", "ub"] = choice(
         "conventional", {"conventional": "常规路径(跨主机边界)", "ub": "UB 路径"}, label="画哪条路径")
@@ -158,7 +163,7 @@ class Fig117Params(Params):
 def fig_1_17(p: Fig117Params) -> View:
     ribbons = [{"id": k, "title": PATH_NAMES[k], "layers": [{"id": x, "name": LAYERS[x][0]} for x in PATHS[k]]} for k in PATHS]
     sel = {"id": p.part, "name": LAYERS[p.part][0], "role": LAYERS[p.part][1]} if p.part != "none" else None
-    return View({"layers": [LAYERS[k][0] for k in PATHS[p.path]], "layer_times": None}, ctx={"path_name": PATH_NAMES[p.path]},
+    return View({"layers": path_layers(p.path), "layer_times": None}, ctx={"path_name": PATH_NAMES[p.path]},
                 blocks=[shared.diagram("fig-1-17", ribbons=ribbons, path=p.path, selected=p.part, sel=sel,
                                        n_conv=len(PATHS["conventional"]), n_ub=len(PATHS["ub"]), removed=SIDE)], notes=[
         Note("单卡放不下模型和状态,最直接的办法是加卡;可“总容量够了”离“任务跑得快”还隔着工作划分、数据交换和同步——"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from ...calculators import decode, roofline
-from ...calculators.model_config import weight_bytes
 from ...calculators.units import GIB, KIB, MIB
 from ...cards import Figure, Note, Params, Table, View, card, slider
 from ...charts.decode import stage_bounds
@@ -50,7 +49,7 @@ def fallacy_outputs(context_tokens: int) -> dict:
     n, b_w, one = shared.HAND_N_BILLION * 1e9, shared.HAND_B_W, given(1, "B", "请求", source=shared.HAND)
     s1, s2 = (roofline.step_outputs(n, b_w, one, bw, pk, 10) for pk in (peak, 2 * peak))
     s70 = shared.model(shared.LLAMA_70B)
-    free = gpu_of("h100-sxm").mem_gb * 1e9 - weight_bytes(s70, "w8-g128")
+    free = gpu_of("h100-sxm").mem_gb * 1e9 - shared.stored_weights(s70, "w8-g128")
     kv = decode.kv_bytes(s70, context_tokens)
     b_ceil = math.ceil(roofline.b_star(b_w, bw, peak))
     t1, t2 = name(s1["t_step_ms"], "T_{step}", "ms"), name(s2["t_step_ms"], "T_{step}'", "ms")

@@ -4,11 +4,13 @@ never from each other."""
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...calculators import decode, roofline
+from ...calculators.model_config import weight_bytes
 from ...cards import Block, Params, slider
 from ...charts import COLORS
 from ...data import compute_gpu_ids, gpu_options, read_json
@@ -33,6 +35,11 @@ CONTENT: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parent.parent 
 def model(ref: str) -> Any:
     """A model's shape with its counts as traced inputs (source: its config.json)."""
     return shape_of_model(ref, MODEL_NAMES.get(ref, ""))
+
+
+def stored_weights(s: Any, precision: str) -> float:
+    """A model's stored weight bytes (``bf16`` or ``w8-g128``), named W_BF16 / W_8 in derivations."""
+    return name(weight_bytes(s, precision), {"bf16": "W_{BF16}", "w8-g128": "W_8"}[precision], "B")
 
 
 def measured() -> tuple[dict[int, dict], int]:
@@ -118,3 +125,22 @@ class PlainOut(Out):
 
 def plain_out(label: str = "", **kw: Any) -> Out:
     return PlainOut(label=label, **kw)
+
+
+@dataclass(frozen=True)
+class ShownOut(Out):
+    """An output its own function prints wherever it appears without flags (a readable unit chosen by
+    magnitude, a dash for "none yet", "无上限"); ``show`` may return None for the declared format. The
+    engine formats numbers by digits/sig only; flags still use that format."""
+
+    show: Callable[[Any], str | None] | None = None
+
+    def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
+        text = self.show(value) if self.show is not None and flags in ("", "u") else None
+        if text is None:   # tiles ask without the unit but print no unit beside a text: keep it in
+            return super().fmt(value, approx=approx, unit=unit or not flags, flags=flags)
+        return text
+
+
+def shown_out(label: str, show: Callable[[Any], str | None], **kw: Any) -> Out:
+    return ShownOut(label=label, show=show, text={}, **kw)
