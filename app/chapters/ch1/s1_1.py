@@ -33,9 +33,7 @@ class Fig11Params(Params):
       outputs=outputs(highlight=out("突出哪一列", tile=False), stacks=data("两列的层次"), edges=data("两种连线的含义")),
       lead="左边靠代码表达行为,右边多了一个入口:选模型、拼上下文、给工具。点一列看它从上到下怎么落到硬件。")
 def fig_1_1(p: Fig11Params) -> View:
-    return diagram_card("fig-1-1", {"highlight": p.highlight, "stacks": CONTENT["stacks"], "edges": CONTENT["edges"]}, (
-        Note("上下文就是这次调用能用到的全部输入。参数一个没变,换了指令、示例或材料,模型就在做另一件事——上下文成了新的编程界面。"),
-        Note("方框里除“代码、编译器、指令、操作系统、模型、上下文、工具”之外的细化措辞是本页补的。", "illustrative")),
+    return diagram_card("fig-1-1", {"highlight": p.highlight, "stacks": CONTENT["stacks"], "edges": CONTENT["edges"]}, shared.notes("fig-1-1"),
         highlight=p.highlight)
 
 
@@ -52,7 +50,7 @@ def agent_loop(p: AgentParams) -> View:
              for a in ("model", "host")]
     # one model call and one tool run per round
     return diagram_card("agent-loop", {"model_calls": p.iterations, "tool_runs": p.iterations, "steps": steps},
-                        (Note("书中没有给轮数;这里的轮数只是演示一次任务可能要来回多少次。", "illustrative"),),
+                        shared.notes("agent-loop"),
                         n=p.iterations, max=10, steps=steps)
 
 
@@ -77,10 +75,7 @@ class Fig12Params(Params):
 def fig_1_2(p: Fig12Params) -> View:
     o = {"n_layers": given(len(SIX["layers"]), "层数", source="图 1-2 的六层"), "selected": p.layer,
          "cross_cutting": SIX["cross_cutting"], "interfaces": SIX["interfaces"], "layer_names": None}
-    return diagram_card("fig-1-2", o, (
-        Note("书页没有给出六层的名称和职责,只有最上层“应用”、最下层“硬件”可由图题确定;"
-             "中间四层的名字和每层说明都是本页按三个接口补的占位。", "illustrative"),
-        Note("分层的思路借自廖恒博士的“十八层宝塔”:从应用一直到芯片、工艺和物理,多数人只懂其中一两层,于是错过跨层优化。")),
+    return diagram_card("fig-1-2", o, shared.notes("fig-1-2"),
         layers=SIX["layers"], selected=p.layer, sel=SIX["layers"][p.layer - 1] if p.layer else None,
         cross_cutting=SIX["cross_cutting"], interfaces=SIX["interfaces"])
 
@@ -125,12 +120,7 @@ def fig_1_3(p: Fig13Params) -> View:
                                "之后每个 decode 步加 1 个(每个 [[kv_per_token_kib]]),最后一个 token 送出时为 [[kv_last_tokens]]。")],
                 blocks=[shared.diagram("fig-1-3", frame=frame, lit=lit, kv_tokens=kv_tok, emitted=emitted, out=p.output_tokens,
                                        kv_text=shared.shown(FIG13, o, "kv_tokens", "n") + " token · " + shared.shown(FIG13, o, "kv_mib"))],
-                notes=[
-        Note("KV 条的长度和两个 token 数都是示意;每 token [[kv_per_token_kib]] 按 70B 模型的配置算出"
-             "($80\\times2\\times8\\times128\\times2$ B)。", "illustrative"),
-        Note("同一份权重有两种搬法:加载只在启动时把模型送进显存一次;执行则每一步都把要用的权重和 KV 送到计算单元。"
-             "请求本身也许只有一句话,内部搬动的却是几十 GB 的权重、KV 和中间张量。"),
-        Note("路由策略、分词器放在哪里、prefill 和 decode 是否拆到不同实例,都是部署时的选择(图中虚线标签)。")])
+                notes=shared.notes("fig-1-3"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -221,12 +211,7 @@ def ex11_questions(p: Ex11Params) -> list[Question]:
 def ex_1_1(p: Ex11Params) -> View:
     o, base = ledger_outputs(p), ledger_outputs(Ex11Params(input_tokens=p.input_tokens))
     v = View(o, headline="输入 [[input_tokens]] · 回答 [[output_tokens]] · [[instances]]实例 × [[gpus_per_instance]]卡",
-             questions=ex11_questions(p), notes=[
-        Note("每步读权重用例题 1-1 的简化(每参数 1 字节、约 [[weight_read_per_step_gb]]),而模型文件用真实的 8 比特大小 "
-             "[[weights_gb]]——账本有意两者并列。每 token [[kv_per_token_kib]] 与书中“8192 token 的 BF16 KV = 2.5 GiB”一致。", "book"),
-        Note("输入 2048 token 是示意值;两卡切分按流水线在一处分界、每 token 传一个 8192 维 BF16 向量估算,书中没有给切分方式。",
-             "illustrative"),
-        Note("账本只算一个请求($B=1$);多个请求组成一批时,这一步的权重读取由整批分摊(见例题 1-1)。")])
+             questions=ex11_questions(p), notes=shared.notes("ex-1-1"))
     single = p.gpus_per_instance == 1
     rows = [{"what": what, "when": "单卡实例:无" if single and key == "inter_gpu_total_mib" else shared.filled("ex-1-1", v, p, when),
              "each": "—" if single and key == "inter_gpu_total_mib" else shared.filled("ex-1-1", v, p, each),
@@ -258,11 +243,7 @@ class Fig15Params(Params):
 def fig_1_5(p: Fig15Params) -> View:
     o = {"nvl72_grace_cpus": given(36, "n_{CPU}", "个", source=NVL72), "nvl72_gpus": given(72, "n_{GPU}", "个", source=NVL72),
          "levels": CONTENT["links"]["levels"], "highlight": p.highlight}
-    return diagram_card("fig-1-5", o, (
-        Note("图中每个超节点画几颗 CPU、几张 GPU 只是示意。", "illustrative"),
-        Note("CPU 连主存,跑主机程序、控制执行;GPU 各连自己的显存(多为 HBM,接口很宽,持续供数);CPU 与 GPU 可走 PCIe,"
-             "GPU 之间走独立的高速互联。支持直接内存访问(DMA)时,数据由传输硬件直接写进目标内存,CPU 只负责发起和管理(第 7 章)。"),
-        Note("单卡的算力和带宽决定本地计算与读写要多久;多卡协作还要加上数据交换和等待。本章先估单卡,后面的章节把同样的方法用到超节点和网络。")),
+    return diagram_card("fig-1-5", o, shared.notes("fig-1-5"),
         traffic=TRAFFIC, highlight=p.highlight)
 
 
@@ -278,5 +259,4 @@ def tab_three_traffic(p: Params) -> View:
       lead="decoder-only 与因果编码器—解码器(CED)两条线并行往下走;Agent 负载“输入多、输出少”,计算可以按这个重新分配。")
 def two_threads(p: Params) -> View:
     t = CONTENT["threads"]
-    return diagram_card("two-threads", dict(t), (Note("图里编码器、解码器的方框只表达“谁处理哪些 token”,内部结构是示意,详见第 2 章。",
-                                                      "illustrative"),), **t)
+    return diagram_card("two-threads", dict(t), shared.notes("two-threads"), **t)

@@ -8,7 +8,7 @@ from typing import Literal
 
 from ...calculators import amdahl, latency, memory, units
 from ...calculators.units import GB, GIB
-from ...cards import Figure, Note, Params, Question, View, card, choice, slider
+from ...cards import Figure, Params, Question, View, card, choice, slider
 from ...charts import latency as lat_charts
 from ...charts.memory_budget import card_budgets, weight_formats
 from ...charts.scaling import delivery_bars, speedup_curve
@@ -72,11 +72,7 @@ def fig_1_6(p: LatencyParams) -> View:
                 figures=[Figure(lat_charts.latency_bars(OPS, a, b), "图 1-6(扩展)· 12 项操作耗时,对数刻度",
                                 "横轴每格差 10 倍:从 L1 缓存访问 0.5 ns 到跨洋往返 150 ms,跨了 8 个多数量级。"
                                 "当前 A = [[a_name]] [[row_a_ns]],B = [[b_name]] [[row_b_ns]],相差 [[ratio|n]] 倍。")],
-                blocks=[shared.diagram("fig-1-6", rows=rows)], notes=[
-        Note("1 μs = 1000 ns,1 ms = 1000 μs;1 byte = 8 bit。KB/MB/GB/TB 为 10³/10⁶/10⁹/10¹² 字节,"
-             "KiB/MiB/GiB 为 2¹⁰/2²⁰/2³⁰ 字节。Zippy 是 Google 当年的压缩库。"),
-        Note("这是 2009 年的硬件,今天的具体数值已变,读它是为了数量级之间的关系。数值取自 LADIS 2009 主题演讲的幻灯片(书中未逐项印出)。", "book"),
-        Note("每行归入哪种颜色(绿 = 计算,灰 = 同步,橙 = 存储,蓝 = 网络)是本页的划分;默认比较的两行也是本页选的。", "illustrative")])
+                blocks=[shared.diagram("fig-1-6", rows=rows)], notes=shared.notes("fig-1-6"))
 
 
 class SerialParams(Params):
@@ -95,8 +91,7 @@ def serial_wait(p: SerialParams) -> View:
     return View(o, headline="[[n_seeks|n]] × [[seek_ms]] 寻道 + [[compute_ms]] 计算", figures=[Figure(
         lat_charts.serial_timeline(p.n_seeks, p.seek_ms, o["wait_ms"], o["total_ms"]), "串行时间线",
         "[[n_seeks|n]] 段寻道首尾相接共 [[wait_ms]],随后计算 [[compute_ms]];等待占 [[wait_pct]]。", height=200)],
-                notes=[Note("$T = n \\cdot t_{seek} + t_{compute}$:串行步骤的时间相加;要缩短总时间,先减少等待次数或让等待重叠,而不是加快计算。",
-                            "formula")])
+                notes=shared.notes("serial-wait"))
 
 
 class AmdahlParams(Params):
@@ -134,9 +129,7 @@ def amdahl_team(p: AmdahlParams) -> View:
                "编码从 [[part_before_h]] 缩到 [[part_after_h]],其余 [[rest_h]] 不变,总计 [[new_total_h]]。", height=300),
         Figure(curve, "整体加速比随编码提速 s 的变化", "编码占 [[part_pct]] 时,s = [[part_speedup|n]] 得 [[speedup]];"
                + ("s 再大也不超过 [[speedup_limit]]。" if finite else "s 再大也不超过——此时没有上限。"), height=300)],
-                blocks=[shared.diagram("amdahl-team", current=p.part_pct)], notes=[
-        Note("$\\text{Speedup} = \\dfrac{1}{(1-f) + f/s}$,上限 $\\dfrac{1}{1-f}$(s → ∞)。", "formula"),
-        Note("想再缩短交付,就要去改没被提速的那部分:沟通、评审、审批。局部提速要放回整件任务里衡量。")])
+                blocks=[shared.diagram("amdahl-team", current=p.part_pct)], notes=shared.notes("amdahl-team"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -152,10 +145,7 @@ UTILIZATION = "MFU = F/(Π·T) ≤ 1; MBU = R/(β·T) ≤ 1"
 def four_quantities(p: Params) -> View:
     qs = CONTENT["quantities"]
     return View({"quantities": [{k: q[k] for k in ("id", "name", "unit", "check")} for q in qs], "utilization": UTILIZATION},
-                blocks=[shared.diagram("four-quantities", quantities=qs)], notes=[
-        Note("按峰值 Π、β 算出的时间是物理下界,软件怎么排都不会更快。实测时间 T 与下界之比就是利用率:"
-             "$\\text{MFU} = F/(\\Pi T)$,$\\text{MBU} = R/(\\beta T)$,都 ≤ 1(第 1.3.4 节用它们分析差距)。", "formula"),
-        Note("M 与 R 分开记:同一份权重只存一次,却可能每步都要读一遍。")])
+                blocks=[shared.diagram("four-quantities", quantities=qs)], notes=shared.notes("four-quantities"))
 
 
 CHEAT_GPUS = ("rtx-4090", "a100-80gb-sxm", "h100-sxm")
@@ -184,10 +174,7 @@ def gpu_cheatsheet(p: Params) -> View:
                                                                   for g in CHEAT_GPUS]}
              for m, (name, unit, role, flags) in CHEAT_METRICS.items()]
     return View(o | {"bars": bars}, headline="BF16 输入 · FP32 累加 · 稠密峰值 · 十进制 GB/TB",
-                blocks=[shared.diagram("gpu-cheatsheet", gpus=[gpu_short(g) for g in CHEAT_GPUS], rows=rows)], notes=[
-        Note("读写量不变而带宽翻倍,$R/\\beta$ 减半;计算量不变而算力翻倍,$F/\\Pi$ 减半。"),
-        Note("读 1 GB 的时间 = $10^9\\ \\text{B} \\div \\beta$:H100 SXM 为 1 GB ÷ 3.35 TB/s ≈ [[h100_sxm_read_1gb_ms]]。", "formula"),
-        Note("书中说条形“按各列最大值归一”;表中各行单位不同,本页按每个指标(每一行)在三张卡之间归一。")])
+                blocks=[shared.diagram("gpu-cheatsheet", gpus=[gpu_short(g) for g in CHEAT_GPUS], rows=rows)], notes=shared.notes("gpu-cheatsheet"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -237,11 +224,7 @@ def weight_bytes_card(p: WeightParams) -> View:
     return View(o, headline="[[model_name]]:N = [[n_params|n]] 个参数",
                 ctx={"model_name": shared.MODEL_NAMES.get(p.model, "自定义模型"), "gpu_short": gpu_short(p.gpu), "cap_name": cap_name},
                 figures=[Figure(fig, "两种权重格式 vs 一张卡的容量", "BF16 [[bf16_gb]];8 比特 [[w8_g128_gb]] = [[w8_part_gb|n]](8 比特线性权重)"
-                                " + [[scale_part_gb|n]](scale)+ [[bf16_kept_part_gb|n]](保留 BF16 的参数);[[cap_name]]。")], notes=[
-        Note("$M_W = N \\cdot b_W$ = [[n_params|n]] × 2 B ≈ [[bf16_gb]] ≈ [[bf16_gib]](GB = 10⁹ B,GiB = 2³⁰ B)", "formula"),
-        Note("8 比特分组量化:Transformer 块内的线性层权重各 1 字节,每 128 个共用一个 2 字节 scale;"
-             "嵌入、LM head 和各层 norm 仍是 BF16。三项相加正好是书上的 73.73 GB。"),
-        Note("这是存放的字节数(容量)。例题 1-1 为了手算,把每步读取取成 70 GB(N = 70×10⁹、每参数 1 字节),两个数用途不同,不要互换。")])
+                                " + [[scale_part_gb|n]](scale)+ [[bf16_kept_part_gb|n]](保留 BF16 的参数);[[cap_name]]。")], notes=shared.notes("weight-bytes"))
 
 
 class BudgetParams(Params):
@@ -295,18 +278,11 @@ def fig_1_7(p: BudgetParams) -> View:
                        {"weights": shared.shown(BUDGET, o, "per_gpu_weights_gb", "n"), "over": "超出 " + shared.shown(BUDGET, o, "over_gb"),
                         "capacity": "容量 " + shared.shown(BUDGET, o, "capacity_gb")})
     fit = "[[fit_word]](余 [[headroom_gb|n]] GB)" if o["fits"] else "放不下(超 [[over_gb|n]] GB)"
-    notes = [Note("$M_W + M_{\\text{state}} + M_{\\text{work}} \\le M_{\\text{cap}}$,多卡时逐卡核算。", "formula"),
-             Note("KV 按 BF16 计:每 token [[kv_per_token_bytes|n]] B = [[kv_per_token_kib]](与权重格式无关);"
-                  "8192 token 即 2.5 GiB ≈ 2.68 GB。容量用厂商名义 GB(10⁹ B)。")]
-    if multi:
-        notes.append(Note("多卡时权重与 KV 在各卡间均分、每卡各留一份工作区——这是本页为演示设定的分配方式,"
-                          "实际切分还受层边界、并行方式影响。", "illustrative"))
-    if p.gpu == "rtx-a6000":
-        notes.append(Note("RTX A6000 在本书中只用来核对容量(48 GB),书里没有给它的带宽和算力。"))
     return View(o, headline="[[per_card]][[per_gpu_weights_gb|n]] + [[per_gpu_kv_gb|n]] + [[workspace_gb|n]] = [[per_gpu_total_gb]] "
-                            "[[cmp]] [[capacity_gb]]", ctx=ctx, notes=notes, figures=[Figure(
+                            "[[cmp]] [[capacity_gb]]", ctx=ctx, figures=[Figure(
         fig, "图 1-7 · 逐卡显存预算", "[[card_word]]上:权重 [[per_gpu_weights_gb]]、KV [[per_gpu_kv_gb]]、工作区 [[workspace_gb]],"
-        "合计 [[per_gpu_total_gb]],容量 [[capacity_gb]]:" + fit + "。", illustrative=multi, height=340)])
+        "合计 [[per_gpu_total_gb]],容量 [[capacity_gb]]:" + fit + "。", illustrative=multi, height=340)],
+                notes=shared.notes("fig-1-7", multi=multi, a6000=p.gpu == "rtx-a6000"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -335,12 +311,7 @@ LINK = outputs(
 def link_conversion(p: LinkParams) -> View:
     o = units.link_times(p.link_gbit_s, p.data_gb, p.startup_us, p.efficiency_pct)
     ext = p.startup_us != 0 or p.efficiency_pct != 100
-    notes = [Note("[[link_gbit_s]] ÷ 8 = [[link_gbps]];$t$ = [[data_gb]] ÷ [[link_gbps]] = [[ideal_transfer_ms]]", "formula"),
-             Note("这是理想时间。每次传输还有启动开销,协议开销和同一链路上的其他流量也会让应用实际拿到的带宽变低;"
-                  "沿路径把这些逐段计入,估算才更准。")]
-    if ext:
-        notes.append(Note("启动时间和带宽比例是本页加的扩展参数,书中没有给出数值。", "illustrative"))
-    return View(o, headline="[[nic]][[link_gbit_s]]", notes=notes,
+    return View(o, headline="[[nic]][[link_gbit_s]]", notes=shared.notes("link-conversion", extended=ext),
                 ctx={"nic": "ConnectX-7 · " if p.link_gbit_s == 400 else "", "eff_changed": p.efficiency_pct != 100, "extended": ext})
 
 
@@ -445,8 +416,6 @@ def ex12_questions(o: dict, p: Ex12Params) -> list[Question]:
       lead="BF16 权重 141.11 GB、8 比特 73.73 GB;每卡先留出状态与工作区。单卡、两卡均分、一张 A6000 加一张 H100,各放得下哪种?最后换算一次链路。")
 def ex_1_2(p: Ex12Params) -> View:
     o = ex12_outputs(p)
-    v = View(o, headline="BF16 [[bf16_gb]] · 8 比特 [[w8_gb]] · 每卡预留 [[reserve_gb]]", questions=ex12_questions(o, p), notes=[
-        Note("书中的分配只要求“一种”:按可用空间比例切只是其中之一;真实部署按整层切分。"),
-        Note("GB 为十进制(10⁹ B);若按 GiB 作答,1 GiB ≈ 1.074 GB。")])
+    v = View(o, headline="BF16 [[bf16_gb]] · 8 比特 [[w8_gb]] · 每卡预留 [[reserve_gb]]", questions=ex12_questions(o, p), notes=shared.notes("ex-1-2"))
     v.blocks.append(shared.diagram("ex-1-2", **ex12_grid(v, p)))
     return v

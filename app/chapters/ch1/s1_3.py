@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from ...calculators import roofline
 from ...calculators.model_config import decode_flops, decode_weight_read_bytes
-from ...cards import Figure, Note, View, card
+from ...cards import Figure, View, card
 from ...charts.roofline import bounds_vs_batch, throughput_vs_batch
 from ...outputs import data, out, outputs
 from ...params_domain import model_choice, model_type
+from ..shared import ch1 as shared
 from ..shared.ch1 import MODEL_NAMES, StepParams, effective_rates, model, plain_out
 
 MODELS = {"manual": "按 N 手算(例题 1-1)", "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
@@ -73,7 +74,4 @@ def eg_1_1(p: Eg11Params) -> View:
         Figure(throughput_vs_batch(grid, c["throughput_tok_s"], p.batch, o["throughput_tok_s"], o["b_star"]),
                "图 1-12 · 理想输出吞吐 B/T",
                "吞吐随 B 线性上升,越过 B*≈[[b_star|n]] 后变平;B=[[batch]] 时约 [[throughput_tok_s]]。"),
-    ], notes=[
-        Note("$T_{step} \\ge \\max(F/\\Pi,\\ R_W/\\beta)$;$B^* = b_W\\Pi/(2\\beta)$ 时算术强度 $I = 2B/b_W$ 追上 $\\Pi/\\beta$。", "formula"),
-        Note("“每输出分摊”是整批耗时 ÷ 输出数,用来换算吞吐;批内每个请求仍要等整批跑完,单请求延迟并没有缩短。"),
-    ])
+    ], notes=shared.notes("eg-1-1"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from ...calculators import decode, roofline
-from ...cards import Figure, Note, Params, Question, Table, View, card, slider
+from ...cards import Figure, Params, Question, Table, View, card, slider
 from ...charts import decode as charts
 from ...charts.lanes import bound_vs_measured, revealed_lanes
 from ...data import gpu_options
@@ -56,14 +56,10 @@ def fig_1_10(p: ChunkParams) -> View:
     fig = revealed_lanes(lanes, sched[-1][3], 25, x_title="时间 (ms)", order=["乘加计算", "显存读取"], prefix="t (ms) = ")
     state = ("绿块几乎看不见,计算单元大部分时间在等下一块数据" if p.batch < s["b_star"] else
              "绿块连成一片,读取反过来等计算:计算成为瓶颈")
-    share = ("[[batch|n]] 个请求共享同一次权重读取:整批需 [[batch_ms]],每个输出分摊 [[per_output_ms]],吞吐从 B=1 的 "
-             "[[throughput_b1_tok_s|n]] 变为 [[throughput_tok_s]];批里每个请求仍要等整批算完。" if p.batch > 1 else
-             "B = 1 时一次读取只服务一个请求;把 B 调大,同一次读取就能服务整批,吞吐上升,但每个请求仍要等整批算完。")
     return View(o, headline="B = [[batch|n]] · 权重分 [[n_chunks]] · B* ≈ [[b_star|n]]", ctx={"state": state}, figures=[
         Figure(fig, "图 1-10 · 两条流水线:读取一块,计算一块", illustrative=True, animated=True,
                summary="每块读取 [[chunk_read_ms]],每块乘加 [[chunk_compute_ms]];B=[[batch|n]] 时[[state]]。整批下界 [[batch_ms]]。")],
-                notes=[Note(share), Note("分块数只是示意(书中取 8 块)。读数用下界 max(F/Π, R_W/β);流水线的末块还要多算一小段,"
-                                         "所以末块在 [[pipeline_makespan_ms]] 结束,分块越多这段尾巴越短。", "illustrative")])
+                notes=shared.notes("fig-1-10", batched=p.batch > 1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,7 +154,7 @@ def ex_1_3(p: Ex13Params) -> View:
              "bound": shared.shown(EX13, o, f"bound_{c}"), "fails": shared.shown(EX13, o, f"fails_target_{c}")} for c in EX13_CASES]
     return View(o, headline="β_eff = [[bw_eff_tbps]] · Π_eff = [[peak_eff_tflops]] · 目标 [[target_ms]]/步",
                 blocks=[shared.diagram("ex-1-3", links=links, rows=rows, target=p.target_ms)], questions=ex13_questions(o, p),
-                notes=[Note("目标是“每请求每步”:拿整批一步的时间去比,不能拿分摊时间去比。", "warn")])
+                notes=shared.notes("ex-1-3"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,12 +210,7 @@ def fig_1_13(p: MeasureParams) -> View:
     mb = sorted(meas)
     missing = "(书中未给出此档)" if not here else ""
     ctx = {"gpu_name": g.name, "measured_note": missing, "ratio_note": missing or ("(书中:约 31×)" if p.batch == 64 else "")}
-    notes = [Note("测量条件:vLLM 0.23 eager 模式;每请求输入 2048、输出 256 token;每档测三次。"
-                  "吞吐 = 整批输出数 ÷ 含输入处理的总时间;TPOT = 首末输出间隔 ÷ 255,取中位数。", "book"),
-             Note("书中测了四档,只印出 B = 1 和 B = 64 两档,中间两档和吞吐绝对值都没有给出,这里不画、不补。", "warn"),
-             Note("下界把每步上下文固定为 2048 token(与书一致);实际上输出 256 个 token 期间上下文在慢慢变长。")]
-    if p.gpu != "rtx-pro-6000" or p.context_tokens != 2048:
-        notes.append(Note("实测点始终是 RTX PRO 6000、2048 token 上下文的结果;改了加速器或上下文后,只有下界曲线跟着变。", "warn"))
+    notes = shared.notes("fig-1-13", moved=p.gpu != "rtx-pro-6000" or p.context_tokens != 2048)
     return View(o, headline="Qwen3-8B · BF16 · 下界按 [[gpu_name]] · 上下文 [[context_tokens]]", ctx=ctx, notes=notes, figures=[
         Figure(charts.throughput_ratio(grid, mb, [meas[x]["throughput_ratio"] for x in mb], p.batch), "图 1-13 · 吞吐(相对单请求)",
                "理想情况吞吐随 B 线性增长,到 64 为 64 倍;实测在 B=64 时约 [[measured_throughput_ratio_b64|n]] 倍。"),
@@ -319,10 +310,7 @@ def ex_1_4(p: Params) -> View:
         rows=[["第 1 档", 1, "1", o["tpot_ms_b1"], "0%", "1", o["tpot_lb_ms_b1"]], ["第 2 档", na, na, na, na, "—", "—"],
               ["第 3 档", na, na, na, na, "—", "—"],
               ["第 4 档", 64, "约 31", o["tpot_ms_b64"], "+" + shared.shown(EX14, o, "tpot_growth_pct", "d1"), "64", o["tpot_lb_ms_b64"]]],
-        formats=["", "", "", "tpot_ms_b1", "", "", "tpot_lb_ms_b1"], title="练习 1-4 的表(只能填两档)")], notes=[
-        Note("按 TPOT 推算的吞吐比 [[ideal_throughput_ratio_b64|n]] × [[tpot_ms_b1|n]]/[[tpot_ms_b64|n]] ≈ "
-             "[[tpot_implied_throughput_ratio_b64|n,d1]] 只看输出阶段;实测的 [[throughput_ratio_b64|n]] 倍把输入处理时间也算进总时间,所以更低。"),
-        Note("建议的上下文长度 512 / 2048 / 8192 是示意。", "illustrative")])
+        formats=["", "", "", "tpot_ms_b1", "", "", "tpot_lb_ms_b1"], title="练习 1-4 的表(只能填两档)")], notes=shared.notes("ex-1-4"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,14 +348,7 @@ def gap_analysis(p: GapParams) -> View:
     return View(o, headline="Qwen3-8B · batch 1 · RTX PRO 6000 · 上下文 2048",
                 ctx={"ratio_book": "(书中:三倍)" if abs(p.measured_tpot_ms - 26.5) < 1e-9 else ""},
                 figures=[Figure(fig, "实测与下界", "下界 [[lb_ms]],实测 [[measured_tpot_ms|c]],差 [[gap_ms]],约 [[ratio|n]] 倍。"
-                                "差距如何在两种来源间分配,书中没有给出,图中不拆分。")], notes=[
-        Note("① 理论模型漏了项:只算了权重和 KV 的读取,注意力以外的向量运算、采样都没算。补上后下界上移、差距变小——这是改模型,不是改系统。"),
-        Note("② 实现本身的开销:eager 模式一个一个提交 kernel,每次都要经过主机上的 Python、驱动和 PCIe,两次 kernel 之间加速器空转;"
-             "客户端逐步写日志也吃主机时间。这些和硬件无关,可以去掉。"),
-        Note("补测时还关掉了前缀缓存、重新构造了输入,所以逐步日志的影响无法单独分出来;加速器事件只覆盖模型执行,不含采样与输出。", "warn"),
-        Note("查差距的顺序:先问模型漏没漏项,再问实现有没有开销;每次只改一个条件。书中这个例子里,三倍差距的大头在主机一侧。", "book"),
-        Note("$\\text{MBU} = (R_W + R_{state})/(\\beta T)$,$\\text{MFU} = F_1/(\\Pi T)$:下界 ÷ 实测就是利用率。", "formula"),
-    ])
+                                "差距如何在两种来源间分配,书中没有给出,图中不拆分。")], notes=shared.notes("gap-analysis"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -411,4 +392,4 @@ def eager_gpu_idle(p: EagerParams) -> View:
                 figures=[Figure(fig, "eager 模式的两条时间线", illustrative=True, animated=True,
                                 summary="CPU 依次提交 [[kernels]] kernel,每个 kernel 要等自己的提交结束才能开始;GPU 在 [[makespan_units|n]] "
                                         "个单位里只忙 [[gpu_busy_units|n]] 个,约 [[gpu_busy_pct]]。")],
-                notes=[Note("时间单位任意;提交 3、执行 1 的比例和 kernel 个数都是示意,书中没有给出数值。", "illustrative")])
+                notes=shared.notes("eager-gpu-idle"))

@@ -42,13 +42,7 @@ def tpu_scale_cost(p: ScaleParams) -> View:
     return View(o, headline="当前规模:[[verdict]]", ctx={"verdict": verdict}, figures=[Figure(
         fig, "规模与总成本", illustrative=True, summary="示意图,无刻度。蓝线从原点出发、较陡;绿线从前期开发成本起步、较缓;"
                                                   "两线相交处(占位常数下约 [[break_even_scale|n]])之后专用处理器更省。当前标记:[[verdict]]。")],
-                notes=[
-        Note("每日总需求 $=$ 请求量 $Q \\times$ 每请求计算量 $F_1$。$Q$ 一直涨,空闲算力迟早用完:要么继续加通用服务器,"
-             "要么做专用处理器——后者先付开发成本,换来每个请求更少的设备时间和能耗。", "formula"),
-        Note("Google 很早就讨论过 GPU、FPGA 和专用芯片,但那时空闲资源够用;2013 年的一项预测改变了判断:"
-             "每位用户每天只用三分钟语音搜索,数据中心就可能要扩大一倍。TPU v1 于 2015 年进入数据中心,论文 2017 年发表。", "book"),
-        Note("书中这张图本来就没有刻度。本页的直线用占位常数画出:前期成本 1、通用服务器每单位规模 1、专用处理器每单位规模 0.3,"
-             "交点 $s^* = C_0/(g-d)$ ≈ [[break_even_scale|n]] 只是这组常数的结果,不是任何真实的规模或金额。", "illustrative")])
+                notes=shared.notes("tpu-scale-cost"))
 
 
 def part_card(p: Params, card_id: str, blocks: list[dict], notes: list[Note]) -> View:
@@ -72,8 +66,7 @@ class EngineParams(Params):
       params=EngineParams, outputs=PARTS_OUT,
       lead="专用处理器把同一种运算——矩阵乘加——做成规则的阵列,缓冲就放在阵列旁边。点一个部件,看它在数据流里做什么。")
 def fig_1_15(p: EngineParams) -> View:
-    return part_card(p, "fig-1-15", ENGINE, [Note("书中这张图没有给部件尺寸或数量;方框名称、阵列画成 8×8 都只是示意。"
-                                                  "TPU v1 的具体结构在第 4 章展开。", "illustrative")])
+    return part_card(p, "fig-1-15", ENGINE, shared.notes("fig-1-15"))
 
 
 class NicDiagramParams(Params):
@@ -84,9 +77,7 @@ class NicDiagramParams(Params):
 @card("fig-1-16", title="SmartNIC 软硬分工", label="图 1-16", section="1.4", kind="diagram", params=NicDiagramParams,
       outputs=PARTS_OUT, lead="规则由主机软件来定,逐包执行交给网卡上的 FPGA。点一个部件,看它负责哪一段。")
 def fig_1_16(p: NicDiagramParams) -> View:
-    return part_card(p, "fig-1-16", NIC, [
-        Note("设计的关键在于两头兼顾:保留软件随时改策略的能力,又拿到硬件逐包处理的速度。"),
-        Note("书中图 1-16 没有标题,“SmartNIC 软硬分工”是本页起的;方框的位置和画几台虚拟机也是示意。", "illustrative")])
+    return part_card(p, "fig-1-16", NIC, shared.notes("fig-1-16"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -123,15 +114,7 @@ def smartnic_cores(p: NicParams) -> View:
     return View(o, headline="[[link_gbit_s]] · 每帧 [[frame_wire_bytes]] 线时 · 单核 [[per_core_mpps]](示意)", blocks=[
         shared.diagram("smartnic-cores", link=f"{p.link_gbit_s:g}", wire=p.frame_wire_bytes, frame=p.frame_wire_bytes - 20,
                        mu=f"{p.per_core_mpps:g}", whole=whole, shown=min(whole, 64), max_icons=64,
-                       last_frac=n - (whole - 1) if whole else 0.0, **txt)], notes=[
-        Note("$\\lambda = R/(8w)$ = [[link_gbit_s]] ÷ ([[frame_wire_bytes]] × 8) = [[packet_rate_mpps]];"
-             "$n_{core} = \\lambda/\\mu_{core}$ = [[packet_rate_mpps|n]] ÷ [[per_core_mpps|n]] = [[cores|n]]", "formula"),
-        Note("84 B = 最小以太网帧 64 B + 前导码与帧起始符 8 B + 帧间隙 12 B:链路上每个最小帧实际占这么多字节的时间。"),
-        Note("书中没有给单核每秒能处理多少个包,所以核数只能示意:10 Mpps 是本页的占位值。策略越复杂(查更多规则、多层封装),"
-             "单核越慢,核数越多。", "illustrative"),
-        Note("2015 年 Azure 设计 40 Gbit/s 云服务器时,虚拟网络策略(识别数据归属、查转发规则、封装、维持隔离)越来越重,"
-             "吃掉的正是本该卖给租户的 CPU 核。2015 年末起新服务器装上基于 FPGA 的 SmartNIC,2016 年对客户提供 Accelerated Networking。",
-             "book")])
+                       last_frac=n - (whole - 1) if whole else 0.0, **txt)], notes=shared.notes("smartnic-cores"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -165,11 +148,7 @@ def fig_1_17(p: Fig117Params) -> View:
     sel = {"id": p.part, "name": LAYERS[p.part][0], "role": LAYERS[p.part][1]} if p.part != "none" else None
     return View({"layers": path_layers(p.path), "layer_times": None}, ctx={"path_name": PATH_NAMES[p.path]},
                 blocks=[shared.diagram("fig-1-17", ribbons=ribbons, path=p.path, selected=p.part, sel=sel,
-                                       n_conv=len(PATHS["conventional"]), n_ub=len(PATHS["ub"]), removed=SIDE)], notes=[
-        Note("单卡放不下模型和状态,最直接的办法是加卡;可“总容量够了”离“任务跑得快”还隔着工作划分、数据交换和同步——"
-             "一步计算要用另一张卡的结果,就得等交接。华为面向昇腾等异构设备推进 UB,相关研究在 GPT-3(2020)发布前就已开始。", "book"),
-        Note("方块等宽,只表示“要经过这一层”,不代表各层耗时;书中没有给出每层的时间,第 7.3、7.4 节再推导。"
-             "层的划分(消息传递接口、缓冲区重排、网卡驱动、协议栈)是本页对书中描述的归纳。", "illustrative")])
+                                       n_conv=len(PATHS["conventional"]), n_ub=len(PATHS["ub"]), removed=SIDE)], notes=shared.notes("fig-1-17"))
 
 
 @card("tab-three-step", title="容量 / 工作量 / 依赖", section="1.4", kind="table", outputs=outputs(rows=data("三步:step, question, how")),
@@ -178,4 +157,4 @@ def tab_three_step(p: Params) -> View:
     steps = CONTENT["three_steps"]
     return View({"rows": [{k: r[k] for k in ("step", "question", "how")} for r in steps]},
                 blocks=[shared.diagram("tab-three-step", rows=steps, timeline=CONTENT["two_card_timeline"])],
-                notes=[Note("两卡时间线只是示意:时间单位任意,没有对应任何实测;书中这一段没有给数字。", "illustrative")])
+                notes=shared.notes("tab-three-step"))

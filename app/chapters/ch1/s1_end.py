@@ -6,7 +6,7 @@ import math
 
 from ...calculators import decode, roofline
 from ...calculators.units import GIB, KIB, MIB
-from ...cards import Figure, Note, Params, Table, View, card, slider
+from ...cards import Figure, Params, Table, View, card, slider
 from ...charts.decode import stage_bounds
 from ...data import gpu_options
 from ...outputs import out, outputs
@@ -64,8 +64,7 @@ def fallacy_outputs(context_tokens: int) -> dict:
 @card("fallacies", title="谬误与陷阱 · 四个常见误区", section="1.end", kind="diagram", params=FallacyParams, outputs=FALLACIES,
       lead="四个听上去很自然的判断,每一个都能用本章的数字拆穿。点开每张卡片看反驳和证据。")
 def fallacies(p: FallacyParams) -> View:
-    v = View(fallacy_outputs(p.context_tokens), notes=[
-        Note("误区二的上下文长度([[context_tokens]])和 2 GiB 工作区是示意值,书中只说“远装不下 148 条请求的 KV”。", "illustrative")])
+    v = View(fallacy_outputs(p.context_tokens), notes=shared.notes("fallacies"))
     items = [dict(it, facts=[shared.filled("fallacies", v, p, f) for f in FACTS[it["id"]]]) for it in shared.CONTENT["fallacies"]]
     v.blocks.append(shared.diagram("fallacies", items=items))
     return v
@@ -106,11 +105,7 @@ def tab_qwen3_8b(p: Params) -> View:
          "kv_context_mib": q.kv_context_bytes / MIB, "kv_context_gb": q.kv_context_bytes / 1e9,
          "prefill_tflop": q.prefill_flops / 1e12, "decode_gflop": q.decode_flops / 1e9,
          "decode_weight_read_gb": q.decode_weight_read_bytes / 1e9, "decode_kv_read_gb": q.decode_kv_read_bytes / 1e9}
-    v = View(o, headline="Qwen3-8B · [[n_params|n]] 个参数 · BF16 · 并发 1", notes=[
-        Note("约定:prefill 对全部 2048 个 token 跑每个线性层,LM head 只算最后一个 token,因果注意力里第 i 个 token 看 i 个 token;"
-             "decode 在 2048 个缓存 token 上做注意力、LM head 算一次;每步权重读取算整个模型,但嵌入表只读一行。"),
-        Note("$F_{decode} = 2(L_{lin} + LM) + 4 \\cdot 36 \\cdot 32 \\cdot 128 \\cdot n_{ctx}$;"
-             "$F_{prefill} = 2 L_{lin} n + 2 LM + 4 \\cdot 36 \\cdot 32 \\cdot 128 \\cdot n(n+1)/2$", "formula")])
+    v = View(o, headline="Qwen3-8B · [[n_params|n]] 个参数 · BF16 · 并发 1", notes=shared.notes("tab-qwen3-8b"))
     v.tables.append(Table(["模型需求", "数值", "怎么用"], [[TAB[k].label, shared.shown(TAB, o, k), shared.filled("tab-qwen3-8b", v, p, use)]
                                                      for k, use in TAB_ROWS],
                           note="全部由公开 config.json 的形状算出:36 层、hidden 4096、32 个 query 头、8 个 KV 头、head_dim 128、FFN 12288、词表 151936。"))
@@ -154,8 +149,4 @@ def quick_bounds(p: QuickParams) -> View:
                        ["compute", "compute", "read"], [shared.shown(QUICK, o, k, "s3") for k in keys])
     return View(o, headline="[[gpu_name]] · prefill 2048 token · decode 上下文 [[context_tokens]]", ctx={"gpu_name": g.name},
                 figures=[Figure(fig, "各阶段的时间下界", "prefill 计算下界 [[prefill_compute_ms]];decode 计算 [[decode_compute_ms]],"
-                                "读取 [[decode_memory_ms]],较大者是读取。")], notes=[
-        Note("prefill 固定为 2048 token 输入:注意力部分不随长度线性变化,这里不外推。decode 的旧 KV 读取按 144 KiB × 上下文换算,"
-             "注意力运算也随上下文线性增加(影响很小)。完整执行还要沿算子顺序加上其他运算、实际访存和启动时间。"),
-        Note("prefill 一次处理大量输入,矩阵运算多;单请求 decode 一次只处理一个 token,却仍要把权重和上下文读一遍。"
-             "加算力、加带宽、加大批内复用,作用在不同的时间项上。")])
+                                "读取 [[decode_memory_ms]],较大者是读取。")], notes=shared.notes("quick-bounds"))

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from ...calculators import roofline
-from ...cards import Figure, Note, Params, View, card, toggle
+from ...cards import Figure, Params, View, card, toggle
 from ...charts import COLORS, ROLE_LABELS
 from ...charts.roofline import read_vs_compute
 from ...outputs import out, outputs
 from ...params_domain import gpu_of
 from ...trace import given, name
+from ..shared import ch1 as shared
 from ..shared.ch1 import HAND, HAND_B_W, HAND_N_BILLION, diagram, shown
 
 HAND_BATCH = given(1, "B", "请求", source=HAND)
@@ -76,7 +77,4 @@ def hero_read_vs_compute(p: HeroParams) -> View:
                                 "[[read_to_compute_ratio|n]] 倍;单步下界 [[t_step_ms]]。", height=230)],
                 blocks=[diagram("hero-read-vs-compute", questions=QUESTIONS,
                                 legend=[(COLORS[r], label) for r, label in ROLE_LABELS[1]])],
-                notes=[Note("算力翻倍时两条下界里只有较短的那条变短,单步仍是 [[t_step_compute_x2_ms]];"
-                            "带宽翻倍或权重减半都能降到 [[t_step_bw_x2_ms]]。"),
-                       Note("这里按例题 1-1 的手算简化:$N = 70\\times10^9$ 个参数、每个 1 字节、一次只服务一个请求($B=1$)。",
-                            "formula")])
+                notes=shared.notes("hero-read-vs-compute"))

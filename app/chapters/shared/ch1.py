@@ -11,7 +11,7 @@ from typing import Any
 
 from ...calculators import decode, roofline
 from ...calculators.model_config import weight_bytes
-from ...cards import Block, Params, slider
+from ...cards import Block, Note, Params, slider
 from ...charts import COLORS
 from ...data import compute_gpu_ids, gpu_options, read_json
 from ...outputs import Out
@@ -29,7 +29,7 @@ HAND_B_W = given(1.0, "b_W", "B", source=HAND)
 LLAMA_70B, QWEN3_8B = "deepseek-r1-distill-llama-70b", "qwen3-8b"
 MODEL_NAMES = {LLAMA_70B: "DeepSeek-R1-Distill-Llama-70B", QWEN3_8B: "Qwen3-8B"}
 MEASURED = "qwen3_8b_rtx_pro_6000.json"     # 图 1-13 / 1-14: the book's measured points
-CONTENT: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parent.parent / "ch1" / "diagrams.toml").read_text("utf-8"))
+CONTENT: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parent.parent / "ch1" / "content.toml").read_text("utf-8"))
 
 
 def model(ref: str) -> Any:
@@ -95,6 +95,14 @@ def tpot_bound_at(q: decode.QuickNumbers, batch: int, bw: float, peak: float, sr
     batch = given(batch, "B", "请求", source=src) if src else batch
     return decode.tpot_bound(name(q.decode_flops, "F_1", "FLOP"), name(q.decode_weight_read_bytes, "R_W", "B"),
                              name(q.decode_kv_read_bytes, "R_{state,1}", "B"), batch, bw, peak)
+
+
+def notes(card_id: str, **when: Any) -> list[Note]:
+    """The notes under a card (content.toml ``[notes]``), those with a ``when`` only if that
+    condition (``!name``: its negation) holds."""
+    def on(cond: str) -> bool:
+        return not when[cond[1:]] if cond.startswith("!") else bool(when[cond])
+    return [Note(n["text"], n.get("kind", "note")) for n in CONTENT["notes"][card_id] if "when" not in n or on(n["when"])]
 
 
 def diagram(card_id: str, **ctx: Any) -> Block:
