@@ -15,3 +15,13 @@ def new_time(total: float, part: float, s: float) -> float:
 def limit(p: float) -> float:
     """Ceiling as s → ∞: 1 / (1 − p)."""
     return float("inf") if p >= 1 else 1.0 / (1.0 - p)
+
+
+def team_outputs(total: float, part_pct: float, s: float) -> dict:
+    """A task of ``total`` hours whose ``part_pct`` % is sped up s times: the part before and after,
+    the rest, the new total, the speed-up measured and by the formula, and its ceiling (h, ×)."""
+    f = part_pct / 100
+    part = total * f
+    new = new_time(total, part, s)
+    return {"part_before_h": part, "part_after_h": part / s, "rest_h": total - part, "new_total_h": new,
+            "speedup": total / new, "speedup_formula": speedup(f, s), "speedup_limit": limit(f)}

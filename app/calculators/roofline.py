@@ -105,3 +105,14 @@ def chunk_schedule(t_mem: float, t_compute: float, n_chunks: int) -> list[tuple[
     """Chunk k is read over [(k−1)·t_mem/n, k·t_mem/n]; its compute starts at max(read end, previous
     compute end) and lasts t_compute/n. Returns (read_start, read_end, comp_start, comp_end) each."""
     return two_stage_pipeline(n_chunks, t_mem / n_chunks, t_compute / n_chunks)
+
+
+def chunk_outputs(t_mem_ms: float, t_compute_ms: float, n_chunks: int) -> dict:
+    """图 1-10: weights read in n chunks while the batch computes on the ones already there: each
+    chunk's read and compute, how busy compute is, when the last chunk's compute ends, the schedule (ms, %)."""
+    sched = chunk_schedule(t_mem_ms, t_compute_ms, n_chunks)
+    return {"chunk_read_ms": t_mem_ms / n_chunks, "chunk_compute_ms": t_compute_ms / n_chunks,
+            "compute_busy_pct": 100 * t_compute_ms / tmax(t_mem_ms, t_compute_ms),
+            "pipeline_makespan_ms": pipeline_makespan(n_chunks, t_mem_ms / n_chunks, t_compute_ms / n_chunks),
+            "schedule": [{"chunk": k + 1, "read_start_ms": a, "read_end_ms": b, "compute_start_ms": c, "compute_end_ms": d}
+                         for k, (a, b, c, d) in enumerate(sched)]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from app.calculators import roofline
 
 
@@ -31,3 +32,14 @@ def test_pipeline_makespan_is_the_last_end_of_the_schedule():
     assert roofline.pipeline_makespan(4, 1.0, 4.0) == 17.0
     for n, a, b in [(1, 2.0, 3.0), (8, 2.6, 0.02), (5, 0.3, 0.7), (64, 1.0, 1.0)]:
         assert math.isclose(roofline.pipeline_makespan(n, a, b), roofline.two_stage_pipeline(n, a, b)[-1][3])
+
+
+def test_chunk_outputs_figure_1_10():
+    # 例题 1-1 at B = 1: 20.896 ms of reads, 0.1415 ms of compute, 8 chunks
+    o = roofline.chunk_outputs(20.896, 0.1415, 8)
+    assert o["chunk_read_ms"] == 20.896 / 8 and o["chunk_compute_ms"] == 0.1415 / 8
+    assert o["compute_busy_pct"] == pytest.approx(100 * 0.1415 / 20.896)
+    assert o["pipeline_makespan_ms"] == pytest.approx(20.896 + 0.1415 / 8) == o["schedule"][-1]["compute_end_ms"]
+    assert len(o["schedule"]) == 8 and o["schedule"][0] == {"chunk": 1, "read_start_ms": 0, "read_end_ms": 20.896 / 8,
+                                                           "compute_start_ms": 20.896 / 8, "compute_end_ms": 20.896 / 8 + 0.1415 / 8}
+    assert roofline.chunk_outputs(1.0, 4.0, 4)["compute_busy_pct"] == 100

@@ -19,9 +19,7 @@ def diagram_card(card_id: str, o: dict, notes: tuple[Note, ...] = (), **ctx: obj
     return View(o, blocks=[shared.diagram(card_id, **ctx)], notes=list(notes))
 
 
-# ------------------------------------------------------------------------------------------------
-# 图 1-1 · Agent 循环 · 模型影响硬件 / 硬件影响模型 · 图 1-2
-# ------------------------------------------------------------------------------------------------
+# ---- 图 1-1 · Agent 循环 · 模型影响硬件 / 硬件影响模型 · 图 1-2 ----------------------------------------------------------
 
 
 class Fig11Params(Params):
@@ -80,9 +78,7 @@ def fig_1_2(p: Fig12Params) -> View:
         cross_cutting=SIX["cross_cutting"], interfaces=SIX["interfaces"])
 
 
-# ------------------------------------------------------------------------------------------------
-# 图 1-3 / 1-4 · 一次请求从进入到流式返回 (▶)
-# ------------------------------------------------------------------------------------------------
+# ---- 图 1-3 / 1-4 · 一次请求从进入到流式返回 (▶) ----------------------------------------------------------------------
 
 
 class Fig13Params(Params):
@@ -123,9 +119,7 @@ def fig_1_3(p: Fig13Params) -> View:
                 notes=shared.notes("fig-1-3"))
 
 
-# ------------------------------------------------------------------------------------------------
-# 练习 1-1 and its ledger
-# ------------------------------------------------------------------------------------------------
+# ---- 练习 1-1 and its ledger -------------------------------------------------------------------------------
 
 
 class Ex11Params(Params):
@@ -170,15 +164,9 @@ LEDGER_ROWS = [  # what, when, each time, this request / deployment, grows with,
 def ledger_outputs(p: Ex11Params) -> dict:
     """练习 1-1's ledger for one request on the 70B model: 8-bit file, 例题 1-1's 70 GB per-step read."""
     s = shared.model(shared.LLAMA_70B)
-    lg = rp.ledger(shared.stored_weights(s, "w8-g128"), shared.HAND_B_W * shared.HAND_N_BILLION * 1e9, s.kv_bytes_per_token_bf16,
-                   s.hidden, p.input_tokens, p.output_tokens, p.instances, p.gpus_per_instance)
-    return {"weights_gb": lg.weights_bytes / 1e9, "weights_total_gb": lg.weights_total_bytes / 1e9, "weight_loads": lg.weight_loads,
-            "kv_per_token_kib": lg.kv_per_token_bytes / KIB, "weight_read_per_step_gb": lg.read_per_step_bytes / 1e9,
-            "steps": lg.steps, "decode_steps": lg.decode_steps, "weight_read_total_gb": lg.weight_read_total_bytes / 1e9,
-            "kv_append_per_step_kib": lg.kv_per_token_bytes / KIB, "kv_final_tokens": lg.kv_final_tokens,
-            "kv_final_gb": lg.kv_final_bytes / 1e9, "kv_read_total_gb": lg.kv_read_total_bytes / 1e9,
-            "inter_gpu_per_step_kib": lg.handoff_per_token_bytes / KIB, "inter_gpu_total_mib": lg.handoff_total_bytes / MIB,
-            "router_choices": lg.router_choices}
+    return rp.ledger_outputs(rp.ledger(shared.stored_weights(s, "w8-g128"), shared.HAND_B_W * shared.HAND_N_BILLION * 1e9,
+                                       s.kv_bytes_per_token_bf16, s.hidden, p.input_tokens, p.output_tokens, p.instances,
+                                       p.gpus_per_instance))
 
 
 def ex11_questions(p: Ex11Params) -> list[Question]:
@@ -221,9 +209,7 @@ def ex_1_1(p: Ex11Params) -> View:
     return v
 
 
-# ------------------------------------------------------------------------------------------------
-# 图 1-5 · 三种流量 · 两条线索
-# ------------------------------------------------------------------------------------------------
+# ---- 图 1-5 · 三种流量 · 两条线索 ---------------------------------------------------------------------------------
 
 TRAFFIC = [dict(t, color=COLORS[t["role"]]) for t in CONTENT["traffic"]]
 NVL72 = "GB200 NVL72(书中:一个机柜、一个 NVLink 域)"

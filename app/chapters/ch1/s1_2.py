@@ -15,7 +15,7 @@ from ...charts.scaling import delivery_bars, speedup_curve
 from ...data import gpu_options, read_json
 from ...outputs import data, out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type, model_choice, model_type
-from ...trace import given, name, tsum
+from ...trace import given, name
 from ..shared import ch1 as shared
 from ..shared.ch1 import CONTENT
 
@@ -29,9 +29,7 @@ def gpu_short(gid: str) -> str:
     return re.sub(r"\s*\(.*\)$", "", gpu_of(gid).name)
 
 
-# ------------------------------------------------------------------------------------------------
-# 1.2.1 图 1-6 (扩展) · 串行等待 · Amdahl
-# ------------------------------------------------------------------------------------------------
+# ---- 1.2.1 图 1-6 (扩展) · 串行等待 · Amdahl --------------------------------------------------------------------
 
 LADIS = "LADIS 2009 幻灯片(data/latency_numbers_2009.json)"
 OPS = latency.numbers_2009(read_json("latency_numbers_2009.json")["rows"])
@@ -114,27 +112,22 @@ AMDAHL = outputs(
       lead="一个工具让编码快 5 倍。编码只占两成的团队和占八成的团队,交付时间缩短得完全不同;点下方按钮在两个团队间切换。")
 def amdahl_team(p: AmdahlParams) -> View:
     f, s = p.part_pct / 100, p.part_speedup
-    part = p.baseline_h * f
-    new_total = amdahl.new_time(p.baseline_h, part, s)
-    lim = amdahl.limit(f)
-    o = {"part_before_h": part, "part_after_h": part / s, "rest_h": p.baseline_h - part, "new_total_h": new_total,
-         "speedup": p.baseline_h / new_total, "speedup_formula": amdahl.speedup(f, s), "speedup_limit": lim}
+    o = amdahl.team_outputs(p.baseline_h, p.part_pct, s)
+    lim = o["speedup_limit"]
     txt = [shared.shown(AMDAHL, o, k) for k in ("rest_h", "part_before_h", "part_after_h")]
     grid = sorted({round(10 ** (2 * i / 39), 4) for i in range(40)} | {float(s)})
     finite = math.isfinite(lim)
     curve = speedup_curve(grid, [amdahl.speedup(f, x) for x in grid], f"f = {p.part_pct:g}% 时的整体加速比", s, o["speedup"],
                           lim if finite else None, "上限 1/(1−f) = " + shared.shown(AMDAHL, o, "speedup_limit"))
     return View(o, headline="[[baseline_h]] → [[new_total_h]]", figures=[
-        Figure(delivery_bars(o["rest_h"], part, o["part_after_h"], txt, p.baseline_h * 1.08), "交付时间:原来 vs 用工具后",
+        Figure(delivery_bars(o["rest_h"], o["part_before_h"], o["part_after_h"], txt, p.baseline_h * 1.08), "交付时间:原来 vs 用工具后",
                "编码从 [[part_before_h]] 缩到 [[part_after_h]],其余 [[rest_h]] 不变,总计 [[new_total_h]]。", height=300),
         Figure(curve, "整体加速比随编码提速 s 的变化", "编码占 [[part_pct]] 时,s = [[part_speedup|n]] 得 [[speedup]];"
                + ("s 再大也不超过 [[speedup_limit]]。" if finite else "s 再大也不超过——此时没有上限。"), height=300)],
                 blocks=[shared.diagram("amdahl-team", current=p.part_pct)], notes=shared.notes("amdahl-team"))
 
 
-# ------------------------------------------------------------------------------------------------
-# 1.2.2 四个量 / GPU 速查表
-# ------------------------------------------------------------------------------------------------
+# ---- 1.2.2 四个量 / GPU 速查表 ---------------------------------------------------------------------------------
 
 UTILIZATION = "MFU = F/(Π·T) ≤ 1; MBU = R/(β·T) ≤ 1"
 
@@ -177,9 +170,7 @@ def gpu_cheatsheet(p: Params) -> View:
                 blocks=[shared.diagram("gpu-cheatsheet", gpus=[gpu_short(g) for g in CHEAT_GPUS], rows=rows)], notes=shared.notes("gpu-cheatsheet"))
 
 
-# ------------------------------------------------------------------------------------------------
-# 1.2.3 参数存储量 · 图 1-7 显存预算
-# ------------------------------------------------------------------------------------------------
+# ---- 1.2.3 参数存储量 · 图 1-7 显存预算 ----------------------------------------------------------------------------
 
 
 class WeightParams(Params):
@@ -209,13 +200,8 @@ WEIGHTS = outputs(
       lead="把参数个数换成字节,再和一张卡的显存比:BF16 放不下时,可以均分到几张卡,也可以量化到 8 比特。")
 def weight_bytes_card(p: WeightParams) -> View:
     s, g = shared.model(p.model), gpu_of(p.gpu)
-    n, parts = name(s.params_total, "N", ""), memory.weight_parts(s, "w8-g128")
-    bf16, w8 = shared.stored_weights(s, "bf16"), shared.stored_weights(s, "w8-g128")
-    o = {"n_params": n, "n_params_billion": n / 1e9, "n_params_yi": n / 1e8, "bf16_bytes": bf16, "bf16_gb": bf16 / GB,
-         "bf16_gib": bf16 / GIB, "bf16_per_gpu_gb": bf16 / p.n_gpus / GB, "w8_g128_gb": w8 / GB, "w8_g128_gib": w8 / GIB,
-         "w8_g128_bytes": w8, "w8_part_gb": parts["w8"] / GB, "scale_part_gb": parts["scales"] / GB,
-         "bf16_kept_part_gb": parts["bf16_kept"] / GB, "bf16_fits_one_gpu": bf16 <= g.mem_gb * GB,
-         "free_after_w8_gb": (g.mem_gb * GB - w8) / GB, "bf16_over_gb": bf16 / GB - g.mem_gb}
+    o = memory.weight_outputs(name(s.params_total, "N", ""), shared.stored_weights(s, "bf16"), shared.stored_weights(s, "w8-g128"),
+                              memory.weight_parts(s, "w8-g128"), g.mem_gb, p.n_gpus)
     cap_name = f"{gpu_short(p.gpu)} {g.mem_gb:g} GB"
     per = (o["bf16_per_gpu_gb"], f"÷ {p.n_gpus}:每卡 " + shared.shown(WEIGHTS, o, "bf16_per_gpu_gb")) if p.n_gpus > 1 else None
     fig = weight_formats(o["bf16_gb"], [o["w8_part_gb"], o["scale_part_gb"], o["bf16_kept_part_gb"]],
@@ -252,23 +238,12 @@ BUDGET = outputs(
 )
 
 
-def budget_outputs(p: BudgetParams) -> dict:
-    """Weights + KV + workspace on each of n cards (even split) against one card's capacity."""
-    s, g = shared.model(p.model), gpu_of(p.gpu)
-    w, kv_tok = shared.stored_weights(s, p.precision), s.kv_bytes_per_token_bf16
-    kv, ws = memory.kv_bytes(p.kv_tokens, kv_tok), units.gib_to_bytes(p.workspace_gib)
-    b = memory.even_split(w, kv, ws, p.n_gpus, g.mem_gb * GB)
-    return {"weights_gb": w / GB, "kv_gb": kv / GB, "kv_gib": kv / GIB, "workspace_gb": ws / GB,
-            "per_gpu_weights_gb": b.per_gpu_weights / GB, "per_gpu_kv_gb": b.per_gpu_kv / GB, "per_gpu_total_gb": b.per_gpu_total / GB,
-            "capacity_gb": g.mem_gb, "headroom_gb": b.headroom / GB, "over_gb": -b.headroom / GB, "fits": b.fits,
-            "max_kv_tokens": memory.max_kv_tokens(g.mem_gb * GB, w, ws, p.n_gpus, kv_tok), "kv_per_token_kib": kv_tok / 1024,
-            "kv_per_token_bytes": kv_tok}
-
-
 @card("fig-1-7", title="显存预算计算器", label="图 1-7", section="1.2", kind="calculator", params=BudgetParams, outputs=BUDGET,
       lead="权重、KV 状态、运行时工作区要同时放在卡上:逐卡相加,再和容量比。默认是书里的例子——8 比特的 70B、8192 token 的 KV、2 GiB 工作区,放在一张 H100 上。")
 def fig_1_7(p: BudgetParams) -> View:
-    o = budget_outputs(p)
+    s = shared.model(p.model)
+    o = memory.budget_outputs(shared.stored_weights(s, p.precision), s.kv_bytes_per_token_bf16, p.kv_tokens, p.workspace_gib,
+                              p.n_gpus, gpu_of(p.gpu).mem_gb)
     multi, short = p.n_gpus > 1, gpu_short(p.gpu)
     ctx = {"multi": multi, "gpu_short": short, "precision_short": PRECISION_SHORT[p.precision], "cmp": "≤" if o["fits"] else ">",
            "total_word": "每卡合计" if multi else "合计", "per_card": "每卡 " if multi else "", "card_word": "每张卡" if multi else "这张卡",
@@ -285,9 +260,7 @@ def fig_1_7(p: BudgetParams) -> View:
                 notes=shared.notes("fig-1-7", multi=multi, a6000=p.gpu == "rtx-a6000"))
 
 
-# ------------------------------------------------------------------------------------------------
-# 1.2.3 链路换算 · 练习 1-2
-# ------------------------------------------------------------------------------------------------
+# ---- 1.2.3 链路换算 · 练习 1-2 ---------------------------------------------------------------------------------
 
 
 class LinkParams(Params):
@@ -344,21 +317,9 @@ def ex12_outputs(p: Ex12Params) -> dict:
     """练习 1-2: the 70B's two weight formats on one H100, two H100 (even split) and A6000 + H100, each card keeping r."""
     s = shared.model(shared.LLAMA_70B)
     w = {"bf16": shared.stored_weights(s, "bf16"), "w8": shared.stored_weights(s, "w8-g128")}
-    h100, a6000 = gpu_of("h100-sxm").mem_gb * GB, gpu_of("rtx-a6000").mem_gb * GB
-    r = p.reserve_gb * GB
-    rooms = memory.weight_room([a6000, h100], r)
-    room = tsum(rooms)
-    o: dict = {"bf16_gb": w["bf16"] / GB, "w8_gb": w["w8"] / GB, "mixed_weight_room_gb": room / GB, "h100_gb": h100 / GB,
-               "a6000_room_gb": rooms[0] / GB, "h100_room_gb": rooms[1] / GB}
-    for k, wk in w.items():
-        one, two = memory.need_with_reserve(wk, 1, r), memory.need_with_reserve(wk, 2, r)
-        o |= {f"one_h100_{k}_need_gb": one / GB, f"one_h100_{k}_margin_gb": (h100 - one) / GB, f"one_h100_{k}_fits": one <= h100,
-              f"two_h100_{k}_per_gpu_gb": two / GB, f"two_h100_{k}_margin_gb": (h100 - two) / GB, f"two_h100_{k}_fits": two <= h100,
-              f"mixed_{k}_margin_gb": (room - wk) / GB, f"mixed_{k}_fits": wk <= room and all(x > 0 for x in rooms)}
-    split = memory.proportional_split(w["w8"], rooms)
+    o = memory.placement_outputs(w, gpu_of("h100-sxm").mem_gb * GB, gpu_of("rtx-a6000").mem_gb * GB, p.reserve_gb * GB)
     lk = units.link_times(p.link_gbit_s, p.data_gb)
-    return o | {"mixed_w8_a6000_gb": split[0] / GB, "mixed_w8_h100_gb": split[1] / GB, "link_gbps": lk["link_gbps"],
-                "transfer_ms": lk["ideal_transfer_ms"]}
+    return o | {"link_gbps": lk["link_gbps"], "transfer_ms": lk["ideal_transfer_ms"]}
 
 
 def ex12_grid(v: View, p: Ex12Params) -> dict:

@@ -14,9 +14,7 @@ from ...params_domain import gpu_choice, gpu_of
 from ...trace import given, name
 from ..shared import ch1 as shared
 
-# ---------------------------------------------------------------------------------------------
-# 图 1-10 · 分块读取与计算重叠
-# ---------------------------------------------------------------------------------------------
+# ---- 图 1-10 · 分块读取与计算重叠 ----------------------------------------------------------------------------------
 
 
 class ChunkParams(shared.StepParams):
@@ -42,15 +40,10 @@ FIG110 = outputs(
       lead="权重分块到达显存接口,每到一块就对批内所有请求做乘加。按 ▶ 看两条流水线;在本节页面上拖动例题 1-1 的 B,这里跟着变。")
 def fig_1_10(p: ChunkParams) -> View:
     s = shared.step_of(p)
-    t_mem, t_cmp = s["t_mem_ms"], s["t_compute_ms"]
-    sched = roofline.chunk_schedule(t_mem, t_cmp, p.n_chunks)
-    o = {"chunk_read_ms": t_mem / p.n_chunks, "chunk_compute_ms": t_cmp / p.n_chunks, "batch_ms": s["t_step_ms"],
-         "per_output_ms": s["per_output_ms"], "throughput_tok_s": s["throughput_tok_s"],
-         "compute_busy_pct": 100 * t_cmp / s["t_step_ms"],
-         "pipeline_makespan_ms": roofline.pipeline_makespan(p.n_chunks, t_mem / p.n_chunks, t_cmp / p.n_chunks),
-         "b_star": s["b_star"], "throughput_b1_tok_s": shared.step_of(p, batch=1)["throughput_tok_s"],
-         "schedule": [{"chunk": k + 1, "read_start_ms": a, "read_end_ms": b, "compute_start_ms": c, "compute_end_ms": d}
-                      for k, (a, b, c, d) in enumerate(sched)]}
+    sched = roofline.chunk_schedule(s["t_mem_ms"], s["t_compute_ms"], p.n_chunks)
+    o = roofline.chunk_outputs(s["t_mem_ms"], s["t_compute_ms"], p.n_chunks) | {
+        "batch_ms": s["t_step_ms"], "per_output_ms": s["per_output_ms"], "throughput_tok_s": s["throughput_tok_s"], "b_star": s["b_star"],
+        "throughput_b1_tok_s": shared.step_of(p, batch=1)["throughput_tok_s"]}
     lanes = [("显存读取", [(a, b) for a, b, _, _ in sched], "权重块读取", "read"),
              ("乘加计算", [(c, d) for _, _, c, d in sched], f"批内 {p.batch} 个请求的乘加", "compute")]
     fig = revealed_lanes(lanes, sched[-1][3], 25, x_title="时间 (ms)", order=["乘加计算", "显存读取"], prefix="t (ms) = ")
@@ -62,9 +55,7 @@ def fig_1_10(p: ChunkParams) -> View:
                 notes=shared.notes("fig-1-10", batched=p.batch > 1))
 
 
-# ---------------------------------------------------------------------------------------------
-# 练习 1-3
-# ---------------------------------------------------------------------------------------------
+# ---- 练习 1-3 ----------------------------------------------------------------------------------------------
 
 EX13_CASES = {"b1": (1, 1.0), "b16": (16, 1.0), "b64": (64, 1.0), "b1_half": (1, 0.5), "b16_half": (16, 0.5),
               "b64_half": (64, 0.5)}
@@ -157,9 +148,7 @@ def ex_1_3(p: Ex13Params) -> View:
                 notes=shared.notes("ex-1-3"))
 
 
-# ---------------------------------------------------------------------------------------------
-# 图 1-13 / 1-14 · Qwen3-8B 实测
-# ---------------------------------------------------------------------------------------------
+# ---- 图 1-13 / 1-14 · Qwen3-8B 实测 -------------------------------------------------------------------------
 
 
 class MeasureParams(Params):
@@ -194,18 +183,16 @@ def fig_1_13(p: MeasureParams) -> View:
     g = gpu_of(p.gpu)
     bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
     q = decode.quick_numbers(shared.model(shared.QWEN3_8B), context=p.context_tokens)
-    b = shared.tpot_bound_at(q, p.batch, bw, peak)
     meas, _ = shared.measured()
     here = meas.get(p.batch, {})
     grid = list(range(1, 65))
     lb = [decode.tpot_bound(q.decode_flops, q.decode_weight_read_bytes, q.decode_kv_read_bytes, x, bw, peak).t_step * 1e3
           for x in grid]
-    o = {"f1_gflop": q.decode_flops / 1e9, "r_w_gb": q.decode_weight_read_bytes / 1e9, "r_state_gb": q.decode_kv_read_bytes / 1e9,
-         "tpot_compute_ms": b.t_compute * 1e3, "tpot_memory_ms": b.t_mem * 1e3, "tpot_lb_ms": b.t_step * 1e3,
-         "ideal_throughput_ratio": p.batch, "measured_tpot_ms": here.get("tpot_ms"),
+    o = decode.tpot_outputs(q, p.batch, bw, peak) | {"ideal_throughput_ratio": p.batch, "measured_tpot_ms": here.get("tpot_ms"),
          "measured_throughput_ratio": here.get("throughput_ratio"), "measured_tpot_ms_b1": meas[1]["tpot_ms"],
          "measured_tpot_ms_b64": meas[64]["tpot_ms"], "measured_throughput_ratio_b64": meas[64]["throughput_ratio"],
-         **{f"tpot_lb_ms_b{n}": shared.tpot_bound_at(q, n, bw, peak, "图 1-14 的两端").t_step * 1e3 for n in (1, 64)},
+         **{f"tpot_lb_ms_b{n}": decode.tpot_outputs(q, given(n, "B", "请求", source="图 1-14 的两端"), bw, peak)["tpot_lb_ms"]
+            for n in (1, 64)},
          "chart": {"batch": grid, "tpot_lb_ms": lb, "ideal_throughput_ratio": [float(x) for x in grid]}}
     mb = sorted(meas)
     missing = "(书中未给出此档)" if not here else ""
@@ -219,9 +206,7 @@ def fig_1_13(p: MeasureParams) -> View:
                "[[tpot_lb_ms_b64]]。当前 B=[[batch|n]] 下界 [[tpot_lb_ms]]。")])
 
 
-# ---------------------------------------------------------------------------------------------
-# 搬什么 / 搬多少 / 搬几次 / 经过哪里 / 谁在等待
-# ---------------------------------------------------------------------------------------------
+# ---- 搬什么 / 搬多少 / 搬几次 / 经过哪里 / 谁在等待 -----------------------------------------------------------------------
 
 DATA_MOVEMENT = [
     ("搬什么", "模型结构决定需要哪些权重", "weight-bytes", "参数存储量 M_W = N·b_W"),
@@ -242,9 +227,7 @@ def tab_data_movement(p: Params) -> View:
               illustrative_cells={(i, 2) for i in range(len(DATA_MOVEMENT))}, note="第三列的对应卡片是本页的安排,书中没有给出。")])
 
 
-# ---------------------------------------------------------------------------------------------
-# 练习 1-4
-# ---------------------------------------------------------------------------------------------
+# ---- 练习 1-4 ----------------------------------------------------------------------------------------------
 
 EX14 = outputs(
     throughput_ratio_b64=out("实测吞吐比 B=64", unit="×", digits=0, book="约 31×"),
@@ -267,16 +250,10 @@ def ex14_outputs() -> dict:
     (meas, levels), g = shared.measured(), gpu_of("rtx-pro-6000")
     m1, m64 = meas[1], meas[64]
     q = decode.quick_numbers(shared.model(shared.QWEN3_8B))
-    lb = {b: name(shared.tpot_bound_at(q, b, g.bw_tbps * 1e12, g.bf16_tflops * 1e12, "练习 1-4 题设").t_step * 1e3,
-                  f"T_{{B={b}}}", "ms") for b in (1, 64)}
-    big_b = given(64, "B", "请求", source="练习 1-4 题设")
-    ratio = m64["throughput_ratio"] / m1["throughput_ratio"]
-    tpot_ratio = m64["tpot_ms"] / m1["tpot_ms"]
-    return {"throughput_ratio_b64": ratio, "ideal_throughput_ratio_b64": big_b, "scaling_efficiency_pct": 100 * ratio / big_b,
-            "tpot_ratio_b64": tpot_ratio, "tpot_growth_pct": 100 * (tpot_ratio - 1),
-            "tpot_implied_throughput_ratio_b64": big_b * m1["tpot_ms"] / m64["tpot_ms"], "tpot_lb_ms_b1": lb[1],
-            "tpot_lb_ms_b64": lb[64], "tpot_lb_ratio_b64": lb[64] / lb[1], "tpot_ms_b1": m1["tpot_ms"],
-            "tpot_ms_b64": m64["tpot_ms"], "middle_levels_known": len(meas) >= levels}
+    lb = {b: name(decode.tpot_outputs(q, given(b, "B", "请求", source="练习 1-4 题设"), g.bw_tbps * 1e12, g.bf16_tflops * 1e12)[
+        "tpot_lb_ms"], f"T_{{B={b}}}", "ms") for b in (1, 64)}
+    return decode.batching_check(m1["tpot_ms"], m64["tpot_ms"], m1["throughput_ratio"], m64["throughput_ratio"], lb[1], lb[64],
+                                 given(64, "B", "请求", source="练习 1-4 题设")) | {"middle_levels_known": len(meas) >= levels}
 
 
 def ex14_questions(o: dict) -> list[Question]:
@@ -313,9 +290,7 @@ def ex_1_4(p: Params) -> View:
         formats=["", "", "", "tpot_ms_b1", "", "", "tpot_lb_ms_b1"], title="练习 1-4 的表(只能填两档)")], notes=shared.notes("ex-1-4"))
 
 
-# ---------------------------------------------------------------------------------------------
-# 从 26.5 ms 到 8.62 ms 下界
-# ---------------------------------------------------------------------------------------------
+# ---- 从 26.5 ms 到 8.62 ms 下界 ------------------------------------------------------------------------------
 
 
 class GapParams(Params):
@@ -339,11 +314,8 @@ def gap_analysis(p: GapParams) -> View:
     g = gpu_of("rtx-pro-6000")
     bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
     q = decode.quick_numbers(shared.model(shared.QWEN3_8B))
-    lb = shared.tpot_bound_at(q, 1, bw, peak, "书中条件:batch 1").t_step * 1e3
-    t = p.measured_tpot_ms / 1e3
-    o = {"measured_tpot_ms": p.measured_tpot_ms, "lb_ms": lb, "gap_ms": p.measured_tpot_ms - lb, "ratio": p.measured_tpot_ms / lb,
-         "mbu_pct": 100 * decode.mbu(q.decode_read_bytes, bw, t), "mfu_pct": 100 * decode.mfu(q.decode_flops, peak, t)}
-    fig = bound_vs_measured(lb, p.measured_tpot_ms, ["下界 " + shared.shown(GAP, o, "lb_ms"), "差距 " + shared.shown(GAP, o, "gap_ms")],
+    o = decode.gap_outputs(q, bw, peak, p.measured_tpot_ms, given(1, "B", "请求", source="书中条件:batch 1"))
+    fig = bound_vs_measured(o["lb_ms"], p.measured_tpot_ms, ["下界 " + shared.shown(GAP, o, "lb_ms"), "差距 " + shared.shown(GAP, o, "gap_ms")],
                             "实测 " + shared.shown(GAP, o, "measured_tpot_ms", "c"))
     return View(o, headline="Qwen3-8B · batch 1 · RTX PRO 6000 · 上下文 2048",
                 ctx={"ratio_book": "(书中:三倍)" if abs(p.measured_tpot_ms - 26.5) < 1e-9 else ""},
@@ -351,9 +323,7 @@ def gap_analysis(p: GapParams) -> View:
                                 "差距如何在两种来源间分配,书中没有给出,图中不拆分。")], notes=shared.notes("gap-analysis"))
 
 
-# ---------------------------------------------------------------------------------------------
-# eager 模式下,GPU 在等 CPU 提交
-# ---------------------------------------------------------------------------------------------
+# ---- eager 模式下,GPU 在等 CPU 提交 -----------------------------------------------------------------------------
 
 LAUNCH = given(3.0, "t_{launch}", "单位", source="示意值")   # host launch time per kernel
 KERNEL = given(1.0, "t_{kernel}", "单位", source="示意值")   # kernel run time

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ...calculators import decode, roofline
-from ...calculators.units import GIB, KIB, MIB
+from ...calculators.units import GIB
 from ...cards import Figure, Params, Table, View, card, slider
 from ...charts.decode import stage_bounds
 from ...data import gpu_options
@@ -70,9 +70,7 @@ def fallacies(p: FallacyParams) -> View:
     return v
 
 
-# ---------------------------------------------------------------------------------------------
-# Qwen3-8B 的关键数字 · 用速查数字估下界
-# ---------------------------------------------------------------------------------------------
+# ---- Qwen3-8B 的关键数字 · 用速查数字估下界 ---------------------------------------------------------------------------
 
 TAB = outputs(
     n_params=out("参数量 N", tile=False),
@@ -100,11 +98,7 @@ def quick_numbers(context: int = 2048) -> decode.QuickNumbers:
 @card("tab-qwen3-8b", title="Qwen3-8B 的关键数字", section="1.end", kind="table", outputs=TAB,
       lead="BF16 权重、激活和 KV,并发 1。prefill 一次处理全部已有输入并给出第一个输出;decode 每次只送入一个新 token,靠已存的 KV 接着生成。")
 def tab_qwen3_8b(p: Params) -> View:
-    q = quick_numbers()
-    o = {"n_params": q.n_params, "weights_gb": q.weights_bytes / 1e9, "kv_per_token_kib": q.kv_per_token_bytes / KIB,
-         "kv_context_mib": q.kv_context_bytes / MIB, "kv_context_gb": q.kv_context_bytes / 1e9,
-         "prefill_tflop": q.prefill_flops / 1e12, "decode_gflop": q.decode_flops / 1e9,
-         "decode_weight_read_gb": q.decode_weight_read_bytes / 1e9, "decode_kv_read_gb": q.decode_kv_read_bytes / 1e9}
+    o = decode.quick_table(quick_numbers())
     v = View(o, headline="Qwen3-8B · [[n_params|n]] 个参数 · BF16 · 并发 1", notes=shared.notes("tab-qwen3-8b"))
     v.tables.append(Table(["模型需求", "数值", "怎么用"], [[TAB[k].label, shared.shown(TAB, o, k), shared.filled("tab-qwen3-8b", v, p, use)]
                                                      for k, use in TAB_ROWS],
@@ -137,13 +131,7 @@ QUICK = outputs(
 def quick_bounds(p: QuickParams) -> View:
     g = gpu_of(p.gpu)
     bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
-    q = quick_numbers(p.context_tokens)
-    d = shared.tpot_bound_at(q, 1, bw, peak, "书中条件:并发 1")
-    need = q.weights_bytes + q.kv_context_bytes
-    o = {"prefill_tflop": q.prefill_flops / 1e12, "prefill_compute_ms": q.prefill_flops / peak * 1e3,
-         "decode_gflop": q.decode_flops / 1e9, "decode_read_gb": q.decode_read_bytes / 1e9,
-         "decode_compute_ms": d.t_compute * 1e3, "decode_memory_ms": d.t_mem * 1e3, "decode_lb_ms": d.t_step * 1e3,
-         "fits": need <= g.mem_gb * 1e9, "need_gb": need / 1e9, "capacity_gb": g.mem_gb}
+    o = decode.quick_bounds(quick_numbers(p.context_tokens), bw, peak, g.mem_gb, given(1, "B", "请求", source="书中条件:并发 1"))
     keys = ["prefill_compute_ms", "decode_compute_ms", "decode_memory_ms"]
     fig = stage_bounds(["prefill · 计算 F/Π", "decode · 计算 F/Π", "decode · 读取 R/β"], [o[k] for k in keys],
                        ["compute", "compute", "read"], [shared.shown(QUICK, o, k, "s3") for k in keys])

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...calculators import decode, roofline
+from ...calculators import roofline
 from ...calculators.model_config import weight_bytes
 from ...cards import Block, Note, Params, slider
 from ...charts import COLORS
@@ -88,13 +88,6 @@ def step_of(p: StepParams, batch: Any = None, b_w: Any = None) -> dict:
     bw, peak = effective_rates(p)
     return roofline.step_outputs(p.params_billion * 1e9, p.bytes_per_param if b_w is None else b_w,
                                  p.batch if batch is None else batch, bw, peak, p.target_ms)
-
-
-def tpot_bound_at(q: decode.QuickNumbers, batch: int, bw: float, peak: float, src: str = "") -> roofline.StepBound:
-    """TPOT lower bound of B requests with the book's names on F₁, R_W and R_state,1 (``src``: B is a given)."""
-    batch = given(batch, "B", "请求", source=src) if src else batch
-    return decode.tpot_bound(name(q.decode_flops, "F_1", "FLOP"), name(q.decode_weight_read_bytes, "R_W", "B"),
-                             name(q.decode_kv_read_bytes, "R_{state,1}", "B"), batch, bw, peak)
 
 
 def notes(card_id: str, **when: Any) -> list[Note]:
