@@ -125,4 +125,4 @@ def placement_outputs(weights: dict[str, float], big: float, small: float, reser
               f"two_h100_{k}_fits": two <= big, f"mixed_{k}_margin_gb": (room - w) / GB,
               f"mixed_{k}_fits": w <= room and all(x > 0 for x in rooms)}
     split = proportional_split(weights["w8"], rooms)
-    return o | {"mixed_w8_a6000_gb": split[0] / GB, "mixed_w8_h100_gb": split[1] / GB}
+    return o | {"mixed_w8_a6000_gb": split[0] / GB, "mixed_w8_h100_gb": split[1] / GB, "h100_w8_left_gb": (rooms[1] - weights["w8"]) / GB}

@@ -5,7 +5,7 @@ from typing import Literal
 
 from ...calculators import request_path as rp
 from ...calculators.units import KIB, MIB
-from ...cards import Figure, Note, Params, Question, View, card, choice, slider
+from ...cards import Figure, Note, Params, View, card, choice, slider
 from ...charts import COLORS
 from ...charts.request_path import request_animation, stage_of
 from ...outputs import data, out, outputs
@@ -26,7 +26,6 @@ class Fig11Params(Params):
     highlight: Literal["none", "code-driven", "model-driven"] = choice(
         "none", {"none": "两列都看", "code-driven": "代码驱动", "model-driven": "模型驱动"}, label="突出哪一列")
 
-
 @card("fig-1-1", title="两种应用的表达方式与执行路径", label="图 1-1", section="1.1", kind="diagram", params=Fig11Params,
       outputs=outputs(highlight=out("突出哪一列", tile=False), stacks=data("两列的层次"), edges=data("两种连线的含义")),
       lead="左边靠代码表达行为,右边多了一个入口:选模型、拼上下文、给工具。点一列看它从上到下怎么落到硬件。")
@@ -37,7 +36,6 @@ def fig_1_1(p: Fig11Params) -> View:
 
 class AgentParams(Params):
     iterations: int = slider(3, ge=1, le=10, step=1, label="循环轮数 n", unit="轮", illustrative=True)
-
 
 @card("agent-loop", title="Agent 循环:模型选下一步,宿主程序动手", section="1.1", kind="diagram", params=AgentParams,
       outputs=outputs(model_calls=out("模型调用", unit="次", ill=True), tool_runs=out("工具执行", unit="次", ill=True),
@@ -61,10 +59,8 @@ def model_hw_interplay(p: Params) -> View:
 
 SIX = CONTENT["six_layers"]
 
-
 class Fig12Params(Params):
     layer: int = slider(0, ge=0, le=6, step=1, label="选中的层(0 = 不选)", help="1 = 最上层(应用),6 = 最底层(硬件)")
-
 
 @card("fig-1-2", title="从应用到硬件的六层分工", label="图 1-2", section="1.1", kind="diagram", params=Fig12Params,
       outputs=outputs(n_layers=out("层数", tile=False), selected=out("选中的层", tile=False), cross_cutting=data("贯穿多层的能力"),
@@ -87,16 +83,12 @@ class Fig13Params(Params):
     frame: int = slider(0, ge=0, le=64, step=1, label="第几帧(0 = prefill 之前) k",
                         help="0 = prefill 之前,1 = prefill 完成,k = 第 k−1 个 decode 步之后;超过输出长度按最后一帧")
 
-
 FIG13 = outputs(
     kv_tokens=shared.shown_out("KV 缓存长度(token)", lambda v: "—" if v == 0 else None, unit="", ill=True),
-    kv_mib=out("KV 大小(70B,BF16)", digits=0, ill=True),
-    tokens_emitted=out("已送出", unit="token", ill=True),
-    kv_per_token_kib=out("每 token KV", digits=0, sym="kv"),
-    frames=out("帧数", tile=False),
+    kv_mib=out("KV 大小(70B,BF16)", digits=0, ill=True), tokens_emitted=out("已送出", unit="token", ill=True),
+    kv_per_token_kib=out("每 token KV", digits=0, sym="kv"), frames=out("帧数", tile=False),
     kv_last_tokens=out("最后一个 token 送出时的 KV 长度", unit="token", tile=False),
 )
-
 
 @card("fig-1-3", title="一次请求从进入到流式返回", label="图 1-3 / 1-4", section="1.1", kind="animation", params=Fig13Params,
       aliases=("fig-1-4",), badges=(("练习 1-1", "ex-1-1"),), outputs=FIG13,
@@ -129,23 +121,15 @@ class Ex11Params(Params):
     gpus_per_instance: int = slider(1, ge=1, le=2, step=1, label="每实例 GPU 数(2 = 流水线切分)", unit="张", illustrative=True,
                                     sym="g")
 
-
 EX11 = outputs(
-    weights_gb=out("模型文件(每实例)", digits=2, sym="M_W"),
-    weights_total_gb=out("所有实例驻留", digits=2),
+    weights_gb=out("模型文件(每实例)", digits=2, sym="M_W"), weights_total_gb=out("所有实例驻留", digits=2),
     kv_per_token_kib=out("每 token KV", digits=0, sym="kv"),
-    weight_read_per_step_gb=out("每步读权重(例题 1-1 简化)", digits=0, sym="R_W"),
-    steps=out("读权重的遍数 G", unit="遍"),
-    weight_read_total_gb=out("本请求共读权重", sig=4, em=True),
-    kv_final_tokens=out("最终 KV 长度", unit="token"),
-    kv_final_gb=out("最终 KV 大小", digits=4),
-    kv_read_total_gb=out("decode 累计读旧 KV", digits=2),
-    inter_gpu_per_step_kib=out("每步每 token 卡间传递", digits=0),
-    router_choices=out("路由器可选实例", unit="个"),
-    weight_loads=out("权重加载次数", unit="次", tile=False),
-    decode_steps=out("decode 步数", unit="步", tile=False),
-    kv_append_per_step_kib=out("每步追加的 KV", digits=0, tile=False),
-    inter_gpu_total_mib=out("本请求卡间传递总量", sig=3, tile=False),
+    weight_read_per_step_gb=out("每步读权重(例题 1-1 简化)", digits=0, sym="R_W"), steps=out("读权重的遍数 G", unit="遍"),
+    weight_read_total_gb=out("本请求共读权重", sig=4, em=True), kv_final_tokens=out("最终 KV 长度", unit="token"),
+    kv_final_gb=out("最终 KV 大小", digits=4), kv_read_total_gb=out("decode 累计读旧 KV", digits=2),
+    inter_gpu_per_step_kib=out("每步每 token 卡间传递", digits=0), router_choices=out("路由器可选实例", unit="个"),
+    weight_loads=out("权重加载次数", unit="次", tile=False), decode_steps=out("decode 步数", unit="步", tile=False),
+    kv_append_per_step_kib=out("每步追加的 KV", digits=0, tile=False), inter_gpu_total_mib=out("本请求卡间传递总量", sig=3, tile=False),
 )
 LEDGER_ROWS = [  # what, when, each time, this request / deployment, grows with, the output that decides "changed"
     ("模型文件加载", "启动时每个实例一次(共 [[weight_loads|n]] 次)", "[[weights_gb]]", "驻留 [[weights_total_gb]]", "随实例数",
@@ -160,37 +144,12 @@ LEDGER_ROWS = [  # what, when, each time, this request / deployment, grows with,
     ("路由选择", "每个请求一次", "[[router_choices|n]] 个可选实例", "—", "随实例数", "router_choices"),
 ]
 
-
 def ledger_outputs(p: Ex11Params) -> dict:
     """练习 1-1's ledger for one request on the 70B model: 8-bit file, 例题 1-1's 70 GB per-step read."""
     s = shared.model(shared.LLAMA_70B)
     return rp.ledger_outputs(rp.ledger(shared.stored_weights(s, "w8-g128"), shared.HAND_B_W * shared.HAND_N_BILLION * 1e9,
                                        s.kv_bytes_per_token_bf16, s.hidden, p.input_tokens, p.output_tokens, p.instances,
                                        p.gpus_per_instance))
-
-
-def ex11_questions(p: Ex11Params) -> list[Question]:
-    return [
-        Question("loaded_once", "回答从 100 增到 1000 个 token:哪些数据只加载一次,哪些访问会随之增加?", kind="open",
-                 answer_text="只加载一次:模型文件(启动时每个实例从共享存储经主存送进显存一次),与回答长短无关。"
-                             "随回答变长而增加:每步一次的权重读取(G 遍)、每步追加的 KV、每个 decode 步对旧 KV 的读取"
-                             "(累计量约按 G² 增长),以及切分到两张卡时每步的卡间传递。",
-                 hint="把账本里“频率”一列分成“启动时”和“每步”两类。"),
-        Question("weight_read_total_gb", f"回答 {p.output_tokens:,} 个 token 时,这个请求一共要读多少权重?", unit="GB",
-                 hint="读权重的遍数 = 1 次 prefill + (G−1) 次 decode。", units={"TB": 1000}),
-        Question("kv_final_tokens", "最后一个 token 送出时,KV 缓存里有多少个 token?", unit="token",
-                 hint="prefill 写入全部输入;decode 每步追加一个,最后一个输出自己的 KV 还没写。"),
-        Question("kv_final_gb", "那时 KV 占多少?", unit="GB", hint="每 token 320 KiB = 327,680 B。",
-                 units={"GiB": 1.073741824, "MiB": 1.048576e-3}),
-        Question("kv_read_total_gb", "所有 decode 步加起来,一共读了多少旧 KV?", unit="GB",
-                 hint="第 j 个 decode 步读 input + j − 1 个 token 的 KV,j 从 1 到 G−1。", units={"TB": 1000}),
-        Question("weights_total_gb", f"现在是 {p.instances} 个实例:所有实例驻留的权重共多少 GB?", unit="GB",
-                 hint="每个实例各存一份完整权重。把实例数调成 2 再做一遍。"),
-        Question("router_changes", "把一个实例复制成两个,请求路由怎样改变?", kind="open",
-                 answer_text="路由器多了一个可选去处:每个请求先被分到其中一个实例,由那个实例独立完成。"
-                             "单个请求的每步读取、KV 增长和卡间传递都不变,变的是总驻留权重(两份、两次加载)和能同时服务的请求数。"),
-    ]
-
 
 @card("ex-1-1", title="一次请求中的权重读取、状态增长与数据传递", label="练习 1-1〔延伸〕", section="1.1", kind="exercise",
       params=Ex11Params, badges=(("图 1-3 / 1-4", "fig-1-3"), ("图 1-5", "fig-1-5")), outputs=EX11,
@@ -199,7 +158,8 @@ def ex11_questions(p: Ex11Params) -> list[Question]:
 def ex_1_1(p: Ex11Params) -> View:
     o, base = ledger_outputs(p), ledger_outputs(Ex11Params(input_tokens=p.input_tokens))
     v = View(o, headline="输入 [[input_tokens]] · 回答 [[output_tokens]] · [[instances]]实例 × [[gpus_per_instance]]卡",
-             questions=ex11_questions(p), notes=shared.notes("ex-1-1"))
+             notes=shared.notes("ex-1-1"))
+    v.questions = shared.questions("ex-1-1", v, p)
     single = p.gpus_per_instance == 1
     rows = [{"what": what, "when": "单卡实例:无" if single and key == "inter_gpu_total_mib" else shared.filled("ex-1-1", v, p, when),
              "each": "—" if single and key == "inter_gpu_total_mib" else shared.filled("ex-1-1", v, p, each),
@@ -214,11 +174,9 @@ def ex_1_1(p: Ex11Params) -> View:
 TRAFFIC = [dict(t, color=COLORS[t["role"]]) for t in CONTENT["traffic"]]
 NVL72 = "GB200 NVL72(书中:一个机柜、一个 NVLink 域)"
 
-
 class Fig15Params(Params):
     highlight: Literal["none", "request", "model-file", "intermediate"] = choice(
         "none", {"none": "全部", "request": "请求", "model-file": "模型文件", "intermediate": "中间结果"}, label="突出哪种流量")
-
 
 @card("fig-1-5", title="物理连接的两层视图:三种流量", label="图 1-5", section="1.1", kind="diagram", params=Fig15Params,
       badges=(("三种流量表", "tab-three-traffic"),), outputs=outputs(

@@ -7,8 +7,8 @@ import re
 from typing import Literal
 
 from ...calculators import amdahl, latency, memory, units
-from ...calculators.units import GB, GIB
-from ...cards import Figure, Params, Question, View, card, choice, slider
+from ...calculators.units import GB
+from ...cards import Figure, Params, View, card, choice, slider
 from ...charts import latency as lat_charts
 from ...charts.memory_budget import card_budgets, weight_formats
 from ...charts.scaling import delivery_bars, speedup_curve
@@ -24,7 +24,6 @@ GpuAll = gpu_type(["rtx-4090", "a100-80gb-sxm", "h100-sxm", "rtx-pro-6000", "rtx
 PRECISION_OPTIONS = {"w8-g128": "8 比特分组量化(每 128 个权重一个 BF16 scale)", "bf16": "BF16(每参数 2 字节)"}
 PRECISION_SHORT = {"w8-g128": "8 比特", "bf16": "BF16"}
 
-
 def gpu_short(gid: str) -> str:
     return re.sub(r"\s*\(.*\)$", "", gpu_of(gid).name)
 
@@ -37,21 +36,17 @@ ROW_OPTIONS = {o.id: f"{o.zh}({o.label})" for o in OPS}
 RowId = Literal[tuple(ROW_OPTIONS)]  # type: ignore[valid-type]
 OP_KEYS = {op.id: op.id.replace("-", "_") + "_ns" for op in OPS}
 
-
 class LatencyParams(Params):
     row_a: RowId = choice("main-memory-reference", ROW_OPTIONS, label="比较行 A", illustrative=True)
     row_b: RowId = choice("disk-seek", ROW_OPTIONS, label="比较行 B", illustrative=True)
 
-
 FIG16 = outputs(
     row_a_ns=shared.shown_out("A · [[a_name]]", lat_charts.fmt_ns, unit="ns", sym="t_A"),
     row_b_ns=shared.shown_out("B · [[b_name]]", lat_charts.fmt_ns, unit="ns", sym="t_B"),
-    ratio=out("慢 ÷ 快", unit="×", sig=3, em=True),
-    slower=out("较慢的一行", tile=False),
+    ratio=out("慢 ÷ 快", unit="×", sig=3, em=True), slower=out("较慢的一行", tile=False),
     **{k: shared.shown_out(o.zh, lat_charts.fmt_ns, unit="ns", tile=False) for o, k in zip(OPS, OP_KEYS.values())},
     rows=data("12 行:id, label, ns, category"),
 )
-
 
 @card("fig-1-6", title="原幻灯片 12 项操作 · 对数刻度", label="图 1-6(扩展)", section="1.2", kind="chart", params=LatencyParams,
       outputs=FIG16,
@@ -78,7 +73,6 @@ class SerialParams(Params):
     seek_ms: float = slider(10, ge=0.1, le=20, step=0.1, label="每次寻道", unit="ms", sym="t_{seek}")
     compute_ms: float = slider(1, ge=0.1, le=100, step=0.1, label="计算时间", unit="ms", sym="t_{compute}")
 
-
 @card("serial-wait", title="串行等待会累加:20 次寻道 vs 1 ms 计算", section="1.2", kind="calculator", params=SerialParams,
       outputs=outputs(wait_ms=out("串行等待 n·t"), total_ms=out("总耗时", em=True, sym="T"), wait_pct=out("等待占比", digits=2),
                       wait_to_compute_ratio=out("等待 ÷ 计算", unit="×")),
@@ -97,15 +91,12 @@ class AmdahlParams(Params):
     part_pct: float = slider(20, ge=0, le=100, step=1, label="编码占比 f", unit="%")
     part_speedup: float = slider(5, ge=1, le=100, step=0.5, label="编码提速 s", unit="×")
 
-
 AMDAHL = outputs(
     part_before_h=out("编码(原)"), part_after_h=out("编码(提速后)"), rest_h=out("其余环节(不变)"),
-    new_total_h=out("新交付时间", em=True, sym="T'"),
-    speedup=out("整体加速比", unit="×", digits=2, em=True),
+    new_total_h=out("新交付时间", em=True, sym="T'"), speedup=out("整体加速比", unit="×", digits=2, em=True),
     speedup_formula=out("按公式 1/((1−f)+f/s)", unit="×", digits=2, sym="S"),
     speedup_limit=shared.shown_out("上限 1/(1−f)", lambda v: None if math.isfinite(v) else "无上限", unit="×", digits=2),
 )
-
 
 @card("amdahl-team", title="Amdahl 定律 · 同样的 AI 编程工具,为什么团队收益不同", section="1.2", kind="calculator",
       params=AmdahlParams, outputs=AMDAHL,
@@ -131,7 +122,6 @@ def amdahl_team(p: AmdahlParams) -> View:
 
 UTILIZATION = "MFU = F/(Π·T) ≤ 1; MBU = R/(β·T) ≤ 1"
 
-
 @card("four-quantities", title="容量 / 计算吞吐 / 带宽 / 延迟", section="1.2", kind="diagram",
       outputs=outputs(quantities=data("四个量:id, name, unit, check"), utilization=out("利用率的定义", tile=False)),
       lead="任务要存 M 字节、做 F 次浮点运算、读写 R 字节;硬件给出容量、算力、带宽。三类需求各比各的。")
@@ -149,7 +139,6 @@ CHEAT = outputs(**{f"{g.replace('-', '_')}_{m}": out(f"{gpu_short(g)} · {name}"
                                                      tile=False) for m, (name, _, _, _) in CHEAT_METRICS.items() for g in CHEAT_GPUS},
                 bars=data("每行按三张卡的最大值归一的条长", type=dict))
 ONE_GB = given(1, "D", "GB", source="书中:读 1 GB")
-
 
 @card("gpu-cheatsheet", title="GPU 资源速查表", section="1.2", kind="table", outputs=CHEAT,
       lead="三张常见 GPU 的容量、带宽、算力,以及按峰值带宽读 1 GB 要多久。条形按每一行的最大值归一。")
@@ -178,15 +167,11 @@ class WeightParams(Params):
     n_gpus: int = slider(2, ge=1, le=8, step=1, label="BF16 均分到几张卡 n", unit="张")
     gpu: GpuAll = gpu_choice("h100-sxm", gpu_options(compute_only=False), label="对照的卡")
 
-
 WEIGHTS = outputs(
-    n_params=out("参数量 N([[n_params_yi]])", sym="N"),
-    bf16_gb=out("BF16 权重 2N", digits=2, sym="M_W"),
-    bf16_gib=out("同上(二进制)", digits=2),
-    bf16_per_gpu_gb=out("BF16 均分到 [[n_gpus]]卡,每张", digits=2, sym="W_{BF16}/n"),
+    n_params=out("参数量 N([[n_params_yi]])", sym="N"), bf16_gb=out("BF16 权重 2N", digits=2, sym="M_W"),
+    bf16_gib=out("同上(二进制)", digits=2), bf16_per_gpu_gb=out("BF16 均分到 [[n_gpus]]卡,每张", digits=2, sym="W_{BF16}/n"),
     bf16_fits_one_gpu=out("BF16 放进一张 [[gpu_short]]?", text={True: "放得下", False: "放不下(超 [[bf16_over_gb|n]] GB)"}),
-    w8_g128_gb=out("8 比特分组量化后", digits=2, em=True, sym="M_W"),
-    w8_g128_gib=out("同上(二进制)", digits=2),
+    w8_g128_gb=out("8 比特分组量化后", digits=2, em=True, sym="M_W"), w8_g128_gib=out("同上(二进制)", digits=2),
     free_after_w8_gb=out("[[gpu_short]] 放下 8 比特权重后剩余", digits=2, sym="M − M_W"),
     n_params_billion=out("参数量(十亿)", unit="×10⁹", digits=3, tile=False),
     n_params_yi=out("参数量(亿)", unit="亿", digits=2, tile=False),
@@ -194,7 +179,6 @@ WEIGHTS = outputs(
     w8_part_gb=out("块内线性权重 8 比特", digits=2, tile=False), scale_part_gb=out("scale", digits=2, tile=False),
     bf16_kept_part_gb=out("保留 BF16 的参数", digits=2, tile=False), bf16_over_gb=out("BF16 超出容量", digits=2, tile=False),
 )
-
 
 @card("weight-bytes", title="参数存储量(M_W = N · b_W)", section="1.2", kind="calculator", params=WeightParams, outputs=WEIGHTS,
       lead="把参数个数换成字节,再和一张卡的显存比:BF16 放不下时,可以均分到几张卡,也可以量化到 8 比特。")
@@ -221,11 +205,9 @@ class BudgetParams(Params):
     n_gpus: int = slider(1, ge=1, le=8, step=1, label="卡数 n", unit="张")
     gpu: GpuAll = gpu_choice("h100-sxm", gpu_options(compute_only=False), label="卡型")
 
-
 BUDGET = outputs(
     weights_gb=out("权重([[precision_short]])", digits=2, sym="M_W"),
-    kv_gb=out("KV([[kv_tokens|n]] token × [[kv_per_token_kib]])", digits=2, sym="M_{state}"),
-    kv_gib=out("KV(二进制)", digits=2),
+    kv_gb=out("KV([[kv_tokens|n]] token × [[kv_per_token_kib]])", digits=2, sym="M_{state}"), kv_gib=out("KV(二进制)", digits=2),
     workspace_gb=out("工作区 [[workspace_gib]]", digits=2, sym="M_{work}"),
     per_gpu_weights_gb=out("每卡权重", digits=2, tile="multi", ill=True),
     per_gpu_kv_gb=out("每卡 KV", digits=2, tile="multi", ill=True),
@@ -236,7 +218,6 @@ BUDGET = outputs(
     headroom_gb=out("余量", digits=2, tile=False), over_gb=out("超出", digits=2, tile=False),
     kv_per_token_kib=out("每 token KV", digits=0, tile=False), kv_per_token_bytes=out("每 token KV(字节)", tile=False, sym="kv"),
 )
-
 
 @card("fig-1-7", title="显存预算计算器", label="图 1-7", section="1.2", kind="calculator", params=BudgetParams, outputs=BUDGET,
       lead="权重、KV 状态、运行时工作区要同时放在卡上:逐卡相加,再和容量比。默认是书里的例子——8 比特的 70B、8192 token 的 KV、2 GiB 工作区,放在一张 H100 上。")
@@ -270,14 +251,10 @@ class LinkParams(Params):
     efficiency_pct: float = slider(100, ge=1, le=100, step=1, label="应用实际拿到的带宽比例(扩展)", unit="%", illustrative=True,
                                    sym="η")
 
-
 LINK = outputs(
-    link_gbps=out("[[link_gbit_s]] ÷ 8", em=True, sym="β"),
-    ideal_transfer_ms=out("理想时间:[[data_gb]] ÷ 带宽", em=True, sym="t"),
-    effective_gbps=out("应用拿到的带宽", ill="eff_changed", sym="β_{app}"),
-    transfer_ms=out("计入启动与折损后的时间", ill="extended"),
+    link_gbps=out("[[link_gbit_s]] ÷ 8", em=True, sym="β"), ideal_transfer_ms=out("理想时间:[[data_gb]] ÷ 带宽", em=True, sym="t"),
+    effective_gbps=out("应用拿到的带宽", ill="eff_changed", sym="β_{app}"), transfer_ms=out("计入启动与折损后的时间", ill="extended"),
 )
-
 
 @card("link-conversion", title="链路换算 · bit/s 先除以 8", section="1.2", kind="calculator", params=LinkParams, outputs=LINK,
       lead="网卡标的是 bit/s,显存和模型大小用的是字节:先除以 8,再用 数据量 ÷ 带宽 估搬运时间。")
@@ -293,25 +270,24 @@ class Ex12Params(Params):
     link_gbit_s: float = slider(400, ge=1, le=1600, step=1, label="链路速率 R", unit="Gbit/s")
     data_gb: float = slider(1, ge=0.001, le=1000, step=0.001, label="传输数据量 D", unit="GB", log=True)
 
-
 EX12_CASES = {"bf16": "BF16", "w8": "8 比特"}
 EX12 = outputs(
     bf16_gb=out("BF16 权重", digits=2, tile=False, sym="W_{BF16}"), w8_gb=out("8 比特权重", digits=2, tile=False, sym="W_8"),
     **{f"one_h100_{k}_{m}": out(f"一张 H100 · {zh} · {label}", digits=2, tile=False, text=text)
        for k, zh in EX12_CASES.items() for m, label, text in (("need_gb", "需要", None), ("margin_gb", "余量", None),
-                                                              ("fits", "放得下?", {True: "是", False: "否"}))},
+                                                              ("fits", "放得下?", {True: "放得下", False: "放不下"}))},
     **{f"two_h100_{k}_{m}": out(f"两张 H100 均分 · {zh} · {label}", digits=2, tile=False, text=text)
        for k, zh in EX12_CASES.items() for m, label, text in (("per_gpu_gb", "每卡需要", None), ("margin_gb", "余量", None),
-                                                              ("fits", "放得下?", {True: "是", False: "否"}))},
+                                                              ("fits", "放得下?", {True: "放得下", False: "放不下"}))},
     mixed_weight_room_gb=out("A6000 + H100 放权重的空间", digits=2, tile=False),
     **{f"mixed_{k}_{m}": out(f"A6000 + H100 · {zh} · {label}", digits=2, tile=False, text=text)
        for k, zh in EX12_CASES.items() for m, label, text in (("margin_gb", "余量", None), ("fits", "能部署?", {True: "能", False: "不能"}))},
     mixed_w8_a6000_gb=out("A6000 放 8 比特权重", digits=2, tile=False), mixed_w8_h100_gb=out("H100 放 8 比特权重", digits=2, tile=False),
     a6000_room_gb=out("A6000 可放权重", digits=2, tile=False), h100_room_gb=out("H100 可放权重", digits=2, tile=False),
+    h100_w8_left_gb=out("8 比特全放 H100 后剩余", digits=2, tile=False),
     h100_gb=out("H100 容量", tile=False), link_gbps=out("链路带宽", tile=False, sym="β"),
     transfer_ms=out("理想传输时间", tile=False, sym="t"),
 )
-
 
 def ex12_outputs(p: Ex12Params) -> dict:
     """练习 1-2: the 70B's two weight formats on one H100, two H100 (even split) and A6000 + H100, each card keeping r."""
@@ -320,7 +296,6 @@ def ex12_outputs(p: Ex12Params) -> dict:
     o = memory.placement_outputs(w, gpu_of("h100-sxm").mem_gb * GB, gpu_of("rtx-a6000").mem_gb * GB, p.reserve_gb * GB)
     lk = units.link_times(p.link_gbit_s, p.data_gb)
     return o | {"link_gbps": lk["link_gbps"], "transfer_ms": lk["ideal_transfer_ms"]}
-
 
 def ex12_grid(v: View, p: Ex12Params) -> dict:
     """The answer grid (BF16 / 8 比特 on three set-ups) and one feasible 8-bit split, as the diagram shows them."""
@@ -339,44 +314,12 @@ def ex12_grid(v: View, p: Ex12Params) -> dict:
             "rows": [[(name, None), cell("bf16", k), cell("w8", k)] for k, name in setups.items()],
             "reserve": f"{p.reserve_gb:g}", "alloc": alloc, "scale": max(*(a["cap"] for a in alloc), *(a["w"] + a["r"] for a in alloc))}
 
-
-def ex12_questions(o: dict, p: Ex12Params) -> list[Question]:
-    gib, fits = {"GiB": GIB / GB}, {"true": "放得下", "false": "放不下"}
-    can = {"true": "能", "false": "不能"}
-    word = {True: "放得下。", False: "放不下。"}
-    return [
-        Question("one_h100_bf16_fits", "一张 H100 SXM,BF16 权重加上预留,放得下吗?", kind="bool", options=fits,
-                 hint="需要 = 权重 + 每卡预留,和 80 GB 比。",
-                 solution=["需要 [[one_h100_bf16_need_gb]],余量 [[one_h100_bf16_margin_gb]]:" + word[o["one_h100_bf16_fits"]]]),
-        Question("one_h100_w8_fits", "一张 H100 SXM,8 比特权重加上预留,放得下吗?", kind="bool", options=fits,
-                 solution=["需要 [[one_h100_w8_need_gb]],余量 [[one_h100_w8_margin_gb]]:" + word[o["one_h100_w8_fits"]]]),
-        Question("two_h100_bf16_per_gpu_gb", "两张 H100 均分 BF16 权重,每张卡需要多少显存(含预留)?", unit="GB", units=gib,
-                 hint="每卡 = 权重 ÷ 2 + 预留。"),
-        Question("two_h100_bf16_fits", "两张 H100 均分时,BF16 放得下吗?", kind="bool", options=fits,
-                 solution=["每卡 [[two_h100_bf16_per_gpu_gb]],余量 [[two_h100_bf16_margin_gb]]。"]),
-        Question("two_h100_w8_per_gpu_gb", "两张 H100 均分 8 比特权重,每张卡需要多少显存(含预留)?", unit="GB", units=gib),
-        Question("mixed_weight_room_gb", "一张 RTX A6000(48 GB)加一张 H100(80 GB),两卡留出预留后共有多少空间放权重?",
-                 unit="GB", units=gib),
-        Question("mixed_bf16_fits", "这一对卡能部署 BF16 权重吗?", kind="bool", options=can,
-                 solution=["需要 [[bf16_gb]],可用 [[mixed_weight_room_gb]],余量 [[mixed_bf16_margin_gb]]。"]),
-        Question("mixed_w8_fits", "这一对卡能部署 8 比特权重吗?", kind="bool", options=can,
-                 solution=["需要 [[w8_gb]],可用 [[mixed_weight_room_gb]],余量 [[mixed_w8_margin_gb]]。"]),
-        Question("mixed_w8_a6000_gb", "给出 8 比特权重在两张卡上的一种分配。", kind="open", unit="GB",
-                 hint="按两卡可用空间的比例切分。",
-                 answer_text=(f"只要 A6000 上不超过 {shared.shown(EX12, o, 'a6000_room_gb')}、H100 上不超过 "
-                              f"{shared.shown(EX12, o, 'h100_room_gb')} 都可以。例如按可用空间的比例:A6000 放 "
-                              f"{shared.shown(EX12, o, 'mixed_w8_a6000_gb')},H100 放 {shared.shown(EX12, o, 'mixed_w8_h100_gb')};"
-                              f"也可以把 {shared.shown(EX12, o, 'w8_gb')} 全放在 H100 上。实际切分按整层进行。")),
-        Question("link_gbps", f"把 {p.link_gbit_s:g} Gbit/s 换成 GB/s。", unit="GB/s", hint="1 字节 = 8 比特。"),
-        Question("transfer_ms", f"按这个速率传 {p.data_gb:g} GB,理想时间多少?", unit="ms", units={"s": 1000}),
-    ]
-
-
 @card("ex-1-2", title="不同权重精度下的显存需求与多卡分配", label="练习 1-2", section="1.2", kind="exercise", params=Ex12Params,
       outputs=EX12,
       lead="BF16 权重 141.11 GB、8 比特 73.73 GB;每卡先留出状态与工作区。单卡、两卡均分、一张 A6000 加一张 H100,各放得下哪种?最后换算一次链路。")
 def ex_1_2(p: Ex12Params) -> View:
     o = ex12_outputs(p)
-    v = View(o, headline="BF16 [[bf16_gb]] · 8 比特 [[w8_gb]] · 每卡预留 [[reserve_gb]]", questions=ex12_questions(o, p), notes=shared.notes("ex-1-2"))
+    v = View(o, headline="BF16 [[bf16_gb]] · 8 比特 [[w8_gb]] · 每卡预留 [[reserve_gb]]", notes=shared.notes("ex-1-2"))
     v.blocks.append(shared.diagram("ex-1-2", **ex12_grid(v, p)))
+    v.questions = shared.questions("ex-1-2", v, p)
     return v

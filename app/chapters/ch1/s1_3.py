@@ -13,45 +13,35 @@ from ..shared.ch1 import MODEL_NAMES, StepParams, effective_rates, model, plain_
 MODELS = {"manual": "按 N 手算(例题 1-1)", "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
           "qwen3-8b": "Qwen3-8B"}
 
-
 class Eg11Params(StepParams):
     """例题 1-1 plus a model choice: "manual" is the book's hand calculation with N; a preset or a
     reader's own config.json replaces N by the model's own per-step read and FLOPs."""
 
     model: model_type(MODELS) = model_choice("manual", MODELS, label="模型(可选)")  # type: ignore[valid-type]
 
-
 EG11 = outputs(
-    m_w_gb=out("驻留量 M_W = b_W·N", sig=4, sym="M_W"),
-    r_w_gb=out("每步读取 R_W = b_W·N", sig=4, sym="R_W"),
-    f_gflop=out("每步运算 F ≈ 2BN", sig=4, sym="F"),
-    bw_eff_tbps=out("可用带宽 β", sig=4, tile=False, sym="β"),
+    m_w_gb=out("驻留量 M_W = b_W·N", sig=4, sym="M_W"), r_w_gb=out("每步读取 R_W = b_W·N", sig=4, sym="R_W"),
+    f_gflop=out("每步运算 F ≈ 2BN", sig=4, sym="F"), bw_eff_tbps=out("可用带宽 β", sig=4, tile=False, sym="β"),
     peak_eff_tflops=out("可用算力 Π", sig=4, tile=False, sym="Π"),
     bw_eff_gbps=plain_out("可用带宽 β(GB/s)", digits=0, tile=False, sym="β"),
     peak_eff_gflops=out("可用算力 Π(GFLOP/s)", unit="GFLOP/s", digits=0, tile=False, sym="Π"),
-    t_mem_ms=out("读取下界 R_W/β", digits=2, sym="T_{mem}"),
-    t_compute_ms=out("计算下界 F/Π", sig=4, sym="T_{comp}"),
+    t_mem_ms=out("读取下界 R_W/β", digits=2, sym="T_{mem}"), t_compute_ms=out("计算下界 F/Π", sig=4, sym="T_{comp}"),
     t_step_ms=out("单步下界 T_step", digits=2, em=True, sym="T_{step}"),
-    read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0, approx=True),
-    per_output_ms=out("每输出分摊", sig=3),
-    throughput_tok_s=out("理想吞吐", sig=3),
-    b_star=out("转折点 B* = b_WΠ/(2β)", unit="请求", digits=0, approx=True, sym="B^*"),
+    read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0, approx=True), per_output_ms=out("每输出分摊", sig=3),
+    throughput_tok_s=out("理想吞吐", sig=3), b_star=out("转折点 B* = b_WΠ/(2β)", unit="请求", digits=0, approx=True, sym="B^*"),
     intensity_flop_per_byte=out("算术强度 I = 2B/b_W", sig=4, tile=False, sym="I"),
-    ridge_flop_per_byte=out("转折强度 Π/β", sig=4, tile=False),
-    f_tok_gflop=out("每 token 运算 F/B", unit="GFLOP", sig=4, tile=False),
+    ridge_flop_per_byte=out("转折强度 Π/β", sig=4, tile=False), f_tok_gflop=out("每 token 运算 F/B", unit="GFLOP", sig=4, tile=False),
     bound=out("主导项", text={"memory": "读取(memory)", "compute": "计算(compute)"}),
     meets_target=out("满足目标?", text={True: "满足(余量 [[target_margin_ms]])", False: "不满足(余量 [[target_margin_ms]])"}),
     target_margin_ms=out("目标余量", digits=2, tile=False),
     chart=data("图 1-11/1-12 的曲线:batch, t_mem_ms, t_compute_ms, t_step_ms, throughput_tok_s", type=dict),
 )
 
-
 def model_step_quantities(ref: str, b_w: float) -> tuple[float, float, float]:
     """(resident bytes, bytes read per decode step, FLOPs per token without attention) of a model
     config at ``b_w`` bytes per parameter."""
     s = model(ref)
     return b_w * s.params_total, decode_weight_read_bytes(s, b_w), decode_flops(s, 0)
-
 
 @card("eg-1-1", title="单步生成计算器", label="例题 1-1 / 图 1-9 ~ 1-12 / 练习 1-3", section="1.3",
       kind="calculator", params=Eg11Params, aliases=("fig-1-9", "fig-1-11", "fig-1-12"), outputs=EG11,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from ...calculators import decode, roofline
-from ...cards import Figure, Params, Question, Table, View, card, slider
+from ...cards import Figure, Params, Table, View, card, slider
 from ...charts import decode as charts
 from ...charts.lanes import bound_vs_measured, revealed_lanes
 from ...data import gpu_options
@@ -20,20 +20,13 @@ from ..shared import ch1 as shared
 class ChunkParams(shared.StepParams):
     n_chunks: int = slider(8, ge=1, le=64, step=1, label="分块数 n", unit="块", illustrative=True)
 
-
 FIG110 = outputs(
-    batch_ms=out("整批耗时(下界)", digits=2, em=True, sym="T_{step}"),
-    per_output_ms=out("每输出分摊", sig=3),
-    throughput_tok_s=out("理想吞吐", sig=3),
-    compute_busy_pct=out("计算单元忙碌占比", sig=2),
-    chunk_read_ms=out("每块读取", sig=4),
-    chunk_compute_ms=out("每块乘加", sig=3),
-    pipeline_makespan_ms=out("流水线末块结束", digits=2),
+    batch_ms=out("整批耗时(下界)", digits=2, em=True, sym="T_{step}"), per_output_ms=out("每输出分摊", sig=3),
+    throughput_tok_s=out("理想吞吐", sig=3), compute_busy_pct=out("计算单元忙碌占比", sig=2), chunk_read_ms=out("每块读取", sig=4),
+    chunk_compute_ms=out("每块乘加", sig=3), pipeline_makespan_ms=out("流水线末块结束", digits=2),
     b_star=out("转折点 B*", unit="请求", digits=0, tile=False, sym="B^*"),
-    throughput_b1_tok_s=out("B = 1 时的理想吞吐", sig=3, tile=False),
-    schedule=data("每块的读取与乘加起止时间(ms)"),
+    throughput_b1_tok_s=out("B = 1 时的理想吞吐", sig=3, tile=False), schedule=data("每块的读取与乘加起止时间(ms)"),
 )
-
 
 @card("fig-1-10", title="分块读取与计算重叠:一次读取,服务一整批", label="图 1-10", section="1.3",
       kind="animation", params=ChunkParams, shared_state="eg-1-1", badges=(("例题 1-1", "eg-1-1"),), outputs=FIG110,
@@ -66,13 +59,11 @@ METRICS = {"t_step_ms": ("整批下界", "T_{step}", "ms"), "t_mem_ms": ("读取
 YES_NO = {True: "是", False: "否"}
 BOUND_ZH = {"memory": "读取", "compute": "计算"}
 
-
 class Ex13Params(Params):
     bw_eff_pct: float = slider(70, ge=10, le=100, step=5, label="带宽可用比例(3.35 TB/s 的)", unit="%", sym="η_β")
     compute_eff_pct: float = slider(50, ge=10, le=100, step=5, label="算力可用比例(989.4 TFLOP/s 的)", unit="%",
                                     sym="η_Π")
     target_ms: float = slider(10, ge=1, le=100, step=1, label="每请求每步目标", unit="ms", sym="T_{target}")
-
 
 EX13 = outputs(**{
     "t_step_ms_b1": out("B=1 整批下界", unit="ms", sig=4, sym="T_{step}"),
@@ -87,7 +78,6 @@ EX13 = outputs(**{
     **{f"bound_{c}": out(f"{CASE_NAMES[c]} 主导项", tile=False, text=BOUND_ZH) for c in EX13_CASES},
 })
 
-
 def ex13_outputs(p: Ex13Params) -> dict:
     """The six conditions of 练习 1-3 on an H100 SXM at the usable shares (例题 1-1's hand calculation)."""
     bw, peak = shared.rates("h100-sxm", p.bw_eff_pct, p.compute_eff_pct)
@@ -101,37 +91,6 @@ def ex13_outputs(p: Ex13Params) -> dict:
             o["b_star" + c[2:]] = s["b_star"]
     return o
 
-
-def ex13_questions(o: dict, p: Ex13Params) -> list[Question]:
-    fail = {h: "、".join(f"B = {b}" for c, (b, _) in EX13_CASES.items() if c.endswith("_half") == h and o[f"fails_target_{c}"])
-            for h in (False, True)}
-    hint = "分别算读取 $R_W/\\beta_{eff}$ 和计算 $F/\\Pi_{eff}$,整批下界取较大者。"
-    t = [Question(f"t_step_ms_{c}", f"{CASE_NAMES[c]} 时整批时间下界是多少?", "ms", units={"s": 1000}, hint=hint)
-         for c in ("b1", "b16", "b64")]
-    per = [Question(f"per_output_ms_b{b}", f"B = {b} 时每个输出 token 分摊多少时间?", "ms", units={"s": 1000},
-                    hint="分摊 = 整批下界 ÷ B。") for b in (16, 64)]
-    return t + per + [
-        Question("throughput_tok_s_b64", "B = 64 时理想吞吐是多少?", "token/s", hint="吞吐 = B ÷ 整批下界。"),
-        Question("fails_target_b1", f"目标每请求每步 ≤ {p.target_ms:g} ms:哪些 B 仅凭下界就能判定不行?", kind="open",
-            answer_text=(f"{fail[False]} 的整批下界都超过目标,全都不行。" if fail[False] else "三个 B 的下界都没有超过目标,下界本身判不了。")
-            + "要比的是整批一步的时间,不是每输出的分摊时间。"),
-        Question("t_step_ms_b64_half", "权重读取减半、运算量不变,B = 64 的整批下界是多少?", "ms", units={"s": 1000},
-                 hint=hint),
-        Question("bound_b64_half", "此时 B = 64 由哪一项主导?", kind="choice", options={"memory": "权重读取", "compute": "矩阵计算"},
-                 solution=["计算 [[t_compute_ms_b64_half]] 对读取 [[t_mem_ms_b64_half]]"]),
-        Question("fails_target_b1_half", "读取减半后,哪些 B 仍可凭下界判定不行?", kind="open",
-                 answer_text=(f"{fail[True]} 仍超过目标。" if fail[True] else "三个 B 都不再被下界排除。")
-                 + f"B = 1、16 的下界降到 {shared.shown(EX13, o, 't_step_ms_b1_half')};B = 64 变成计算受限,"
-                 f"{shared.shown(EX13, o, 't_step_ms_b64_half')}。"),
-        Question("b_star", "求 B*(权重 1 字节/参数)。", "请求", hint="$B^* = b_W\\Pi_{eff}/(2\\beta_{eff})$"),
-        Question("b_star_half", "读取减半(0.5 字节/参数)时 B* 是多少?", "请求"),
-        Question("per_output_ms_b1", "为什么每输出分摊时间减少,不等于单步延迟缩短?", kind="open",
-                 answer_text=(f"分摊时间是整批耗时除以输出数,B = 64 时降到 {shared.shown(EX13, o, 'per_output_ms_b64')},只说明吞吐更高;"
-                              f"可批里每个请求都要等整批的一步结束({shared.shown(EX13, o, 't_step_ms_b64')})才拿到下一个 token,"
-                              "所以每个请求感受到的单步延迟没有变短。")),
-    ]
-
-
 @card("ex-1-3", title="带宽与 batch size 如何影响单步生成时限", label="练习 1-3", section="1.3", kind="exercise",
       params=Ex13Params, badges=(("例题 1-1", "eg-1-1"),), outputs=EX13,
       lead="有效带宽取标称 70%、有效算力取峰值 50%,B = 1、16、64,再把权重读取减半。每个条件都能一键装进例题 1-1 的计算器。")
@@ -143,9 +102,14 @@ def ex_1_3(p: Ex13Params) -> View:
         | ({"target_ms": f"{p.target_ms:g}"} if p.target_ms != 10 else {}))} for c, (b, w) in EX13_CASES.items()]
     rows = [{"case": CASE_NAMES[c], **{k: shared.shown(EX13, o, f"{k}_{c}", "n") for k in ("t_step_ms", "per_output_ms", "throughput_tok_s")},
              "bound": shared.shown(EX13, o, f"bound_{c}"), "fails": shared.shown(EX13, o, f"fails_target_{c}")} for c in EX13_CASES]
-    return View(o, headline="β_eff = [[bw_eff_tbps]] · Π_eff = [[peak_eff_tflops]] · 目标 [[target_ms]]/步",
-                blocks=[shared.diagram("ex-1-3", links=links, rows=rows, target=p.target_ms)], questions=ex13_questions(o, p),
-                notes=shared.notes("ex-1-3"))
+    fail = {h: "、".join(f"B = {b}" for c, (b, _) in EX13_CASES.items() if c.endswith("_half") == h and o[f"fails_target_{c}"])
+            for h in (False, True)}
+    ctx = {"fails_full": f"{fail[False]} 的整批下界都超过目标,全都不行。" if fail[False] else "三个 B 的下界都没有超过目标,下界本身判不了。",
+           "fails_half": f"{fail[True]} 仍超过目标。" if fail[True] else "三个 B 都不再被下界排除。"}
+    v = View(o, headline="β_eff = [[bw_eff_tbps]] · Π_eff = [[peak_eff_tflops]] · 目标 [[target_ms]]/步", ctx=ctx,
+             blocks=[shared.diagram("ex-1-3", links=links, rows=rows, target=p.target_ms)], notes=shared.notes("ex-1-3"))
+    v.questions = shared.questions("ex-1-3", v, p)
+    return v
 
 
 # ---- 图 1-13 / 1-14 · Qwen3-8B 实测 -------------------------------------------------------------------------
@@ -156,14 +120,10 @@ class MeasureParams(Params):
     gpu: shared.GpuId = gpu_choice("rtx-pro-6000", gpu_options(), label="下界所用加速器")
     context_tokens: int = slider(2048, ge=128, le=32768, step=128, label="上下文长度 S", unit="token")
 
-
 FIG113 = outputs(
-    f1_gflop=out("每请求每步运算 F₁", sig=4, sym="F_1"),
-    r_w_gb=out("每步权重读取 R_W", sig=4, sym="R_W"),
-    r_state_gb=out("每请求旧 KV 读取 R_state,1", sig=3, sym="R_{state,1}"),
-    tpot_compute_ms=out("B·F₁/Π", sig=3),
-    tpot_memory_ms=out("(R_W + B·R_state)/β", digits=2),
-    tpot_lb_ms=out("TPOT 下界", digits=2, em=True, sym="T_{step}"),
+    f1_gflop=out("每请求每步运算 F₁", sig=4, sym="F_1"), r_w_gb=out("每步权重读取 R_W", sig=4, sym="R_W"),
+    r_state_gb=out("每请求旧 KV 读取 R_state,1", sig=3, sym="R_{state,1}"), tpot_compute_ms=out("B·F₁/Π", sig=3),
+    tpot_memory_ms=out("(R_W + B·R_state)/β", digits=2), tpot_lb_ms=out("TPOT 下界", digits=2, em=True, sym="T_{step}"),
     measured_tpot_ms=out("实测 TPOT[[measured_note]]", digits=1, sym="TPOT"),
     measured_throughput_ratio=out("实测吞吐比[[ratio_note]]", unit="×", sym="X"),
     ideal_throughput_ratio=out("理想吞吐比", unit="×", tile=False),
@@ -174,7 +134,6 @@ FIG113 = outputs(
     tpot_lb_ms_b64=out("TPOT 下界(B=64)", unit="ms", digits=2, tile=False),
     chart=data("曲线:batch, tpot_lb_ms, ideal_throughput_ratio", type=dict),
 )
-
 
 @card("fig-1-13", title="同时请求数从 1 到 64", label="图 1-13 / 1-14", section="1.3", kind="chart",
       params=MeasureParams, aliases=("fig-1-14",), badges=(("练习 1-4", "ex-1-4"),), outputs=FIG113,
@@ -216,7 +175,6 @@ DATA_MOVEMENT = [
     ("谁在等待", "执行依赖决定等待", "tab-three-step", "容量 / 工作量 / 依赖"),
 ]
 
-
 @card("tab-data-movement", title="搬什么 / 搬多少 / 搬几次 / 经过哪里 / 谁在等待", section="1.3", kind="table",
       outputs=outputs(rows=data("五个问题:question, decided_by, card")),
       lead="把一次执行拆成五个关于数据搬运的问题,每个问题由不同的因素决定。")
@@ -233,17 +191,14 @@ EX14 = outputs(
     throughput_ratio_b64=out("实测吞吐比 B=64", unit="×", digits=0, book="约 31×"),
     ideal_throughput_ratio_b64=out("共享读取模型预测", unit="×", digits=0),
     scaling_efficiency_pct=out("扩展效率 [[throughput_ratio_b64|n]]/[[ideal_throughput_ratio_b64|n]]", sig=3, sym="扩展效率"),
-    tpot_growth_pct=out("TPOT 增长", sig=3),
-    tpot_implied_throughput_ratio_b64=out("仅按 TPOT 推算的吞吐比", unit="×", sig=3),
+    tpot_growth_pct=out("TPOT 增长", sig=3), tpot_implied_throughput_ratio_b64=out("仅按 TPOT 推算的吞吐比", unit="×", sig=3),
     tpot_lb_ratio_b64=out("下界增长 [[tpot_lb_ms_b64|n]]/[[tpot_lb_ms_b1|n]]", unit="×", sig=3, sym="下界增长"),
     tpot_ratio_b64=out("TPOT 之比", unit="×", sig=4, tile=False),
     tpot_lb_ms_b1=out("TPOT 下界 B=1", unit="ms", digits=2, tile=False),
     tpot_lb_ms_b64=out("TPOT 下界 B=64", unit="ms", digits=2, tile=False),
     tpot_ms_b1=out("实测 TPOT B=1", unit="ms", digits=1, tile=False),
-    tpot_ms_b64=out("实测 TPOT B=64", unit="ms", digits=1, tile=False),
-    middle_levels_known=out("中间两档已知?", tile=False),
+    tpot_ms_b64=out("实测 TPOT B=64", unit="ms", digits=1, tile=False), middle_levels_known=out("中间两档已知?", tile=False),
 )
-
 
 def ex14_outputs() -> dict:
     """练习 1-4: the printed measurements against the shared-read model and the TPOT lower bound."""
@@ -255,39 +210,20 @@ def ex14_outputs() -> dict:
     return decode.batching_check(m1["tpot_ms"], m64["tpot_ms"], m1["throughput_ratio"], m64["throughput_ratio"], lb[1], lb[64],
                                  given(64, "B", "请求", source="练习 1-4 题设")) | {"middle_levels_known": len(meas) >= levels}
 
-
-def ex14_questions(o: dict) -> list[Question]:
-    return [
-        Question("throughput_ratio_b64", "B = 64 相对单请求的吞吐之比?", "×", rel_tol=0.02, solution=["书中实测:约 31 倍(只有两位有效数字)"]),
-        Question("tpot_growth_pct", "B = 64 时 TPOT 比单请求增长了百分之多少?", "%", hint="先求两档 TPOT 之比。"),
-        Question("ideal_throughput_ratio_b64", "如果增加并发后只受共享权重读取限制,B = 64 的吞吐应是单请求的几倍?", "×",
-                 solution=["每步读一次权重,64 个请求共用,步长不变 → 吞吐 × 64,TPOT 保持不变",
-                           "实测只到约 [[throughput_ratio_b64|n]] 倍(扩展效率 [[scaling_efficiency_pct|d1]]),TPOT 还涨了 "
-                           "[[tpot_growth_pct|d0]]:假设不成立"]),
-        Question("tpot_lb_ms_b64", "两个可以用测量区分的解释是什么?", kind="open",
-                 answer_text=f"解释 A:每个请求都有自己的 KV,注意力计算和旧 KV 读取随 B 增长,每步变长;下界从 {shared.shown(EX14, o, 'tpot_lb_ms_b1')} 涨到 "
-                             f"{shared.shown(EX14, o, 'tpot_lb_ms_b64')} 正是这一项。它的特征是:固定 B 时,TPOT 随上下文变长而上升。"
-                             "解释 B:与上下文无关的开销,例如总时间里包含新请求 2048 token 的输入处理、每步主机提交与调度开销;"
-                             "它的特征是:固定 B 时,改上下文长度 TPOT 几乎不动。"),
-        Question("middle_levels_known", "设计一次只改变上下文长度的测量,并说出要保持不变的条件。", kind="open",
-                 answer_text="保持 B = 64,只改输入长度(例如 512、2048、8192 token,长度为示意),看 TPOT 的变化。"
-                             "保持不变:模型与权重(Qwen3-8B,BF16)、推理引擎和运行模式(vLLM 0.23 eager)、输出长度(256)、"
-                             "计时起止点(TPOT 取首末输出间隔 ÷ 255,吞吐按含输入处理的总时间)。"),
-    ]
-
-
 @card("ex-1-4", title="用实测吞吐与输出间隔检验批处理模型", label="练习 1-4", section="1.3", kind="exercise",
       badges=(("图 1-13 / 1-14", "fig-1-13"),), outputs=EX14,
       lead="用图 1-13、1-14 的测量检验“并发只受共享权重读取限制”这个假设:预测和实测差在哪里,又该怎么测才能分清原因。")
 def ex_1_4(p: Params) -> View:
     o = ex14_outputs()
     na = "书中未给出"
-    return View(o, headline="四档测量中书只印出 B = 1 与 B = 64,表格只能在这两档上填", questions=ex14_questions(o), tables=[Table(
+    v = View(o, headline="四档测量中书只印出 B = 1 与 B = 64,表格只能在这两档上填", tables=[Table(
         columns=["档位", "B", "吞吐比(实测)", "TPOT (ms,实测)", "TPOT 增长", "共享读取模型的吞吐比", "TPOT 下界 (ms)"],
         rows=[["第 1 档", 1, "1", o["tpot_ms_b1"], "0%", "1", o["tpot_lb_ms_b1"]], ["第 2 档", na, na, na, na, "—", "—"],
               ["第 3 档", na, na, na, na, "—", "—"],
               ["第 4 档", 64, "约 31", o["tpot_ms_b64"], "+" + shared.shown(EX14, o, "tpot_growth_pct", "d1"), "64", o["tpot_lb_ms_b64"]]],
         formats=["", "", "", "tpot_ms_b1", "", "", "tpot_lb_ms_b1"], title="练习 1-4 的表(只能填两档)")], notes=shared.notes("ex-1-4"))
+    v.questions = shared.questions("ex-1-4", v, p)
+    return v
 
 
 # ---- 从 26.5 ms 到 8.62 ms 下界 ------------------------------------------------------------------------------
@@ -296,16 +232,11 @@ def ex_1_4(p: Params) -> View:
 class GapParams(Params):
     measured_tpot_ms: float = slider(26.5, ge=8.7, le=200, step=0.1, label="实测每输出间隔 T", unit="ms")
 
-
 GAP = outputs(
-    measured_tpot_ms=out("实测", digits=1),
-    lb_ms=out("下界 max(F/Π, R/β)", digits=2, sym="T_{step}"),
-    gap_ms=out("差距", digits=2, em=True),
-    ratio=out("实测 ÷ 下界[[ratio_book]]", unit="×", digits=2, sym="实测 ÷ 下界"),
-    mbu_pct=out("MBU 带宽利用率", sig=3, sym="MBU"),
-    mfu_pct=out("MFU 算力利用率", sig=3, sym="MFU"),
+    measured_tpot_ms=out("实测", digits=1), lb_ms=out("下界 max(F/Π, R/β)", digits=2, sym="T_{step}"),
+    gap_ms=out("差距", digits=2, em=True), ratio=out("实测 ÷ 下界[[ratio_book]]", unit="×", digits=2, sym="实测 ÷ 下界"),
+    mbu_pct=out("MBU 带宽利用率", sig=3, sym="MBU"), mfu_pct=out("MFU 算力利用率", sig=3, sym="MFU"),
 )
-
 
 @card("gap-analysis", title="从 26.5 ms 到 8.62 ms 下界:差距去哪了", section="1.3", kind="calculator", params=GapParams,
       badges=(("速查下界", "quick-bounds"),), outputs=GAP,
@@ -328,20 +259,14 @@ def gap_analysis(p: GapParams) -> View:
 LAUNCH = given(3.0, "t_{launch}", "单位", source="示意值")   # host launch time per kernel
 KERNEL = given(1.0, "t_{kernel}", "单位", source="示意值")   # kernel run time
 
-
 class EagerParams(Params):
     kernels: int = slider(6, ge=1, le=20, step=1, label="kernel 个数 n", unit="个", illustrative=True)
 
-
 EAGER = outputs(
-    gpu_busy_frac=out("GPU 忙碌占比", digits=2, ill=True),
-    gpu_busy_pct=out("GPU 忙碌占比(%)", digits=0, tile=False),
-    gpu_busy_units=out("GPU 忙碌时间", unit="单位", tile=False),
-    makespan_units=out("总时长", unit="单位", tile=False),
-    timeline=data("每个 kernel 的 CPU 提交与 GPU 执行起止(任意单位)"),
-    units=out("时间单位", tile=False),
+    gpu_busy_frac=out("GPU 忙碌占比", digits=2, ill=True), gpu_busy_pct=out("GPU 忙碌占比(%)", digits=0, tile=False),
+    gpu_busy_units=out("GPU 忙碌时间", unit="单位", tile=False), makespan_units=out("总时长", unit="单位", tile=False),
+    timeline=data("每个 kernel 的 CPU 提交与 GPU 执行起止(任意单位)"), units=out("时间单位", tile=False),
 )
-
 
 @card("eager-gpu-idle", title="eager 模式下,GPU 在等 CPU 提交", section="1.3", kind="animation", params=EagerParams,
       outputs=EAGER, lead="主机逐个提交 kernel,每次提交都比 kernel 本身更久:GPU 只好在两次 kernel 之间干等。按 ▶ 播放。")

@@ -18,11 +18,9 @@ COST = arch.CostModel(upfront=given(1.0, "C_0", "", source=PLACEHOLDER), general
                       dedicated_per_unit=given(0.3, "d", "", source=PLACEHOLDER))
 SCALE_MAX = 3.0
 
-
 class ScaleParams(Params):
     scale: float = slider(0.5, ge=0, le=SCALE_MAX, step=0.05, label="服务规模(标记位置) s", illustrative=True,
                           help="横轴没有刻度,只表示“规模更大”;数值本身是示意")
-
 
 @card("tpu-scale-cost", title="规模与总成本", section="1.4", kind="chart", params=ScaleParams, outputs=outputs(
           break_even_scale=out("交点位置(占位常数下)", digits=2, approx=True, ill=True, sym="s^*"),
@@ -51,16 +49,13 @@ def part_card(p: Params, card_id: str, blocks: list[dict], notes: list[Note]) ->
     return View({"blocks": [{"id": b["id"], "name": b["name"]} for b in blocks]}, notes=notes,
                 blocks=[shared.diagram(card_id, blocks=blocks, selected=p.part, sel=sel)])  # type: ignore[attr-defined]
 
-
 ENGINE = CONTENT["engine_blocks"]
 NIC = CONTENT["nic_blocks"]
 PARTS_OUT = outputs(blocks=data("部件:id, name"))
 
-
 class EngineParams(Params):
     part: Literal["none", "host", "weights", "activations", "mac", "accumulators"] = choice(
         "none", {"none": "不选", **{b["id"]: b["name"] for b in ENGINE}}, label="查看部件")
-
 
 @card("fig-1-15", title="围绕反复出现的矩阵运算组织计算阵列和缓冲", label="图 1-15", section="1.4", kind="diagram",
       params=EngineParams, outputs=PARTS_OUT,
@@ -72,7 +67,6 @@ def fig_1_15(p: EngineParams) -> View:
 class NicDiagramParams(Params):
     part: Literal["none", "vm", "host-sw", "fpga", "port", "pcie"] = choice(
         "none", {"none": "不选", **{b["id"]: b["name"] for b in NIC}}, label="查看部件")
-
 
 @card("fig-1-16", title="SmartNIC 软硬分工", label="图 1-16", section="1.4", kind="diagram", params=NicDiagramParams,
       outputs=PARTS_OUT, lead="规则由主机软件来定,逐包执行交给网卡上的 FPGA。点一个部件,看它负责哪一段。")
@@ -90,14 +84,11 @@ class NicParams(Params):
     per_core_mpps: float = slider(10, ge=0.5, le=50, step=0.5, label="单核处理能力 μ_core", unit="Mpps",
                                   illustrative=True, help="书中没有给出单核包处理速率,10 Mpps 是示意值")
 
-
 NIC_OUT = outputs(
-    packet_rate_mpps=out("包到达率 λ", unit="Mpps", digits=2, em=True, sym="λ"),
-    per_packet_ns=out("每帧线时 1/λ", unit="ns", sig=3),
+    packet_rate_mpps=out("包到达率 λ", unit="Mpps", digits=2, em=True, sym="λ"), per_packet_ns=out("每帧线时 1/λ", unit="ns", sig=3),
     cores=out("需要的核数 λ/μ_core", unit="核", digits=2, ill=True, em=True, sym="n_{core}"),
     packet_rate_wan=shared.plain_out("包到达率(万个/s)", unit="万个/s", digits=0, tile=False, sym="λ"),
 )
-
 
 @card("smartnic-cores", title="包处理要占几个 CPU 核", section="1.4", kind="calculator", params=NicParams, outputs=NIC_OUT,
       lead="线路跑满、全是最小帧时,每秒到达多少个包?每个核每秒处理得了多少个?两者一除,就是被包处理吃掉的核数。")
@@ -122,18 +113,15 @@ SIDE = ["mpi", "buffer", "driver", "stack"]
 PATHS = {"conventional": SIDE + ["wire"] + SIDE[::-1], "ub": ["ub", "wire", "ub"]}
 PATH_NAMES = {"conventional": "常规路径", "ub": "UB 路径"}
 
-
 def path_layers(path: str) -> list[str]:
     """Layer names crossed by one remote access on ``path`` (sender side, wire, receiver side)."""
     return [LAYERS[k][0] for k in PATHS[path]]
-
 
 class Fig117Params(Params):
     path: Literal["conventional", "ub"] = choice(
         "conventional", {"conventional": "常规路径(跨主机边界)", "ub": "UB 路径"}, label="画哪条路径")
     part: Literal["none", "mpi", "buffer", "driver", "stack", "wire", "ub"] = choice(
         "none", {"none": "不选", **{k: v[0] for k, v in LAYERS.items()}}, label="查看哪一层")
-
 
 @card("fig-1-17", title="一次远程访问要穿过几层", label="图 1-17", section="1.4", kind="diagram", params=Fig117Params,
       outputs=outputs(layers=out("[[path_name]]穿过的层数", text=lambda v: str(len(v)), type=list[str]),

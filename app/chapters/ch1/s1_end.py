@@ -16,21 +16,16 @@ from ..shared import ch1 as shared
 
 WORKSPACE = given(2, "M_{work}", "GiB", source="示意值(书中未给出)")   # fallacy 2: workspace + runtime reserve
 
-
 class FallacyParams(Params):
     context_tokens: int = slider(2048, ge=128, le=32768, step=128, label="每请求上下文(误区二用)", unit="token",
                                  illustrative=True, sym="S")
 
-
 FALLACIES = outputs(
     compute_x2_t_step_ms=out("误区一 · 算力 ×2 后单步下界", digits=2, sym="T_{step}'"),
-    compute_x2_speedup=out("误区一 · 加速比", unit="×", digits=3),
-    free_after_weights_gb=out("误区二 · 放下权重后剩余", digits=2),
-    kv_per_request_gb=out("误区二 · 每请求 KV", sig=3, ill=True),
-    requests_fit=out("误区二 · 还能容纳的请求数", unit="个", ill=True),
+    compute_x2_speedup=out("误区一 · 加速比", unit="×", digits=3), free_after_weights_gb=out("误区二 · 放下权重后剩余", digits=2),
+    kv_per_request_gb=out("误区二 · 每请求 KV", sig=3, ill=True), requests_fit=out("误区二 · 还能容纳的请求数", unit="个", ill=True),
     kv_for_b_star_gb=out("误区二 · [[b_star_requests|n]] 个请求的 KV", sig=3, ill=True, sym="KV(⌈B*⌉)"),
-    b_star_requests=out("⌈B*⌉", unit="个", tile=False),
-    t_step_ms=out("例题 1-1 单步下界", digits=2, tile=False, sym="T_{step}"),
+    b_star_requests=out("⌈B*⌉", unit="个", tile=False), t_step_ms=out("例题 1-1 单步下界", digits=2, tile=False, sym="T_{step}"),
     throughput_b8_tok_s=out("B = 8 时的理想吞吐", digits=0, tile=False),
 )
 FACTS = {
@@ -41,7 +36,6 @@ FACTS = {
     "faster": ["Qwen3-8B 单请求实测 26.5 ms,下界 8.62 ms:还差约三倍"],
     "throughput": ["例题 1-1:B = 8 时吞吐 [[throughput_b8_tok_s]],整批一步仍是 [[t_step_ms]]"],
 }
-
 
 def fallacy_outputs(context_tokens: int) -> dict:
     """① 例题 1-1 with twice the compute; ② the real 70B in 8-bit on one H100 plus per-request KV."""
@@ -60,7 +54,6 @@ def fallacy_outputs(context_tokens: int) -> dict:
             "throughput_b8_tok_s": roofline.step_outputs(n, b_w, given(8, "B", "请求", source="书中举例"), bw, peak, 10)[
                 "throughput_tok_s"]}
 
-
 @card("fallacies", title="谬误与陷阱 · 四个常见误区", section="1.end", kind="diagram", params=FallacyParams, outputs=FALLACIES,
       lead="四个听上去很自然的判断,每一个都能用本章的数字拆穿。点开每张卡片看反驳和证据。")
 def fallacies(p: FallacyParams) -> View:
@@ -73,8 +66,7 @@ def fallacies(p: FallacyParams) -> View:
 # ---- Qwen3-8B 的关键数字 · 用速查数字估下界 ---------------------------------------------------------------------------
 
 TAB = outputs(
-    n_params=out("参数量 N", tile=False),
-    weights_gb=out("完整 BF16 权重", digits=2, tile=False),
+    n_params=out("参数量 N", tile=False), weights_gb=out("完整 BF16 权重", digits=2, tile=False),
     kv_per_token_kib=out("每个上下文 token 的全模型 KV", digits=0, tile=False),
     kv_context_mib=out("2048 token 上下文的 KV", digits=0, tile=False),
     kv_context_gb=out("2048 token 上下文的 KV(GB)", digits=3, tile=False),
@@ -88,12 +80,10 @@ TAB_ROWS = [("weights_gb", "判断加载要多少显存"), ("kv_per_token_kib", 
             ("decode_gflop", "只输入一个 token,另外要访问已有上下文"), ("decode_weight_read_gb", "权重读一遍;嵌入表只读当前 token 那一行"),
             ("decode_kv_read_gb", "每份上下文的 KV 读一遍")]
 
-
 def quick_numbers(context: int = 2048) -> decode.QuickNumbers:
     """Qwen3-8B's quick numbers: BF16, batch 1, a 2048-token prefill and a decode step at ``context``."""
     return decode.quick_numbers(shared.model(shared.QWEN3_8B), context=context,
                                 prefill_tokens=given(2048, "n", "token", source="书中条件"))
-
 
 @card("tab-qwen3-8b", title="Qwen3-8B 的关键数字", section="1.end", kind="table", outputs=TAB,
       lead="BF16 权重、激活和 KV,并发 1。prefill 一次处理全部已有输入并给出第一个输出;decode 每次只送入一个新 token,靠已存的 KV 接着生成。")
@@ -110,20 +100,14 @@ class QuickParams(Params):
     gpu: shared.GpuId = gpu_choice("rtx-pro-6000", gpu_options(), label="加速器")
     context_tokens: int = slider(2048, ge=128, le=32768, step=128, label="decode 上下文长度 S", unit="token")
 
-
 QUICK = outputs(
-    prefill_tflop=out("prefill 运算(2048 token)", digits=2, sym="F_{prefill}"),
-    prefill_compute_ms=out("prefill 计算下界", sig=4),
-    decode_gflop=out("decode 运算", digits=2, sym="F_1"),
-    decode_read_gb=out("decode 读取(权重 + 旧 KV)", digits=2),
-    decode_compute_ms=out("decode 计算项", sig=3),
-    decode_memory_ms=out("decode 读取项", digits=2),
+    prefill_tflop=out("prefill 运算(2048 token)", digits=2, sym="F_{prefill}"), prefill_compute_ms=out("prefill 计算下界", sig=4),
+    decode_gflop=out("decode 运算", digits=2, sym="F_1"), decode_read_gb=out("decode 读取(权重 + 旧 KV)", digits=2),
+    decode_compute_ms=out("decode 计算项", sig=3), decode_memory_ms=out("decode 读取项", digits=2),
     decode_lb_ms=out("decode 单步下界", digits=2, em=True, sym="T_{step}"),
     fits=out("权重 + 一份 KV 放得下?", text={True: "放得下 [[need_gb|n]]/[[capacity_gb|c]]", False: "放不下 [[need_gb|n]]/[[capacity_gb|c]]"}),
-    need_gb=out("权重 + 一份 KV", digits=2, tile=False),
-    capacity_gb=out("显存容量", digits=1, tile=False, sym="M"),
+    need_gb=out("权重 + 一份 KV", digits=2, tile=False), capacity_gb=out("显存容量", digits=1, tile=False, sym="M"),
 )
-
 
 @card("quick-bounds", title="用速查数字估下界", section="1.end", kind="calculator", params=QuickParams, outputs=QUICK,
       badges=(("速查表", "tab-qwen3-8b"),),

@@ -13,26 +13,19 @@ from ..shared.ch1 import HAND, HAND_B_W, HAND_N_BILLION, diagram, shown
 
 HAND_BATCH = given(1, "B", "请求", source=HAND)
 
-
 class HeroParams(Params):
     double_compute: bool = toggle(False, label="算力 ×2")
     double_bandwidth: bool = toggle(False, label="带宽 ×2")
     halve_weights: bool = toggle(False, label="权重字节 ×½")
 
-
 HERO = outputs(
-    t_read_ms=out("读权重 R/β", digits=2, sym="T_{read}"),
-    t_compute_ms=out("矩阵计算 F/Π[[book_note]]", digits=4, sym="T_{comp}"),
-    t_step_ms=out("单步下界 max(·)", digits=2, em=True, sym="T_{step}"),
-    read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0),
+    t_read_ms=out("读权重 R/β", digits=2, sym="T_{read}"), t_compute_ms=out("矩阵计算 F/Π[[book_note]]", digits=4, sym="T_{comp}"),
+    t_step_ms=out("单步下界 max(·)", digits=2, em=True, sym="T_{step}"), read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0),
     speedup_vs_baseline=out("比基线快", unit="×", digits=3),
     bound=out("主导项", text={"memory": "读取(memory)", "compute": "计算(compute)"}),
-    weights_gb=out("每步读取 R_W", digits=2, tile=False, sym="R_W"),
-    flop_gflop=out("每步运算 F", digits=1, tile=False, sym="F"),
-    bw_tbps=out("带宽 β", digits=3, tile=False),
-    peak_tflops=out("算力 Π", digits=1, tile=False),
-    t_step_compute_x2_ms=out("算力 ×2 时的单步下界", digits=2, tile=False),
-    t_step_bw_x2_ms=out("带宽 ×2 时的单步下界", digits=2, tile=False),
+    weights_gb=out("每步读取 R_W", digits=2, tile=False, sym="R_W"), flop_gflop=out("每步运算 F", digits=1, tile=False, sym="F"),
+    bw_tbps=out("带宽 β", digits=3, tile=False), peak_tflops=out("算力 Π", digits=1, tile=False),
+    t_step_compute_x2_ms=out("算力 ×2 时的单步下界", digits=2, tile=False), t_step_bw_x2_ms=out("带宽 ×2 时的单步下界", digits=2, tile=False),
 )
 KEYS = {"weights_gb": "r_w_gb", "flop_gflop": "f_gflop", "bw_tbps": "bw_eff_tbps", "peak_tflops": "peak_eff_tflops",
         "t_read_ms": "t_mem_ms", "t_compute_ms": "t_compute_ms", "t_step_ms": "t_step_ms", "bound": "bound",
@@ -48,7 +41,6 @@ QUESTIONS = [
      "text": "先用 Amdahl 看被加速的部分原本占多少(p),再看离硬件极限还差多远。", "link": ("amdahl-team", "Amdahl 定律")},
 ]
 
-
 def hero_step(double_compute: bool = False, double_bandwidth: bool = False, halve_weights: bool = False) -> dict:
     """例题 1-1's hand calculation on an H100 SXM with the opener's three switches."""
     g = gpu_of("h100-sxm")
@@ -56,7 +48,6 @@ def hero_step(double_compute: bool = False, double_bandwidth: bool = False, halv
     s = roofline.step_outputs(HAND_N_BILLION * 1e9, 0.5 * HAND_B_W if halve_weights else HAND_B_W, HAND_BATCH,
                               2 * bw if double_bandwidth else bw, 2 * peak if double_compute else peak, 10)
     return {k: s[v] for k, v in KEYS.items()}
-
 
 @card("hero-read-vs-compute", title="读权重 vs 矩阵计算", section="1.open", kind="calculator", params=HeroParams,
       outputs=HERO, lead="H100 SXM 上的 70B 模型每生成一个 token:先把 70 GB 权重读一遍,再做 140 GFLOP 乘加。"

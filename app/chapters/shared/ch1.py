@@ -11,7 +11,7 @@ from typing import Any
 
 from ...calculators import roofline
 from ...calculators.model_config import weight_bytes
-from ...cards import Block, Note, Params, slider
+from ...cards import Block, Note, Params, Question, View, slider
 from ...charts import COLORS
 from ...data import compute_gpu_ids, gpu_options, read_json
 from ...outputs import Out
@@ -31,16 +31,13 @@ MODEL_NAMES = {LLAMA_70B: "DeepSeek-R1-Distill-Llama-70B", QWEN3_8B: "Qwen3-8B"}
 MEASURED = "qwen3_8b_rtx_pro_6000.json"     # 图 1-13 / 1-14: the book's measured points
 CONTENT: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parent.parent / "ch1" / "content.toml").read_text("utf-8"))
 
-
 def model(ref: str) -> Any:
     """A model's shape with its counts as traced inputs (source: its config.json)."""
     return shape_of_model(ref, MODEL_NAMES.get(ref, ""))
 
-
 def stored_weights(s: Any, precision: str) -> float:
     """A model's stored weight bytes (``bf16`` or ``w8-g128``), named W_BF16 / W_8 in derivations."""
     return name(weight_bytes(s, precision), {"bf16": "W_{BF16}", "w8-g128": "W_8"}[precision], "B")
-
 
 def measured() -> tuple[dict[int, dict], int]:
     """The book's Qwen3-8B measurements keyed by batch (only the printed levels; values as traced
@@ -51,7 +48,6 @@ def measured() -> tuple[dict[int, dict], int]:
                          "throughput_ratio": given(pt["throughput_ratio"], f"X_{{B={pt['batch']}}}", "×", source=src)}
            for pt in raw["points"]}
     return pts, raw["levels_measured"]
-
 
 class StepParams(Params):
     """例题 1-1's nine quantities (shared by 图 1-10, 练习 1-3 and the chapter-1 fallacies)."""
@@ -68,7 +64,6 @@ class StepParams(Params):
     compute_eff_pct: float = slider(100, ge=10, le=100, step=5, label="算力可用比例", unit="%", sym="η_Π")
     target_ms: float = slider(10, ge=1, le=100, step=1, label="每步目标", unit="ms", sym="T_{target}")
 
-
 def rates(gpu: str, bw_eff_pct: float, compute_eff_pct: float, bw_tbps: float | None = None,
           peak_tflops: float | None = None) -> tuple[float, float]:
     """β_eff and Π_eff (B/s, FLOP/s): the override or the GPU's, times the usable share."""
@@ -77,18 +72,15 @@ def rates(gpu: str, bw_eff_pct: float, compute_eff_pct: float, bw_tbps: float | 
     peak = (peak_tflops if peak_tflops is not None else g.bf16_tflops) * 1e12 * compute_eff_pct / 100
     return name(bw, "β_{eff}", "B/s"), name(peak, "Π_{eff}", "FLOP/s")
 
-
 def effective_rates(p: StepParams) -> tuple[float, float]:
     """β and Π actually used by a 例题 1-1 state."""
     return rates(p.gpu, p.bw_eff_pct, p.compute_eff_pct, p.bw_tbps, p.peak_tflops)
-
 
 def step_of(p: StepParams, batch: Any = None, b_w: Any = None) -> dict:
     """例题 1-1's quantities for a state (optionally at another B or b_W), by the hand calculation."""
     bw, peak = effective_rates(p)
     return roofline.step_outputs(p.params_billion * 1e9, p.bytes_per_param if b_w is None else b_w,
                                  p.batch if batch is None else batch, bw, peak, p.target_ms)
-
 
 def notes(card_id: str, **when: Any) -> list[Note]:
     """The notes under a card (content.toml ``[notes]``), those with a ``when`` only if that
@@ -97,11 +89,16 @@ def notes(card_id: str, **when: Any) -> list[Note]:
         return not when[cond[1:]] if cond.startswith("!") else bool(when[cond])
     return [Note(n["text"], n.get("kind", "note")) for n in CONTENT["notes"][card_id] if "when" not in n or on(n["when"])]
 
+def questions(card_id: str, view: View, params: Any) -> list[Question]:
+    """The card's questions (content.toml ``[questions]``); prompt, hint and answer text filled at
+    this state, a solution left as a template so that its numbers expand into their derivations."""
+    return [Question(**{k: filled(card_id, view, params, v) if k in ("prompt", "hint", "answer_text") else v for k, v in q.items()})
+            for q in CONTENT["questions"][card_id]]
+
 
 def diagram(card_id: str, **ctx: Any) -> Block:
     """The card's SVG/HTML diagram (``diagrams/<id>.html``) with the theme's colour roles as ``colors``."""
     return Block(f"diagrams/{card_id}.html", {"colors": COLORS, **ctx})
-
 
 def filled(card_id: str, view: Any, params: Any, text: str) -> str:
     """``text`` with its ``[[key]]`` slots filled from a card's view, for diagram data (a block's
@@ -109,11 +106,9 @@ def filled(card_id: str, view: Any, params: Any, text: str) -> str:
     from ...cards import REGISTRY, label_text
     return label_text(text, REGISTRY[card_id], view, params)
 
-
 def shown(decls: dict[str, Out], o: dict, key: str, flags: str = "") -> str:
     """An output as its declaration prints it (for text inside a figure, where no slot can go)."""
     return decls[key].fmt(o[key], flags=flags)
-
 
 @dataclass(frozen=True)
 class PlainOut(Out):
@@ -123,10 +118,8 @@ class PlainOut(Out):
     def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
         return super().fmt(value, approx=approx, unit=unit, flags=flags).replace(",", "")
 
-
 def plain_out(label: str = "", **kw: Any) -> Out:
     return PlainOut(label=label, **kw)
-
 
 @dataclass(frozen=True)
 class ShownOut(Out):
@@ -141,7 +134,6 @@ class ShownOut(Out):
         if text is None:   # tiles ask without the unit but print no unit beside a text: keep it in
             return super().fmt(value, approx=approx, unit=unit or not flags, flags=flags)
         return text
-
 
 def shown_out(label: str, show: Callable[[Any], str | None], **kw: Any) -> Out:
     return ShownOut(label=label, show=show, text={}, **kw)
