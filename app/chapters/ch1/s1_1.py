@@ -5,19 +5,13 @@ from typing import Literal
 
 from ...calculators import request_path as rp
 from ...calculators.units import KIB, MIB
-from ...cards import Figure, Note, Params, View, card, choice, slider
+from ...cards import Figure, Params, View, card, choice, slider
 from ...charts import COLORS
 from ...charts.request_path import request_animation, stage_of
 from ...outputs import data, out, outputs
 from ...trace import given
 from ..shared import ch1 as shared
 from ..shared.ch1 import CONTENT
-
-
-def diagram_card(card_id: str, o: dict, notes: tuple[Note, ...] = (), **ctx: object) -> View:
-    """A card that is a diagram: its outputs, the diagram with ``ctx``, and notes."""
-    return View(o, blocks=[shared.diagram(card_id, **ctx)], notes=list(notes))
-
 
 # ---- 图 1-1 · Agent 循环 · 模型影响硬件 / 硬件影响模型 · 图 1-2 ----------------------------------------------------------
 
@@ -30,8 +24,8 @@ class Fig11Params(Params):
       outputs=outputs(highlight=out("突出哪一列", tile=False), stacks=data("两列的层次"), edges=data("两种连线的含义")),
       lead="左边靠代码表达行为,右边多了一个入口:选模型、拼上下文、给工具。点一列看它从上到下怎么落到硬件。")
 def fig_1_1(p: Fig11Params) -> View:
-    return diagram_card("fig-1-1", {"highlight": p.highlight, "stacks": CONTENT["stacks"], "edges": CONTENT["edges"]}, shared.notes("fig-1-1"),
-        highlight=p.highlight)
+    o = {"highlight": p.highlight, "stacks": CONTENT["stacks"], "edges": CONTENT["edges"]}
+    return shared.diagram_view("fig-1-1", o, highlight=p.highlight)
 
 
 class AgentParams(Params):
@@ -44,17 +38,15 @@ class AgentParams(Params):
 def agent_loop(p: AgentParams) -> View:
     steps = [{"round": i, "actor": a, "action": CONTENT["agent_round"][a]} for i in range(1, p.iterations + 1)
              for a in ("model", "host")]
-    # one model call and one tool run per round
-    return diagram_card("agent-loop", {"model_calls": p.iterations, "tool_runs": p.iterations, "steps": steps},
-                        shared.notes("agent-loop"),
-                        n=p.iterations, max=10, steps=steps)
+    o = {"model_calls": p.iterations, "tool_runs": p.iterations, "steps": steps}   # one call and one run per round
+    return shared.diagram_view("agent-loop", o, n=p.iterations, max=10, steps=steps)
 
 
 @card("model-hw-interplay", title="模型影响硬件要做的事 / 硬件影响该选哪种模型", section="1.1", kind="diagram",
       outputs=outputs(boxes=data("两个方向各三项", type=dict)),
       lead="箭头是双向的:改模型会改变硬件的工作量,硬件条件又反过来决定哪种模型结构更划算。")
 def model_hw_interplay(p: Params) -> View:
-    return diagram_card("model-hw-interplay", {"boxes": CONTENT["boxes"]}, boxes=CONTENT["boxes"])
+    return shared.diagram_view("model-hw-interplay", {"boxes": CONTENT["boxes"]}, boxes=CONTENT["boxes"])
 
 
 SIX = CONTENT["six_layers"]
@@ -69,9 +61,8 @@ class Fig12Params(Params):
 def fig_1_2(p: Fig12Params) -> View:
     o = {"n_layers": given(len(SIX["layers"]), "层数", source="图 1-2 的六层"), "selected": p.layer,
          "cross_cutting": SIX["cross_cutting"], "interfaces": SIX["interfaces"], "layer_names": None}
-    return diagram_card("fig-1-2", o, shared.notes("fig-1-2"),
-        layers=SIX["layers"], selected=p.layer, sel=SIX["layers"][p.layer - 1] if p.layer else None,
-        cross_cutting=SIX["cross_cutting"], interfaces=SIX["interfaces"])
+    return shared.diagram_view("fig-1-2", o, layers=SIX["layers"], selected=p.layer, sel=SIX["layers"][p.layer - 1] if p.layer else None,
+                               cross_cutting=SIX["cross_cutting"], interfaces=SIX["interfaces"])
 
 
 # ---- 图 1-3 / 1-4 · 一次请求从进入到流式返回 (▶) ----------------------------------------------------------------------
@@ -131,18 +122,6 @@ EX11 = outputs(
     weight_loads=out("权重加载次数", unit="次", tile=False), decode_steps=out("decode 步数", unit="步", tile=False),
     kv_append_per_step_kib=out("每步追加的 KV", digits=0, tile=False), inter_gpu_total_mib=out("本请求卡间传递总量", sig=3, tile=False),
 )
-LEDGER_ROWS = [  # what, when, each time, this request / deployment, grows with, the output that decides "changed"
-    ("模型文件加载", "启动时每个实例一次(共 [[weight_loads|n]] 次)", "[[weights_gb]]", "驻留 [[weights_total_gb]]", "随实例数",
-     "weights_total_gb"),
-    ("一步权重读取", "每步一次:1 次 prefill + [[decode_steps|n]] 次 decode", "[[weight_read_per_step_gb]]",
-     "[[weight_read_total_gb|d0]]", "随回答长度(线性)", "weight_read_total_gb"),
-    ("KV 追加", "prefill 写 [[input_tokens|n]] 个,之后每个 decode 步 1 个", "[[kv_append_per_step_kib]] / token",
-     "最终 [[kv_final_tokens]] = [[kv_final_gb]]", "随回答长度(线性)", "kv_final_gb"),
-    ("旧 KV 读取", "每个 decode 步读一遍已有的 KV", "越往后越多", "[[kv_read_total_gb]]", "随回答长度(近似平方)", "kv_read_total_gb"),
-    ("卡间结果传递", "每步、每个 token 过一次切分边界", "[[inter_gpu_per_step_kib]] / token", "[[inter_gpu_total_mib]]", "随切分与长度",
-     "inter_gpu_total_mib"),
-    ("路由选择", "每个请求一次", "[[router_choices|n]] 个可选实例", "—", "随实例数", "router_choices"),
-]
 
 def ledger_outputs(p: Ex11Params) -> dict:
     """练习 1-1's ledger for one request on the 70B model: 8-bit file, 例题 1-1's 70 GB per-step read."""
@@ -160,11 +139,9 @@ def ex_1_1(p: Ex11Params) -> View:
     v = View(o, headline="输入 [[input_tokens]] · 回答 [[output_tokens]] · [[instances]]实例 × [[gpus_per_instance]]卡",
              notes=shared.notes("ex-1-1"))
     v.questions = shared.questions("ex-1-1", v, p)
-    single = p.gpus_per_instance == 1
-    rows = [{"what": what, "when": "单卡实例:无" if single and key == "inter_gpu_total_mib" else shared.filled("ex-1-1", v, p, when),
-             "each": "—" if single and key == "inter_gpu_total_mib" else shared.filled("ex-1-1", v, p, each),
-             "total": "—" if single and key == "inter_gpu_total_mib" else shared.filled("ex-1-1", v, p, total),
-             "changed": o[key] != base[key], "grows": grows} for what, when, each, total, grows, key in LEDGER_ROWS]
+    rows = [{"what": r["what"], "grows": r["grows"], "changed": o[r["key"]] != base[r["key"]],
+             **{k: shared.filled("ex-1-1", v, p, (r.get("single", {}) if p.gpus_per_instance == 1 else {}).get(k, r[k]))
+                for k in ("when", "each", "total")}} for r in CONTENT["ledger"]]
     v.blocks.append(shared.diagram("ex-1-1", rows=rows, input_ill=True))
     return v
 
@@ -187,15 +164,14 @@ class Fig15Params(Params):
 def fig_1_5(p: Fig15Params) -> View:
     o = {"nvl72_grace_cpus": given(36, "n_{CPU}", "个", source=NVL72), "nvl72_gpus": given(72, "n_{GPU}", "个", source=NVL72),
          "levels": CONTENT["links"]["levels"], "highlight": p.highlight}
-    return diagram_card("fig-1-5", o, shared.notes("fig-1-5"),
-        traffic=TRAFFIC, highlight=p.highlight)
+    return shared.diagram_view("fig-1-5", o, traffic=TRAFFIC, highlight=p.highlight)
 
 
 @card("tab-three-traffic", title="三种流量", section="1.1", kind="table", outputs=outputs(rows=data("id, path, when, timing")),
       lead="同一套物理连接上跑着三种节奏完全不同的流量。点一行,在图 1-5 里看它的路径。")
 def tab_three_traffic(p: Params) -> View:
-    return diagram_card("tab-three-traffic", {"rows": [{k: t[k] for k in ("id", "path", "when", "timing")} for t in TRAFFIC]},
-                        traffic=TRAFFIC)
+    o = {"rows": [{k: t[k] for k in ("id", "path", "when", "timing")} for t in TRAFFIC]}
+    return shared.diagram_view("tab-three-traffic", o, traffic=TRAFFIC)
 
 
 @card("two-threads", title="贯穿全书的两条线索", section="1.1", kind="diagram",
@@ -203,4 +179,4 @@ def tab_three_traffic(p: Params) -> View:
       lead="decoder-only 与因果编码器—解码器(CED)两条线并行往下走;Agent 负载“输入多、输出少”,计算可以按这个重新分配。")
 def two_threads(p: Params) -> View:
     t = CONTENT["threads"]
-    return diagram_card("two-threads", dict(t), shared.notes("two-threads"), **t)
+    return shared.diagram_view("two-threads", dict(t), **t)

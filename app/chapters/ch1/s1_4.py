@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ...calculators import architecture as arch
-from ...cards import Figure, Note, Params, View, card, choice, slider
+from ...cards import Figure, Params, View, card, choice, slider
 from ...charts.scaling import cost_vs_scale
 from ...outputs import data, out, outputs
 from ...trace import given
@@ -43,11 +43,10 @@ def tpu_scale_cost(p: ScaleParams) -> View:
                 notes=shared.notes("tpu-scale-cost"))
 
 
-def part_card(p: Params, card_id: str, blocks: list[dict], notes: list[Note]) -> View:
+def part_card(card_id: str, part: str, blocks: list[dict]) -> View:
     """A diagram whose parts explain themselves when picked (图 1-15, 图 1-16)."""
-    sel = next((b for b in blocks if b["id"] == p.part), None)  # type: ignore[attr-defined]
-    return View({"blocks": [{"id": b["id"], "name": b["name"]} for b in blocks]}, notes=notes,
-                blocks=[shared.diagram(card_id, blocks=blocks, selected=p.part, sel=sel)])  # type: ignore[attr-defined]
+    o = {"blocks": [{"id": b["id"], "name": b["name"]} for b in blocks]}
+    return shared.diagram_view(card_id, o, blocks=blocks, selected=part, sel=next((b for b in blocks if b["id"] == part), None))
 
 ENGINE = CONTENT["engine_blocks"]
 NIC = CONTENT["nic_blocks"]
@@ -61,7 +60,7 @@ class EngineParams(Params):
       params=EngineParams, outputs=PARTS_OUT,
       lead="专用处理器把同一种运算——矩阵乘加——做成规则的阵列,缓冲就放在阵列旁边。点一个部件,看它在数据流里做什么。")
 def fig_1_15(p: EngineParams) -> View:
-    return part_card(p, "fig-1-15", ENGINE, shared.notes("fig-1-15"))
+    return part_card("fig-1-15", p.part, ENGINE)
 
 
 class NicDiagramParams(Params):
@@ -71,7 +70,7 @@ class NicDiagramParams(Params):
 @card("fig-1-16", title="SmartNIC 软硬分工", label="图 1-16", section="1.4", kind="diagram", params=NicDiagramParams,
       outputs=PARTS_OUT, lead="规则由主机软件来定,逐包执行交给网卡上的 FPGA。点一个部件,看它负责哪一段。")
 def fig_1_16(p: NicDiagramParams) -> View:
-    return part_card(p, "fig-1-16", NIC, shared.notes("fig-1-16"))
+    return part_card("fig-1-16", p.part, NIC)
 
 
 # ---- 包处理要占几个 CPU 核 (μ_core 示意) ---------------------------------------------------------------------------
@@ -139,6 +138,5 @@ def fig_1_17(p: Fig117Params) -> View:
       lead="不论模型多大、卡有多少,分析都按同一个顺序:先看放不放得下,再看各自要做多少,最后按执行顺序算等待。")
 def tab_three_step(p: Params) -> View:
     steps = CONTENT["three_steps"]
-    return View({"rows": [{k: r[k] for k in ("step", "question", "how")} for r in steps]},
-                blocks=[shared.diagram("tab-three-step", rows=steps, timeline=CONTENT["two_card_timeline"])],
-                notes=shared.notes("tab-three-step"))
+    o = {"rows": [{k: r[k] for k in ("step", "question", "how")} for r in steps]}
+    return shared.diagram_view("tab-three-step", o, rows=steps, timeline=CONTENT["two_card_timeline"])

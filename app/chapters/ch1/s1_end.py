@@ -28,14 +28,6 @@ FALLACIES = outputs(
     b_star_requests=out("⌈B*⌉", unit="个", tile=False), t_step_ms=out("例题 1-1 单步下界", digits=2, tile=False, sym="T_{step}"),
     throughput_b8_tok_s=out("B = 8 时的理想吞吐", digits=0, tile=False),
 )
-FACTS = {
-    "compute": ["算力 ×2 后单步下界仍是 [[compute_x2_t_step_ms]]", "加速比 [[compute_x2_speedup]]"],
-    "memory": ["H100 放下 8 比特 70B 权重后剩 [[free_after_weights_gb]]",
-               "每请求 [[context_tokens|n]] token 的 KV 约 [[kv_per_request_gb]](示意上下文)",
-               "再留 2 GiB 工作区,只容得下 [[requests_fit|n]] 个请求", "B* ≈ [[b_star_requests|n]] 个请求的 KV 要 [[kv_for_b_star_gb|d1]]"],
-    "faster": ["Qwen3-8B 单请求实测 26.5 ms,下界 8.62 ms:还差约三倍"],
-    "throughput": ["例题 1-1:B = 8 时吞吐 [[throughput_b8_tok_s]],整批一步仍是 [[t_step_ms]]"],
-}
 
 def fallacy_outputs(context_tokens: int) -> dict:
     """① 例题 1-1 with twice the compute; ② the real 70B in 8-bit on one H100 plus per-request KV."""
@@ -58,7 +50,7 @@ def fallacy_outputs(context_tokens: int) -> dict:
       lead="四个听上去很自然的判断,每一个都能用本章的数字拆穿。点开每张卡片看反驳和证据。")
 def fallacies(p: FallacyParams) -> View:
     v = View(fallacy_outputs(p.context_tokens), notes=shared.notes("fallacies"))
-    items = [dict(it, facts=[shared.filled("fallacies", v, p, f) for f in FACTS[it["id"]]]) for it in shared.CONTENT["fallacies"]]
+    items = [dict(it, facts=[shared.filled("fallacies", v, p, f) for f in it["facts"]]) for it in shared.CONTENT["fallacies"]]
     v.blocks.append(shared.diagram("fallacies", items=items))
     return v
 

@@ -87,7 +87,7 @@ def notes(card_id: str, **when: Any) -> list[Note]:
     condition (``!name``: its negation) holds."""
     def on(cond: str) -> bool:
         return not when[cond[1:]] if cond.startswith("!") else bool(when[cond])
-    return [Note(n["text"], n.get("kind", "note")) for n in CONTENT["notes"][card_id] if "when" not in n or on(n["when"])]
+    return [Note(n["text"], n.get("kind", "note")) for n in CONTENT["notes"].get(card_id, []) if "when" not in n or on(n["when"])]
 
 def questions(card_id: str, view: View, params: Any) -> list[Question]:
     """The card's questions (content.toml ``[questions]``); prompt, hint and answer text filled at
@@ -99,6 +99,10 @@ def questions(card_id: str, view: View, params: Any) -> list[Question]:
 def diagram(card_id: str, **ctx: Any) -> Block:
     """The card's SVG/HTML diagram (``diagrams/<id>.html``) with the theme's colour roles as ``colors``."""
     return Block(f"diagrams/{card_id}.html", {"colors": COLORS, **ctx})
+
+def diagram_view(card_id: str, o: dict, **ctx: Any) -> View:
+    """A card that is a diagram: its outputs, its diagram drawn with ``ctx``, its notes."""
+    return View(o, blocks=[diagram(card_id, **ctx)], notes=notes(card_id))
 
 def filled(card_id: str, view: Any, params: Any, text: str) -> str:
     """``text`` with its ``[[key]]`` slots filled from a card's view, for diagram data (a block's
