@@ -4,6 +4,7 @@ timeline, the measured-vs-bound bar of 1.3.4)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .theme import animate, axis, figure, frame, gantt_trace, layout, vline, with_refs
 
@@ -16,7 +17,8 @@ def revealed_lanes(lanes: Sequence[Lane], t_end: float, n_frames: int, *, x_titl
     """Every lane's blocks, plus ▶ frames that draw them up to time t: each frame re-sends only the
     block widths clipped at t (starts and colours stay in the base traces). ``order``: lanes from
     bottom to top; ``dim``: trace names drawn faint."""
-    data = [gantt_trace(lane, [s for s, _ in b], [e for _, e in b], name, role, **({"opacity": 0.35} if name in dim else {}))
+    faint: dict[str, Any] = {"opacity": 0.35}
+    data = [gantt_trace(lane, [s for s, _ in b], [e for _, e in b], name, role, **(faint if name in dim else {}))
             for lane, b, name, role in lanes]
     times = [t_end * i / (n_frames - 1) for i in range(n_frames)]
     frames = [frame(**{name: {"x": [round(max(0.0, min(e, t) - s), 5) for s, e in b]} for _, b, name, _ in lanes})

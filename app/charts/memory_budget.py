@@ -17,7 +17,7 @@ def weight_formats(bf16_gb: float, parts: Sequence[float], totals_text: Sequence
         bar(xs, [0, parts[0]], "块内线性权重 8 比特", "read", text=["", part_text]),
         bar(xs, [0, parts[1]], "每 128 个一个 BF16 scale", "storage"),
         bar(xs, [0, parts[2]], "保留 BF16:嵌入、LM head、norm", "capacity", marker={"color": COLORS["capacity"], "pattern": {"shape": "/"}}),
-    ], with_refs(layout(axis("", ticks=xs, ticktext=[f"{x}<br><b>{t}</b>" for x, t in zip(xs, totals_text)]),
+    ], with_refs(layout(dict(axis(""), tickvals=xs, ticktext=[f"{x}<br><b>{t}</b>" for x, t in zip(xs, totals_text)]),
                         axis("权重 (GB)", range_=(0, max(bf16_gb, cap_gb) * 1.12)), height=320, barmode="stack",
                         margin=(56, 16, 16, 64)), hline(cap_gb, cap_name, "over", dash="dash")))
     if per_gpu is not None:

@@ -3,6 +3,8 @@ as a growing bar and the streamed tokens, with ▶ frames (before prefill, after
 decode step) that address traces by name."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..calculators import request_path as rp
 from ..calculators.units import MIB
 from .theme import COLORS, animate, axis, figure, frame, layout
@@ -47,7 +49,7 @@ def request_animation(inp: int, out: int, frame_no: int, kv_per_token: float) ->
     path = {"type": "scatter", "mode": "lines", "x": [STAGES[0][0], STAGES[-1][0]], "y": [2.4, 2.4],
             "line": {"color": COLORS["waiting"], "width": 2}, "hoverinfo": "skip", "name": "请求路径"}
     hidden = {"hoverinfo": "skip", "showlegend": False, "textposition": "middle right"}
-    styles = [
+    styles: list[dict[str, Any]] = [
         {"marker": {"size": 26, "color": COLORS["accent"], "symbol": "circle-open", "line": {"width": 4, "color": COLORS["accent"]}},
          "hoverinfo": "skip"},
         {"line": {"color": COLORS["capacity"], "width": 26}},

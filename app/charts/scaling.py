@@ -3,10 +3,11 @@ and the scale-vs-total-cost sketch of 1.4.1 (示意, no scale)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .theme import axis, bar, figure, hline, layout, line, points, vline, with_refs
 
-NO_TICKS = {"showticklabels": False, "ticks": "", "showgrid": False}
+NO_TICKS: dict[str, Any] = {"showticklabels": False, "ticks": "", "showgrid": False}
 
 
 def cost_vs_scale(grid: Sequence[float], general: Sequence[float], dedicated: Sequence[float], s_star: float,

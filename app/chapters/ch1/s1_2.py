@@ -37,8 +37,8 @@ RowId = Literal[tuple(ROW_OPTIONS)]  # type: ignore[valid-type]
 OP_KEYS = {op.id: op.id.replace("-", "_") + "_ns" for op in OPS}
 
 class LatencyParams(Params):
-    row_a: RowId = choice("main-memory-reference", ROW_OPTIONS, label="比较行 A", illustrative=True)
-    row_b: RowId = choice("disk-seek", ROW_OPTIONS, label="比较行 B", illustrative=True)
+    row_a: RowId = choice("main-memory-reference", ROW_OPTIONS, label="比较行 A", illustrative=True)  # type: ignore[valid-type]
+    row_b: RowId = choice("disk-seek", ROW_OPTIONS, label="比较行 B", illustrative=True)  # type: ignore[valid-type]
 
 FIG16 = outputs(
     row_a_ns=shared.shown_out("A · [[a_name]]", lat_charts.fmt_ns, unit="ns", sym="t_A"),
@@ -163,9 +163,9 @@ def gpu_cheatsheet(p: Params) -> View:
 
 
 class WeightParams(Params):
-    model: ModelId = model_choice(shared.LLAMA_70B, shared.MODEL_NAMES, label="模型")
+    model: ModelId = model_choice(shared.LLAMA_70B, shared.MODEL_NAMES, label="模型")  # type: ignore[valid-type]
     n_gpus: int = slider(2, ge=1, le=8, step=1, label="BF16 均分到几张卡 n", unit="张")
-    gpu: GpuAll = gpu_choice("h100-sxm", gpu_options(compute_only=False), label="对照的卡")
+    gpu: GpuAll = gpu_choice("h100-sxm", gpu_options(compute_only=False), label="对照的卡")  # type: ignore[valid-type]
 
 WEIGHTS = outputs(
     n_params=out("参数量 N([[n_params_yi]])", sym="N"), bf16_gb=out("BF16 权重 2N", digits=2, sym="M_W"),
@@ -198,12 +198,12 @@ def weight_bytes_card(p: WeightParams) -> View:
 
 
 class BudgetParams(Params):
-    model: ModelId = model_choice(shared.LLAMA_70B, shared.MODEL_NAMES, label="模型")
+    model: ModelId = model_choice(shared.LLAMA_70B, shared.MODEL_NAMES, label="模型")  # type: ignore[valid-type]
     precision: Literal["w8-g128", "bf16"] = choice("w8-g128", PRECISION_OPTIONS, label="权重格式")
     kv_tokens: int = slider(8192, ge=0, le=131072, step=1024, label="KV 缓存 token 数(所有请求合计,BF16) S", unit="token")
     workspace_gib: float = slider(2, ge=0, le=16, step=0.5, label="每卡工作区", unit="GiB", sym="M_{work}")
     n_gpus: int = slider(1, ge=1, le=8, step=1, label="卡数 n", unit="张")
-    gpu: GpuAll = gpu_choice("h100-sxm", gpu_options(compute_only=False), label="卡型")
+    gpu: GpuAll = gpu_choice("h100-sxm", gpu_options(compute_only=False), label="卡型")  # type: ignore[valid-type]
 
 BUDGET = outputs(
     weights_gb=out("权重([[precision_short]])", digits=2, sym="M_W"),

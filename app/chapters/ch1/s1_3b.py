@@ -100,7 +100,8 @@ def ex_1_3(p: Ex13Params) -> View:
     links = [{"label": CASE_NAMES[c], "href": "/cards/eg-1-1?" + urlencode(
         base | {"batch": b} | ({"bytes_per_param": "0.5"} if w != 1.0 else {})
         | ({"target_ms": f"{p.target_ms:g}"} if p.target_ms != 10 else {}))} for c, (b, w) in EX13_CASES.items()]
-    rows = [{"case": CASE_NAMES[c], **{k: shared.shown(EX13, o, f"{k}_{c}", "n") for k in ("t_step_ms", "per_output_ms", "throughput_tok_s")},
+    rows = [{"case": CASE_NAMES[c], **{k: shared.shown(EX13, o, f"{m}_{c}", "n,c") for k, m in (("t_step", "t_step_ms"),
+                                                                                            ("per_out", "per_output_ms"), ("thr", "throughput_tok_s"))},
              "bound": shared.shown(EX13, o, f"bound_{c}"), "fails": shared.shown(EX13, o, f"fails_target_{c}")} for c in EX13_CASES]
     fail = {h: "、".join(f"B = {b}" for c, (b, _) in EX13_CASES.items() if c.endswith("_half") == h and o[f"fails_target_{c}"])
             for h in (False, True)}

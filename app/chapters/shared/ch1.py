@@ -52,7 +52,7 @@ def measured() -> tuple[dict[int, dict], int]:
 class StepParams(Params):
     """例题 1-1's nine quantities (shared by 图 1-10, 练习 1-3 and the chapter-1 fallacies)."""
 
-    gpu: GpuId = gpu_choice("h100-sxm", gpu_options(), label="加速器")
+    gpu: GpuId = gpu_choice("h100-sxm", gpu_options(), label="加速器")  # type: ignore[valid-type]
     params_billion: float = slider(70, ge=1, le=1000, step=1, label="参数量 N", unit="×10⁹")
     bytes_per_param: float = slider(1, ge=0.25, le=2, step=0.25, label="每参数字节 b_W", unit="B")
     batch: int = slider(1, ge=1, le=512, step=1, label="批大小 B", unit="请求", log=True)
