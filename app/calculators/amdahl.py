@@ -27,3 +27,13 @@ def part_outputs(total: float, part: float, s: float) -> dict:
     return {"part_s": part, "part_pct": 100 * f, "rest_s": total - part, "new_total_s": new,
             "saved_s": total - new, "saved_pct": 100 * (total - new) / total,
             "overall_speedup": speedup(f, s), "cap_speedup": limit(f)}
+
+
+def team_outputs(total: float, part_pct: float, s: float) -> dict:
+    """A task of ``total`` hours whose ``part_pct`` % is sped up s times: the part before and after,
+    the rest, the new total, the speed-up measured and by the formula, and its ceiling (h, ×)."""
+    f = part_pct / 100
+    part = total * f
+    new = new_time(total, part, s)
+    return {"part_before_h": part, "part_after_h": part / s, "rest_h": total - part, "new_total_h": new,
+            "speedup": total / new, "speedup_formula": speedup(f, s), "speedup_limit": limit(f)}

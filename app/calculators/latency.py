@@ -1,11 +1,12 @@
 """Latency orders of magnitude: the 2009 "Numbers Everyone Should Know" table, ratios between two
-operations, and serial waits that add up (n · t_each + t_compute)."""
+operations, and serial waits that add up (n · t_each + t_compute). Pure: the table's rows are passed
+in by the card (they live in data/latency_numbers_2009.json)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from ..data import read_json
+from ..trace import tmax, tmin
 
 
 @dataclass(frozen=True)
@@ -21,19 +22,19 @@ class Op:
         return self.ns * 1e-9
 
 
-@lru_cache(maxsize=None)
-def numbers_2009() -> tuple[Op, ...]:
-    """The LADIS 2009 slide's 12 rows in slide order (data/latency_numbers_2009.json)."""
-    return tuple(Op(**r) for r in read_json("latency_numbers_2009.json")["rows"])
+def numbers_2009(rows: Iterable[Mapping]) -> tuple[Op, ...]:
+    """The LADIS 2009 slide's rows (id, label, zh, ns, category), in the order given."""
+    return tuple(Op(**r) for r in rows)
 
 
-def op(op_id: str) -> Op:
-    return next(o for o in numbers_2009() if o.id == op_id)
+def op(ops: Sequence[Op], op_id: str) -> Op:
+    """The row ``op_id`` of a table."""
+    return next(o for o in ops if o.id == op_id)
 
 
 def ratio(a: float, b: float) -> float:
     """How many times longer the slower of two durations is: max(a, b) / min(a, b)."""
-    return max(a, b) / min(a, b)
+    return tmax(a, b) / tmin(a, b)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .units import KIB, MIB
+
 
 def weight_passes(output_tokens: int) -> int:
     """Weight-reading passes for G outputs: 1 prefill + (G − 1) decode = G."""
@@ -115,3 +117,14 @@ def ledger(weights_bytes: float, read_per_step_bytes: float, kv_per_token_bytes:
     """Build the ledger; the hand-off is hidden × act_bytes per split boundary."""
     return Ledger(weights_bytes, instances, read_per_step_bytes, kv_per_token_bytes, input_tokens,
                   output_tokens, pipeline_handoff_bytes(hidden, gpus_per_instance, act_bytes))
+
+
+def ledger_outputs(lg: Ledger) -> dict:
+    """练习 1-1's ledger as its card's outputs (GB, KiB, MiB, tokens, counts)."""
+    return {"weights_gb": lg.weights_bytes / 1e9, "weights_total_gb": lg.weights_total_bytes / 1e9, "weight_loads": lg.weight_loads,
+            "kv_per_token_kib": lg.kv_per_token_bytes / KIB, "weight_read_per_step_gb": lg.read_per_step_bytes / 1e9,
+            "steps": lg.steps, "decode_steps": lg.decode_steps, "weight_read_total_gb": lg.weight_read_total_bytes / 1e9,
+            "kv_append_per_step_kib": lg.kv_per_token_bytes / KIB, "kv_final_tokens": lg.kv_final_tokens,
+            "kv_final_gb": lg.kv_final_bytes / 1e9, "kv_read_total_gb": lg.kv_read_total_bytes / 1e9,
+            "inter_gpu_per_step_kib": lg.handoff_per_token_bytes / KIB, "inter_gpu_total_mib": lg.handoff_total_bytes / MIB,
+            "router_choices": lg.router_choices}

@@ -74,6 +74,15 @@ def batch_grid(b_star: float, current: int, lo: int = 1, hi: int = 512, n: int =
     return sorted(x for x in pts if lo <= x <= hi)
 
 
+def batch_curves(grid: list[float], t_mem_ms: float, f_per_token: float, peak: float) -> dict:
+    """图 1-11 / 1-12 along B: the read bound (flat), the compute bound B·F_tok/Π, their max (ms)
+    and the ideal throughput B/T (token/s)."""
+    t_cmp = [b * f_per_token / peak * 1e3 for b in grid]
+    t_max = [max(t_mem_ms, c) for c in t_cmp]
+    return {"batch": grid, "t_mem_ms": [t_mem_ms] * len(grid), "t_compute_ms": t_cmp, "t_step_ms": t_max,
+            "throughput_tok_s": [b / (t / 1e3) for b, t in zip(grid, t_max)]}
+
+
 def two_stage_pipeline(n: int, first: float, second: float) -> list[tuple[float, float, float, float]]:
     """n items pass two stages: stage 1 runs back to back ([k·first, (k+1)·first]); item k's stage 2
     starts at max(its stage-1 end, item k−1's stage-2 end) and lasts ``second``.
@@ -87,7 +96,23 @@ def two_stage_pipeline(n: int, first: float, second: float) -> list[tuple[float,
     return out
 
 
+def pipeline_makespan(n: int, first: float, second: float) -> float:
+    """End of the last item of :func:`two_stage_pipeline`: first + (n − 1)·max(first, second) + second."""
+    return first + (n - 1) * tmax(first, second) + second
+
+
 def chunk_schedule(t_mem: float, t_compute: float, n_chunks: int) -> list[tuple[float, float, float, float]]:
     """Chunk k is read over [(k−1)·t_mem/n, k·t_mem/n]; its compute starts at max(read end, previous
     compute end) and lasts t_compute/n. Returns (read_start, read_end, comp_start, comp_end) each."""
     return two_stage_pipeline(n_chunks, t_mem / n_chunks, t_compute / n_chunks)
+
+
+def chunk_outputs(t_mem_ms: float, t_compute_ms: float, n_chunks: int) -> dict:
+    """图 1-10: weights read in n chunks while the batch computes on the ones already there: each
+    chunk's read and compute, how busy compute is, when the last chunk's compute ends, the schedule (ms, %)."""
+    sched = chunk_schedule(t_mem_ms, t_compute_ms, n_chunks)
+    return {"chunk_read_ms": t_mem_ms / n_chunks, "chunk_compute_ms": t_compute_ms / n_chunks,
+            "compute_busy_pct": 100 * t_compute_ms / tmax(t_mem_ms, t_compute_ms),
+            "pipeline_makespan_ms": pipeline_makespan(n_chunks, t_mem_ms / n_chunks, t_compute_ms / n_chunks),
+            "schedule": [{"chunk": k + 1, "read_start_ms": a, "read_end_ms": b, "compute_start_ms": c, "compute_end_ms": d}
+                         for k, (a, b, c, d) in enumerate(sched)]}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
-from .theme import axis, figure, hline, layout, line, points, vline, with_refs
+from .theme import COLORS, axis, bar, figure, hline, layout, line, points, vline, with_refs
 
 
 def batch_axis(hi: int = 512) -> dict:
@@ -36,3 +36,17 @@ def throughput_vs_batch(grid: Sequence[float], thr: Sequence[float], batch: int,
         line(grid, thr, "理想吞吐 B/T", "compute"),
         points([batch], [throughput], f"当前 B={batch}", "accent", size=11),
     ], with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True)))
+
+
+def read_vs_compute(t_compute_ms: float, t_read_ms: float, texts: Sequence[str], ratio_text: str,
+                    t_step_ms: float, step_text: str, x_max: float) -> dict:
+    """The chapter opener: the two lower bounds of one decode step as horizontal bars on one time
+    axis, with the read ÷ compute ratio above and the step bound marked."""
+    lay = layout(axis("时间下界 (ms)", range_=(0, x_max)), axis(""), height=230, legend=False, margin=(80, 24, 36, 48),
+                 annotations=[{"x": 0, "y": 1.02, "xref": "paper", "yref": "paper", "xanchor": "left",
+                               "yanchor": "bottom", "showarrow": False, "text": f"<b>{ratio_text}</b> 读取 ÷ 计算",
+                               "font": {"size": 18, "color": COLORS["read"]}}])
+    return figure([bar(["矩阵计算", "读权重"], [t_compute_ms, t_read_ms], "下界", ["compute", "read"], horizontal=True,
+                       text=list(texts), textposition="outside", cliponaxis=False, width=0.55,
+                       hovertemplate="%{y}: %{x:.4f} ms<extra></extra>")],
+                  with_refs(lay, vline(t_step_ms, step_text, "over")))

@@ -27,6 +27,9 @@ COLORS: dict[str, str] = {
     # chapter 3 · 3.3–3.5 (group ch3b): outlines, label backgrounds and washes of figures and diagrams
     "outline": "rgba(0,0,0,0.3)", "label_bg": "rgba(255,255,255,0.6)", "paper": "#ffffff",
     "accent_wash": "rgba(194,65,12,0.08)", "rule_line": "rgba(127,127,127,0.3)", "sequential": "Viridis",   # a Plotly colour scale
+    # chapter 1 (ch1 group): the request traffic of 图 1-5, 示意 remarks in diagrams, text on a filled
+    # block, the over-limit fill of 图 1-7
+    "request": "#0f9f8f", "note": "#a16207", "over_fill": "rgba(224,65,58,0.35)",
 }
 
 ROLE_LABELS = {

@@ -63,3 +63,24 @@ def test_ex_1_3_preset_link_loads_eg_1_1(page, server):
     assert page.locator("#eg-1-1-batch").input_value() == "64"
     assert page.locator("#eg-1-1-bytes_per_param").input_value() == "0.5"
     page.watch.assert_clean()
+
+
+def test_batch_drag_moves_the_tile_and_the_live_prose_number(page, server):
+    """On /ch/1/1.3 the worked arithmetic follows 例题 1-1: B = 8 makes F = 1120 GFLOP and F/Π = 1.132 ms,
+    in the tile and in the prose sentence above the card."""
+    page.goto(server + "/ch/1/1.3")
+    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    live = page.locator('a.live[data-card="eg-1-1"][data-key="t_compute_ms"]')
+    flops = page.locator('a.live[data-card="eg-1-1"][data-key="f_gflop"]')
+    assert live.inner_text() == "0.1415 ms" and flops.inner_text() == "140 GFLOP"
+    assert _stat(page, "eg-1-1", "t_compute_ms") == "0.1415"
+    page.locator("#eg-1-1-batch").evaluate(
+        "b => { b.value = '8'; b.dispatchEvent(new Event('input', {bubbles: true})); }")
+    page.wait_for_function("() => document.querySelector('#eg-1-1 .stat[data-key=\"t_compute_ms\"] .v').innerText === '1.132'",
+                           timeout=10000)
+    page.wait_for_function("() => document.querySelector('a.live[data-card=\"eg-1-1\"][data-key=\"t_compute_ms\"]').innerText"
+                           " === '1.132 ms'", timeout=10000)
+    assert flops.inner_text() == "1,120 GFLOP"
+    # the read bound did not move: the prose keeps 20.90 ms
+    assert page.locator('a.live[data-card="eg-1-1"][data-key="t_mem_ms"]').inner_text() == "20.90 ms"
+    page.watch.assert_clean()

@@ -62,3 +62,15 @@ def test_two_instances_and_split():
     split = _ledger(100, gpus=2)
     assert split.handoff_per_token_bytes == 16 * 2**10                            # 8192 × 2 B
     assert split.handoff_total_bytes == 16 * 2**10 * (2048 + 99)
+
+
+def test_ledger_outputs_are_the_ledger_in_card_units():
+    lg = rp.ledger(73.73e9, 70e9, KV, S70.hidden, 2048, 100, 2, 2)
+    o = rp.ledger_outputs(lg)
+    assert o["weights_total_gb"] == 2 * 73.73 and o["weight_loads"] == 2 and o["router_choices"] == 2
+    assert o["weight_read_total_gb"] == 100 * 70 and o["steps"] == 100 and o["decode_steps"] == 99
+    assert o["kv_per_token_kib"] == o["kv_append_per_step_kib"] == 320
+    assert o["kv_final_tokens"] == 2147 and o["kv_final_gb"] == 2147 * KV / 1e9
+    assert o["inter_gpu_per_step_kib"] == 8192 * 2 / 1024 == 16
+    assert o["inter_gpu_total_mib"] == 16 * 1024 * (2048 + 99) / 2**20
+    assert o["kv_read_total_gb"] == KV * (99 * 2048 + 99 * 98 // 2) / 1e9

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from ...calculators import roofline
 from ...calculators.model_config import decode_flops, decode_weight_read_bytes
-from ...cards import Figure, Note, View, card
+from ...cards import Figure, View, card
 from ...charts.roofline import bounds_vs_batch, throughput_vs_batch
 from ...outputs import data, out, outputs
-from ...params_domain import model_choice, model_type, shape_of_model
-from ..shared.ch1 import StepParams, effective_rates
+from ...params_domain import model_choice, model_type
+from ..shared import ch1 as shared
+from ..shared.ch1 import MODEL_NAMES, StepParams, effective_rates, model, plain_out
 
 MODELS = {"manual": "按 N 手算(例题 1-1)", "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
           "qwen3-8b": "Qwen3-8B"}
-
 
 class Eg11Params(StepParams):
     """例题 1-1 plus a model choice: "manual" is the book's hand calculation with N; a preset or a
@@ -19,35 +19,29 @@ class Eg11Params(StepParams):
 
     model: model_type(MODELS) = model_choice("manual", MODELS, label="模型(可选)")  # type: ignore[valid-type]
 
-
 EG11 = outputs(
-    m_w_gb=out("驻留量 M_W = b_W·N", sig=4, sym="M_W"),
-    r_w_gb=out("每步读取 R_W = b_W·N", sig=4, sym="R_W"),
-    f_gflop=out("每步运算 F ≈ 2BN", sig=4, sym="F"),
-    bw_eff_tbps=out("可用带宽 β", sig=4, tile=False, sym="β"),
+    m_w_gb=out("驻留量 M_W = b_W·N", sig=4, sym="M_W"), r_w_gb=out("每步读取 R_W = b_W·N", sig=4, sym="R_W"),
+    f_gflop=out("每步运算 F ≈ 2BN", sig=4, sym="F"), bw_eff_tbps=out("可用带宽 β", sig=4, tile=False, sym="β"),
     peak_eff_tflops=out("可用算力 Π", sig=4, tile=False, sym="Π"),
-    t_mem_ms=out("读取下界 R_W/β", digits=2, sym="T_{mem}"),
-    t_compute_ms=out("计算下界 F/Π", sig=4, sym="T_{comp}"),
+    bw_eff_gbps=plain_out("可用带宽 β(GB/s)", digits=0, tile=False, sym="β"),
+    peak_eff_gflops=out("可用算力 Π(GFLOP/s)", unit="GFLOP/s", digits=0, tile=False, sym="Π"),
+    t_mem_ms=out("读取下界 R_W/β", digits=2, sym="T_{mem}"), t_compute_ms=out("计算下界 F/Π", sig=4, sym="T_{comp}"),
     t_step_ms=out("单步下界 T_step", digits=2, em=True, sym="T_{step}"),
-    read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0, approx=True),
-    per_output_ms=out("每输出分摊", sig=3),
-    throughput_tok_s=out("理想吞吐", sig=3),
-    b_star=out("转折点 B* = b_WΠ/(2β)", unit="请求", digits=0, approx=True, sym="B^*"),
+    read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0, approx=True), per_output_ms=out("每输出分摊", sig=3),
+    throughput_tok_s=out("理想吞吐", sig=3), b_star=out("转折点 B* = b_WΠ/(2β)", unit="请求", digits=0, approx=True, sym="B^*"),
     intensity_flop_per_byte=out("算术强度 I = 2B/b_W", sig=4, tile=False, sym="I"),
-    ridge_flop_per_byte=out("转折强度 Π/β", sig=4, tile=False),
+    ridge_flop_per_byte=out("转折强度 Π/β", sig=4, tile=False), f_tok_gflop=out("每 token 运算 F/B", unit="GFLOP", sig=4, tile=False),
     bound=out("主导项", text={"memory": "读取(memory)", "compute": "计算(compute)"}),
     meets_target=out("满足目标?", text={True: "满足(余量 [[target_margin_ms]])", False: "不满足(余量 [[target_margin_ms]])"}),
     target_margin_ms=out("目标余量", digits=2, tile=False),
     chart=data("图 1-11/1-12 的曲线:batch, t_mem_ms, t_compute_ms, t_step_ms, throughput_tok_s", type=dict),
 )
 
-
 def model_step_quantities(ref: str, b_w: float) -> tuple[float, float, float]:
     """(resident bytes, bytes read per decode step, FLOPs per token without attention) of a model
     config at ``b_w`` bytes per parameter."""
-    s = shape_of_model(ref, MODELS.get(ref, ""))
+    s = model(ref)
     return b_w * s.params_total, decode_weight_read_bytes(s, b_w), decode_flops(s, 0)
-
 
 @card("eg-1-1", title="单步生成计算器", label="例题 1-1 / 图 1-9 ~ 1-12 / 练习 1-3", section="1.3",
       kind="calculator", params=Eg11Params, aliases=("fig-1-9", "fig-1-11", "fig-1-12"), outputs=EG11,
@@ -57,26 +51,17 @@ def eg_1_1(p: Eg11Params) -> View:
     bw, peak = effective_rates(p)
     mq = None if p.model == "manual" else model_step_quantities(p.model, p.bytes_per_param)
     o = roofline.step_outputs(p.params_billion * 1e9, p.bytes_per_param, p.batch, bw, peak, p.target_ms, mq)
-    f_tok = o["f_gflop"] * 1e9 / p.batch
+    o |= {"bw_eff_gbps": bw / 1e9, "peak_eff_gflops": peak / 1e9, "f_tok_gflop": o["f_gflop"] / p.batch}
     grid = roofline.batch_grid(o["b_star"], p.batch)
-    t_mem = [o["t_mem_ms"]] * len(grid)
-    t_cmp = [b * f_tok / peak * 1e3 for b in grid]
-    t_max = [max(a, c) for a, c in zip(t_mem, t_cmp)]
-    thr = [b / (t / 1e3) for b, t in zip(grid, t_max)]
-    o["chart"] = {"batch": grid, "t_mem_ms": t_mem, "t_compute_ms": t_cmp, "t_step_ms": t_max, "throughput_tok_s": thr}
-    head = ("N = [[params_billion]]" if mq is None else
-            "[[model_name]]:每步读 [[r_w_gb]]、每 token [[f_tok_gflop]](由配置推导)")
-    return View(o, headline=head + " · 目标 [[target_ms]]/步",
-                ctx={"model_name": MODELS.get(p.model, "自定义模型"), "f_tok_gflop": f"{f_tok / 1e9:.4g} GFLOP"},
+    c = o["chart"] = roofline.batch_curves(grid, o["t_mem_ms"], o["f_tok_gflop"] * 1e9, peak)
+    head = "N = [[params_billion]]" if mq is None else "[[model_name]]:每步读 [[r_w_gb]]、每 token [[f_tok_gflop]](由配置推导)"
+    return View(o, headline=head + " · 目标 [[target_ms]]/步", ctx={"model_name": MODEL_NAMES.get(p.model, "自定义模型")},
                 figures=[
-        Figure(bounds_vs_batch(grid, t_mem, t_cmp, p.batch, o["t_step_ms"], o["b_star"], p.target_ms),
+        Figure(bounds_vs_batch(grid, c["t_mem_ms"], c["t_compute_ms"], p.batch, o["t_step_ms"], o["b_star"], p.target_ms),
                "图 1-11 · 时间下界随 B 变化",
                "权重读取下界恒为 [[t_mem_ms]],计算下界随 B 线性增长,B=[[batch]] 时 [[t_compute_ms]];两者在 "
                "B*≈[[b_star|n]] 相交。当前单步下界 [[t_step_ms]],目标 [[target_ms]]。"),
-        Figure(throughput_vs_batch(grid, thr, p.batch, o["throughput_tok_s"], o["b_star"]),
+        Figure(throughput_vs_batch(grid, c["throughput_tok_s"], p.batch, o["throughput_tok_s"], o["b_star"]),
                "图 1-12 · 理想输出吞吐 B/T",
                "吞吐随 B 线性上升,越过 B*≈[[b_star|n]] 后变平;B=[[batch]] 时约 [[throughput_tok_s]]。"),
-    ], notes=[
-        Note("$T_{step} \\ge \\max(F/\\Pi,\\ R_W/\\beta)$;$B^* = b_W\\Pi/(2\\beta)$ 时算术强度 $I = 2B/b_W$ 追上 $\\Pi/\\beta$。", "formula"),
-        Note("“每输出分摊”是整批耗时 ÷ 输出数,用来换算吞吐;批内每个请求仍要等整批跑完,单请求延迟并没有缩短。"),
-    ])
+    ], notes=shared.notes("eg-1-1"))
