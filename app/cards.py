@@ -391,9 +391,10 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
         approx = resolve_cond(d.approx, ctx, params, o)
         value = o[key]
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-        text = d.fmt(value, approx=approx, unit=d.glued) if numeric else label_text(d.words(value), card, view, params)
+        whole = d.shown(value) is not None or d.glued          # the text carries its unit
+        text = d.fmt(value, approx=approx, unit=whole) if numeric else label_text(d.words(value), card, view, params)
         stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=value,
-                          unit=d.display_unit if numeric and not d.glued else "", digits=d.digits, sig=d.sig,
+                          unit=d.display_unit if numeric and not whole else "", digits=d.digits, sig=d.sig,
                           approx=approx, illustrative=resolve_cond(d.ill, ctx, params, o), book=d.book,
                           emphasis=d.em, text=text))
     return stats

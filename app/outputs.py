@@ -69,6 +69,8 @@ class Out:
     sep: bool = True                   # thousands separators (4096 vs 4,096)
     stated: bool = False               # an input value prints every digit it was given
     none: str = "—"                    # what a missing (None / not finite) value reads as
+    show: Callable[[Any], str | None] | None = None   # prints a number in full (unit included) when
+                                       # the formats above cannot (a unit chosen by magnitude); None → them
     key: str = ""
 
     @property
@@ -93,7 +95,12 @@ class Out:
             return d.fmt(value, approx="a" in f, unit="n" not in f)
         if not _numeric(value):
             return self.words(value)
-        return self.number(value, approx=approx, unit=unit)
+        shown = self.shown(value)
+        return shown if shown is not None else self.number(value, approx=approx, unit=unit)
+
+    def shown(self, value: Any) -> str | None:
+        """The ``show`` hook's text for a number, if it has one."""
+        return self.show(value) if self.show is not None and _numeric(value) else None
 
     def words(self, value: Any) -> str:
         """A bool/str/None output in words."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from ...calculators.model_config import weight_bytes
 from ...cards import Block, Note, Params, Question, View, slider
 from ...charts import COLORS
 from ...data import compute_gpu_ids, gpu_options, read_json
-from ...outputs import Out
+from ...outputs import Out, out
 from ...params_domain import gpu_choice, gpu_of, gpu_type, shape_of_model
 from ...trace import given, name
 
@@ -114,30 +113,11 @@ def shown(decls: dict[str, Out], o: dict, key: str, flags: str = "") -> str:
     """An output as its declaration prints it (for text inside a figure, where no slot can go)."""
     return decls[key].fmt(o[key], flags=flags)
 
-@dataclass(frozen=True)
-class PlainOut(Out):
-    """An output printed without thousands separators ("3350 GB/s", "5952 万"), as the prose writes
-    it; the engine's format always groups digits."""
-
-    def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
-        return super().fmt(value, approx=approx, unit=unit, flags=flags).replace(",", "")
-
 def plain_out(label: str = "", **kw: Any) -> Out:
-    return PlainOut(label=label, **kw)
+    """An output printed without thousands separators ("3350 GB/s", "5952 万"), as the prose writes it."""
+    return out(label, sep=False, **kw)
 
-@dataclass(frozen=True)
-class ShownOut(Out):
-    """An output its own function prints wherever it appears without flags (a readable unit chosen by
-    magnitude, a dash for "none yet", "无上限"); ``show`` may return None for the declared format. The
-    engine formats numbers by digits/sig only; flags still use that format."""
-
-    show: Callable[[Any], str | None] | None = None
-
-    def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
-        text = self.show(value) if self.show is not None and flags in ("", "u") else None
-        if text is None:   # tiles ask without the unit but print no unit beside a text: keep it in
-            return super().fmt(value, approx=approx, unit=unit or not flags, flags=flags)
-        return text
 
 def shown_out(label: str, show: Callable[[Any], str | None], **kw: Any) -> Out:
-    return ShownOut(label=label, show=show, text={}, **kw)
+    """An output that ``show`` prints (unit included) wherever it can; None → the declared format."""
+    return out(label, show=show, **kw)
