@@ -90,6 +90,15 @@ def section_of(card: Card) -> Section | None:
 
 
 @lru_cache(maxsize=None)
+def words(chapter_dir: str, name: str) -> dict:
+    """A card-words file ``chN/<name>.toml`` (diagram content, notes, question texts: the words a
+    group of cards shows, kept beside the section prose so the modules read as declarations and a
+    translation touches text files only). Read once."""
+    import tomllib
+    return tomllib.loads((HERE / chapter_dir / f"{name}.toml").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
 def prose(sec_key: str) -> str:
     ch = sec_key.split(".")[0]
     p = HERE / f"ch{ch}" / f"{sec_key}.md"

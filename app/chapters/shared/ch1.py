@@ -3,9 +3,7 @@ the model presets and small helpers. Section modules import from here (and from 
 never from each other."""
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ...calculators import roofline
@@ -16,6 +14,7 @@ from ...data import compute_gpu_ids, gpu_options, read_json
 from ...outputs import Out, out
 from ...params_domain import gpu_choice, gpu_of, gpu_type, shape_of_model
 from ...trace import given, name
+from .. import words
 
 GpuId = gpu_type(compute_gpu_ids())          # a preset, or a reader's own card (custom:GB,TB/s,TFLOP/s)
 
@@ -28,7 +27,7 @@ HAND_B_W = given(1.0, "b_W", "B", source=HAND)
 LLAMA_70B, QWEN3_8B = "deepseek-r1-distill-llama-70b", "qwen3-8b"
 MODEL_NAMES = {LLAMA_70B: "DeepSeek-R1-Distill-Llama-70B", QWEN3_8B: "Qwen3-8B"}
 MEASURED = "qwen3_8b_rtx_pro_6000.json"     # 图 1-13 / 1-14: the book's measured points
-CONTENT: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parent.parent / "ch1" / "content.toml").read_text("utf-8"))
+CONTENT: dict[str, Any] = words("ch1", "content")
 
 def model(ref: str) -> Any:
     """A model's shape with its counts as traced inputs (source: its config.json)."""

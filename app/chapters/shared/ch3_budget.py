@@ -5,9 +5,7 @@ formats 3.6 prints)."""
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import astuple, replace
-from pathlib import Path
 from typing import Any
 
 from ... import format as fmt
@@ -17,6 +15,7 @@ from ...cards import Note
 from ...data import c4_points, read_json
 from ...outputs import out, outputs
 from ...trace import given
+from .. import words
 
 
 def big(x: float, sym: str, exp: int | None, source: str, unit: str = "") -> float:
@@ -25,7 +24,7 @@ def big(x: float, sym: str, exp: int | None, source: str, unit: str = "") -> flo
     return given(x / 10 ** exp, sym, f"×10{fmt.superscript(exp)}{unit}", source) * 10 ** exp
 
 
-WORDS: dict[str, Any] = tomllib.loads((Path(__file__).resolve().parents[1] / "ch3" / "budget.toml").read_text("utf-8"))
+WORDS: dict[str, Any] = words("ch3", "budget")
 FIGURES: dict[str, tuple[str, str]] = {k: (t, s) for k, (t, s) in WORDS["figures"].items()}   # key → (title, summary)
 
 
