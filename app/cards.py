@@ -44,9 +44,10 @@ def fixed(value: float, label: str, unit: str = "") -> Any:
     return slider(value, ge=value, le=value, step=step, label=label, unit=unit)
 
 
-def choice(default: str, options: dict[str, str], *, label: str, help: str = "",
+def choice(default: str | float, options: dict[Any, str], *, label: str, help: str = "",
            illustrative: bool = False) -> Any:
-    """An enum parameter drawn as a select; ``options`` maps value -> Chinese label."""
+    """An enum parameter drawn as a select; ``options`` maps value -> Chinese label. Options that are
+    numbers need the field typed with :func:`number_type` (a JSON number, not a string)."""
     extra = {"control": "select", "options": options, "label": label, "illustrative": illustrative}
     return Field(default, description=help or label, json_schema_extra=extra)
 
@@ -92,6 +93,29 @@ def _check_model(v: str, allowed: tuple[str, ...]) -> str:
 
 
 _NUM = r"[0-9]+(\.[0-9]+)?"
+
+
+def number_type(options: Sequence[float]) -> Any:
+    """The type of a select whose options are numbers: a number equal to one option. Text from a
+    query or a form (``"2796"``, ``"2796.0"``) selects the option of that value; booleans never do."""
+    from pydantic import BeforeValidator, WithJsonSchema
+    from typing import Annotated
+    opts = tuple(options)
+
+    def pick(v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            raise ValueError("须为数字")
+        try:
+            x = float(v.strip()) if isinstance(v, str) else float(v)
+        except ValueError:
+            raise ValueError("须为数字") from None
+        for o in opts:
+            if float(o) == x:
+                return o
+        raise ValueError("不是可选值")
+
+    return Annotated[Literal[opts], BeforeValidator(pick),
+                     WithJsonSchema({"type": "number", "enum": list(opts)})]
 
 
 def gpu_type(ids: Sequence[str]) -> Any:
@@ -140,7 +164,7 @@ class ControlSpec:
     le: float | None = None
     step: float | None = None
     log: bool = False
-    options: dict[str, str] | None = None
+    options: dict[Any, str] | None = None
     optional: bool = False
     illustrative: bool = False
     placeholder: str = ""

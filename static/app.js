@@ -392,7 +392,8 @@
     if (raw === "") return;
     var unitSel = form.querySelector("select[name=unit]");
     var isNum = form.closest(".q").classList.contains("q-numeric");
-    var val = isNum ? Number(raw.replace(/,/g, "")) : raw;
+    var isBool = form.closest(".q").classList.contains("q-bool");   // the API takes a JSON boolean
+    var val = isNum ? Number(raw.replace(/,/g, "")) : (isBool ? raw === "true" : raw);
     if (isNum && !isFinite(val)) { showVerdict(form, { verdict: "incorrect", text: "请输入一个数" }); return; }
     var body = { params: cardParams(card), answers: {}, units: {} };
     body.answers[key] = val;

@@ -304,13 +304,13 @@ def _api_endpoint(card: Card):
 
 
 def check_body_model(card: Card) -> type[BaseModel]:
-    """The POST body for an exercise, typed by its questions so the schema says exactly what is
-    accepted: ``answers`` keyed by the numeric/yes-no question keys, ``units`` by their units."""
+    """The POST body for a card with questions, typed by them so the schema says exactly what is
+    accepted: ``answers`` keyed by the numeric/yes-no question keys (of every state the card can
+    ask), ``units`` by their units."""
     from typing import Literal, Optional
     from pydantic import create_model
-    view = compute(card, card.defaults())
     ans, units = {}, {}
-    for q in view.questions:
+    for q in exercises.questions_of(card).values():
         if q.kind == "open":
             continue
         typ = float if q.kind == "numeric" else (bool if q.kind == "bool" else str)
@@ -389,7 +389,7 @@ def register_card_routes(app: FastAPI) -> None:
             summary=card.display_title, response_model=CardResult,
             responses={422: {"model": ErrorBody, "description": "参数超出范围或格式不对"}},
             openapi_extra={"parameters": _openapi_params(card)})
-        if card.kind == "exercise":
+        if exercises.questions_of(card):   # checkable whatever its kind (练习 3-1 is a calculator)
             app.add_api_route(
                 f"/api/cards/{cid}/check", _check_endpoint(card), methods=["POST"], tags=["练习"],
                 summary=f"检查 {card.display_title} 的答案", response_model=CheckResult,

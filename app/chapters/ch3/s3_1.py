@@ -14,7 +14,7 @@ from ...calculators import latency_metrics as lm
 from ...calculators import model_config as mc
 from ...calculators import queueing as qu
 from ...calculators import roofline
-from ...cards import Figure, Note, Params, Question, Stat, Table, View, card, choice, fixed, slider
+from ...cards import Figure, Note, Params, Question, Stat, Table, View, card, choice, fixed, number_type, slider
 from ...charts import animate, axis, bar, color, figure, gantt_trace, hline, layout, line, points, r, vline, with_refs
 from ...data import gpu, model_config, read_json
 
@@ -441,11 +441,11 @@ def fig_3_1(p: Fig31Params) -> View:
 # 练习 3-1 · same total output, different request count
 # ---------------------------------------------------------------------------------------------
 
-NReq = Literal["1", "2", "4", "8", "16", "32", "64", "128"]
+N_REQUESTS = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
 class Ex31Params(Params):
-    n_requests: NReq = choice("8", {k: f"{k} 条" for k in ("1", "2", "4", "8", "16", "32", "64", "128")},
+    n_requests: number_type(N_REQUESTS) = choice(8, {k: f"{k} 条" for k in N_REQUESTS},
                               label="请求数 n")
     total_output_tokens: int = fixed(1024, "总输出", "token")
     input_tokens: int = slider(1024, ge=128, le=8192, step=128, label="每条输入 P", unit="token")

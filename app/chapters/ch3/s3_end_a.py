@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import urlencode
 
-from ...cards import Block, Figure, Note, Params, Question, View, card, choice, slider
+from ...cards import Block, Figure, Note, Params, Question, View, card, choice, number_type, slider
 from ...charts import axis, figure, layout, line
 from .s3_1 import MU_BOOK, Eg31Params, eg31_figure, eg31_outputs, fig33_outputs, fixed
 
-MU_CHOICES = {"2795.66": "2,795.66(书中取值)", "2796": "2,796(题面取整)"}
+MU_CHOICES = {2795.66: "2,795.66(书中取值)", 2796: "2,796(题面取整)"}
 
 
 class Ex32Params(Params):
-    mu_per_card: Literal["2795.66", "2796"] = choice("2795.66", MU_CHOICES, label="每卡处理率", help="每卡 decode 步/s")
+    mu_per_card: number_type(MU_CHOICES) = choice(2795.66, MU_CHOICES, label="每卡处理率", help="每卡 decode 步/s")
     burst_s: float = slider(30, ge=10, le=120, step=5, label="突发持续", unit="s")
     arrival_rate_per_s: float = fixed(2, "进入工具等待的速率", "个/s")
     state_gib: float = fixed(1, "每个等待任务的状态", "GiB")
@@ -103,7 +103,7 @@ def ex_3_2(p: Ex32Params) -> View:
                  solution=[f"$\\lambda M_0 \\tau = {lam:g} \\times {p.state_gib:g} \\times 30 = {o['occupancy_30s_gib']:g}$ GiB:"
                            "状态本身没变大,只是被占得更久。"]),
     ]
-    alt = Ex32Params(mu_per_card="2796" if p.mu_per_card == "2795.66" else "2795.66", burst_s=p.burst_s)
+    alt = Ex32Params(mu_per_card=2796 if p.mu_per_card == 2795.66 else 2795.66, burst_s=p.burst_s)
     oa, _ = eg31_outputs(burst_setting(alt, 2))
     v.notes = [
         Note(f"题面把每卡写成约 2,796 步/s;答案用书中取值 2,795.66。按 {float(alt.mu_per_card):,.2f} 算,两卡积压 "
