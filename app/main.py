@@ -14,6 +14,7 @@ from .chapters import load_all
 from .web.render import STATIC
 from .web.models_api import router as models_router
 from .web.routes import register_card_routes, router
+from .web.limits import BodyLimit
 from .web.security import SecurityHeaders
 
 load_all()
@@ -64,6 +65,7 @@ def create_app() -> FastAPI:
     from starlette.exceptions import HTTPException as StarletteHTTPException
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_middleware(GZipMiddleware, minimum_size=800)
+    app.add_middleware(BodyLimit)        # 413 for bodies over 1 MB, read before answering
     app.add_middleware(SecurityHeaders)
     return app
 

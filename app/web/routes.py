@@ -186,10 +186,22 @@ def card_fragment(request: Request, name: str) -> Response:
             return html(render("_errors.html", card=card, errors=e.errors), 422)
         hit = _by_url.get(key, lambda: fragment_bytes(card, params, solutions=solutions))
     body, etag = hit
+    etag = "W/" + etag   # weak: the gzip and identity bytes of one fragment are the same representation
     headers = {"ETag": etag, "Cache-Control": FRAGMENT_CACHE, "Vary": "Accept-Encoding"}
-    if request.headers.get("if-none-match") == etag:
+    if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return Response(body, media_type="text/html; charset=utf-8", headers=headers)
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """``If-None-Match`` by the weak comparison (RFC 9110 13.1.2): ``*``, or any listed tag equal to
+    ours once ``W/`` is dropped."""
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    ours = etag.removeprefix("W/")
+    return any(t.strip().removeprefix("W/") == ours for t in if_none_match.split(","))
 
 
 @router.get("/cards/{name}/figure/{idx}.{ext}", include_in_schema=False)
