@@ -6,21 +6,45 @@ entry in the registry. Nothing here knows about HTTP; the web layer renders what
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, ClassVar, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # ---------------------------------------------------------------------------------------------
 # Parameters: pydantic fields that carry slider metadata (range, step, unit, Chinese label)
 # ---------------------------------------------------------------------------------------------
 
 
-class Params(BaseModel):
-    """Base for every card's parameters. Unknown query keys are ignored; known ones are validated."""
+def _list_item_schema(schema: dict[str, Any], model: type) -> None:
+    """JSON schema: a ``number_list``'s items carry its bounds (``minimum``/``maximum``)."""
+    for name, prop in schema.get("properties", {}).items():
+        if prop.get("control") == "list" and isinstance(prop.get("items"), dict):
+            bounds = {"minimum": prop.get("item_ge"), "maximum": prop.get("item_le")}
+            prop["items"].update({k: v for k, v in bounds.items() if v is not None})
 
-    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
+
+class Params(BaseModel):
+    """Base for every card's parameters. Unknown query keys are ignored; known ones are validated.
+    ``cross_field_rules`` names the rules between fields that a schema cannot state (shown in the
+    card's API description)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False, json_schema_extra=_list_item_schema)
+    cross_field_rules: ClassVar[tuple[str, ...]] = ()
+
+    @field_validator("*")
+    @classmethod
+    def _list_items_in_range(cls, v: Any, info: Any) -> Any:
+        """A ``number_list``'s items stay within its bounds."""
+        extra = cls.model_fields[info.field_name].json_schema_extra
+        if isinstance(v, list) and isinstance(extra, dict) and extra.get("control") == "list":
+            lo, hi = extra.get("item_ge"), extra.get("item_le")
+            for i, x in enumerate(v):
+                if (lo is not None and x < lo) or (hi is not None and x > hi):
+                    raise ValueError(f"第 {i + 1} 项 {x:g} 超出 {lo:g}–{hi:g}")
+        return v
 
 
 class NoParams(Params):
@@ -84,15 +108,14 @@ def _check_model(v: str, allowed: tuple[str, ...]) -> str:
         return v
     if v.startswith(CUSTOM_MODEL):
         from .calculators.model_config import ConfigError, shape_of
+        if not re.fullmatch(r"cfg:[A-Za-z0-9_-]{8,6000}", v):
+            raise ValueError("自定义模型应为 cfg: 加 8–6000 个 base64url 字符(页面粘贴 config.json 后生成)")
         try:
             shape_of(model_config(v))
         except (ConfigError, KeyError, TypeError) as e:
             raise ValueError(f"自定义模型无法解析:{e}") from None
         return v
     raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或自定义 config.json")
-
-
-_NUM = r"[0-9]+(\.[0-9]+)?"
 
 
 def number_type(options: Sequence[float]) -> Any:
@@ -119,23 +142,38 @@ def number_type(options: Sequence[float]) -> Any:
 
 
 def gpu_type(ids: Sequence[str]) -> Any:
-    """A GPU parameter type: one of ``ids`` or a reader's own card ``custom:mem,bw,tflops``."""
+    """A GPU parameter type: one of ``ids`` or a reader's own card ``custom:mem,bw,tflops``; the
+    schema's pattern carries the bounds of each part (``data.GPU_LIMITS``)."""
     from pydantic import AfterValidator, WithJsonSchema
     from typing import Annotated
+    from .data import GPU_LIMITS
+    from .numpattern import decimal_range
     allowed = tuple(ids)
-    pattern = "^(" + "|".join(allowed) + f"|custom:{_NUM},{_NUM},{_NUM})$"
+    parts = ",".join(decimal_range(lo, hi) for lo, hi in GPU_LIMITS.values())
+    assert all(re.fullmatch(r"[a-z0-9-]+", a) for a in allowed), allowed   # literal in a regex
+    pattern = "^(?:" + "|".join(allowed) + f"|custom:{parts})$"
     return Annotated[str, AfterValidator(lambda v: _check_gpu(v, allowed)),
-                     WithJsonSchema({"type": "string", "pattern": pattern})]
+                     WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 200,
+                                     "description": "预设 id,或 custom:显存GB,带宽TB/s,BF16 TFLOP/s(各在 "
+                                     + "、".join(f"{lo:g}–{hi:g}" for lo, hi in GPU_LIMITS.values()) + " 之间)"})]
+
+
+MODEL_CONFIG_FORMAT = "model-config"   # JSON Schema format of a cfg: value (a compressed config.json)
 
 
 def model_type(ids: Sequence[str]) -> Any:
-    """A model parameter type: one of ``ids`` or a reader's own ``config.json`` (``cfg:…``)."""
+    """A model parameter type: one of ``ids`` or a reader's own ``config.json`` (``cfg:…``). That a
+    ``cfg:`` value decodes to a readable config is beyond a pattern: the schema names it as the
+    format ``model-config``."""
     from pydantic import AfterValidator, WithJsonSchema
     from typing import Annotated
     allowed = tuple(ids)
-    pattern = "^(" + "|".join(allowed) + "|cfg:[A-Za-z0-9_-]{8,6000})$"
     return Annotated[str, AfterValidator(lambda v: _check_model(v, allowed)),
-                     WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 6004})]
+                     WithJsonSchema({"anyOf": [
+                         {"type": "string", "enum": list(allowed)},
+                         {"type": "string", "format": MODEL_CONFIG_FORMAT, "pattern": "^cfg:[A-Za-z0-9_-]{8,6000}$",
+                          "description": "cfg: + 8–6000 个 base64url 字符 = zlib 压缩的 config.json(页面粘贴 "
+                          "Hugging Face config.json 时生成),须能被 POST /api/models/derive 读出"}]})]
 
 
 def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "",

@@ -490,7 +490,7 @@
             e.stopPropagation();
             var v = Array.prototype.map.call(box.querySelectorAll("input[data-part]"), function (i) { return i.value.trim(); });
             if (v.every(function (x) { return x !== "" && isFinite(Number(x)); })) {
-              opt.value = "custom:" + v.join(",");
+              opt.value = "custom:" + v.map(function (x) { return String(Number(x)); }).join(",");   // "080" → "80"
               sel.value = opt.value;
               sel.dispatchEvent(new Event("change", { bubbles: true }));
             }

@@ -293,13 +293,24 @@ def _openapi_params(card: Card) -> list[dict]:
                 prop = {**{k: v for k, v in prop.items() if k != "anyOf"}, **inner[0]}
                 prop.pop("default", None)
         p = {k: v for k, v in prop.items() if k not in ("title", "control", "step", "unit", "label", "log",
-                                                     "illustrative", "placeholder", "options", "item_ge", "item_le")}
+                                                     "illustrative", "placeholder", "options", "item_ge", "item_le",
+                                                     "custom")}
         param = {"name": name, "in": "query", "required": False, "schema": p,
                  "description": prop.get("description", "") + (f"(单位 {prop['unit']})" if prop.get("unit") else "")}
         if p.get("type") == "array":
             param.update({"style": "form", "explode": True})
         out.append(param)
     return out
+
+
+CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"
+
+
+def _api_description(card: Card) -> str:
+    """The operation's description: the card's lead, and the rules between fields a schema cannot
+    state (``Params.cross_field_rules``)."""
+    rules = card.params.cross_field_rules
+    return card.lead + (("\n\n" + CROSS_FIELD + ";".join(rules)) if rules else "")
 
 
 def _api_endpoint(card: Card):
@@ -398,7 +409,7 @@ def register_card_routes(app: FastAPI) -> None:
         card = REGISTRY[cid]
         app.add_api_route(
             f"/api/cards/{cid}", _api_endpoint(card), methods=["GET"], tags=[f"第 {card.chapter} 章"],
-            summary=card.display_title, response_model=CardResult,
+            summary=card.display_title, description=_api_description(card), response_model=CardResult,
             responses={422: {"model": ErrorBody, "description": "参数超出范围或格式不对"}},
             openapi_extra={"parameters": _openapi_params(card)})
         if exercises.questions_of(card):   # checkable whatever its kind (练习 3-1 is a calculator)

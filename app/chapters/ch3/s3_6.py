@@ -131,7 +131,8 @@ def _fit_runs_field():
     return Field(list(EXAMPLE_FIT), min_length=5, max_length=24,
                  description="fit 模式下用来拟合的 run 名(CSV 的 run 列),每项一个",
                  json_schema_extra={"control": "list", "step": None, "unit": "", "label": "拟合用的 run(fit 模式)",
-                                    "item_ge": None, "item_le": None, "illustrative": False})
+                                    "item_ge": None, "item_le": None, "illustrative": False,
+                                    "items": {"type": "string", "enum": sorted(sl.c4_runs())}, "uniqueItems": True})
 
 
 class HoldoutParams(Params):
