@@ -68,8 +68,18 @@
     return window.Plotly.animate(el, { data: changed.map(function (i) { return fig.data[i]; }), traces: changed },
       { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
   }
+  // Presenter: a chart on the first screen takes the height that remains below it (at least 180 px),
+  // so it is fully visible without scrolling; charts further down keep their own height.
+  function presentHeight(el) {
+    if (!document.body.classList.contains("present")) return null;
+    var top = el.getBoundingClientRect().top + window.scrollY;
+    if (top > window.innerHeight * 0.75) return null;
+    return Math.max(180, Math.floor(window.innerHeight - top - 12));
+  }
   function render(el, fig) {
     var f = { data: fig.data, layout: themed(fig.layout), config: PLOT_CONFIG };
+    var h = presentHeight(el);
+    if (h) { f.layout.height = h; el.style.minHeight = h + "px"; }
     if (fig.frames) f.frames = fig.frames;
     return window.Plotly.react(el, f);
   }
@@ -267,9 +277,19 @@
   }
 
   // ---------------------------------------------------------------- presenter keys
+  function toggleControls(bar) {
+    var hidden = document.body.classList.toggle("controls-hidden");
+    var b = bar.querySelector(".toggle-controls");
+    if (b) { b.setAttribute("aria-pressed", String(hidden)); b.textContent = hidden ? "显示控件" : "隐藏控件"; }
+    redrawAll();
+  }
   function presenter() {
     var bar = document.querySelector(".present-bar");
     if (!bar) return;
+    var tb = bar.querySelector(".toggle-controls");
+    if (tb) tb.addEventListener("click", function () { toggleControls(bar); });
+    var resized = null;
+    window.addEventListener("resize", function () { clearTimeout(resized); resized = setTimeout(redrawAll, 150); });
     document.addEventListener("keydown", function (e) {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
       var a = document.activeElement;
@@ -292,6 +312,7 @@
       } else if (e.key === " ") { e.preventDefault(); togglePlay(card); }
       else if (e.key === "n" || e.key === "N") { if (bar.dataset.next) location.href = bar.dataset.next; }
       else if (e.key === "p" || e.key === "P") { if (bar.dataset.prev) location.href = bar.dataset.prev; }
+      else if (e.key === "c" || e.key === "C") { toggleControls(bar); }
       else if (e.key === "f" || e.key === "F") {
         if (document.fullscreenElement) document.exitFullscreen(); else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});
       }
