@@ -14,6 +14,7 @@ from .chapters import load_all
 from .web.render import STATIC
 from .web.models_api import router as models_router
 from .web.routes import register_card_routes, router
+from .web.deck import router as deck_router
 from .web.docs import router as docs_router
 from .web.limits import BodyLimit
 from .web.security import SecurityHeaders
@@ -56,6 +57,7 @@ def create_app() -> FastAPI:
     app = FastAPI(title="AI Infra 图解 API", version="1.0",
                   description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。",
                   docs_url=None, redoc_url=None)   # /docs is served offline by app/web/docs.py; no /redoc
+    app.include_router(deck_router)      # before /present/{name}
     app.include_router(router)
     app.include_router(docs_router)
     app.include_router(models_router)

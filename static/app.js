@@ -242,8 +242,11 @@
     var form = card.querySelector("form.controls");
     if (form && card.dataset.urlSync && e.detail.requestConfig && e.detail.requestConfig.elt === form) {
       var q = formQuery(form);
-      history.replaceState(null, "", card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
+      var deck = deckBar();
+      history.replaceState(null, "", deck ? deckUrl(deck, +deck.dataset.deckAt, card.dataset.card + (q ? "?" + q : ""))
+        : card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
       updateToolLinks(card, q);
+      if (deck) { var back = deck.querySelector("a.back"); if (back) back.setAttribute("href", "/cards/" + card.dataset.card + (q ? "?" + q : "")); }
     }
     document.dispatchEvent(new CustomEvent("card:updated", { detail: { card: card.dataset.card } }));
   });
@@ -276,6 +279,23 @@
     });
   }
 
+  // ---------------------------------------------------------------- lecture decks
+  // /present/deck?c=ID[?query]&c=…&at=K: the address bar holds every step's state; moving a control
+  // rewrites this step's c, and N/P go to the neighbouring step of the current URL (so each keeps its state).
+  function deckBar() { return document.querySelector(".present-bar[data-deck-at]"); }
+  function deckUrl(bar, at, state) {
+    var sp = new URLSearchParams(location.search), out = new URLSearchParams();
+    var entries = sp.getAll("c");
+    if (state !== undefined) entries[+bar.dataset.deckAt - 1] = state;
+    entries.forEach(function (c) { out.append("c", c); });
+    out.set("at", String(at));
+    return location.pathname + "?" + out.toString();
+  }
+  function deckStep(bar, dir) {
+    var at = +bar.dataset.deckAt + dir;
+    if (at >= 1 && at <= +bar.dataset.deckSize) location.href = deckUrl(bar, at);
+  }
+
   // ---------------------------------------------------------------- presenter keys
   function toggleControls(bar) {
     var hidden = document.body.classList.toggle("controls-hidden");
@@ -293,11 +313,16 @@
     document.addEventListener("keydown", function (e) {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
       var a = document.activeElement;
-      var typing = a && a.tagName === "INPUT" && a.type === "text";
+      // a control's number box takes digits only, so letters stay presenter commands there (N/P/C/F)
+      var typing = a && ((a.tagName === "INPUT" && a.type === "text" && !a.classList.contains("num")) || a.tagName === "TEXTAREA");
       var card = document.querySelector(".card");
       var q = location.search;
-      if (e.key === "Escape") { location.href = bar.dataset.back + q; return; }
+      if (e.key === "Escape") {
+        if (bar.dataset.deckAt) { var back = bar.querySelector("a.back"); location.href = back.getAttribute("href"); return; }
+        location.href = bar.dataset.back + q; return;
+      }
       if (typing && !/^Arrow/.test(e.key)) return;
+      if (/^[npcf]$/i.test(e.key)) e.preventDefault();   // a command, never typed into a number box
       if (e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowLeft" || e.key === "ArrowDown") {
         var box = focusedControl(card);
         if (!box) return;
@@ -310,8 +335,8 @@
           box.checked = dir > 0; box.dispatchEvent(new Event("change", { bubbles: true }));
         } else { stepBox(box, dir); }
       } else if (e.key === " ") { e.preventDefault(); togglePlay(card); }
-      else if (e.key === "n" || e.key === "N") { if (bar.dataset.next) location.href = bar.dataset.next; }
-      else if (e.key === "p" || e.key === "P") { if (bar.dataset.prev) location.href = bar.dataset.prev; }
+      else if (e.key === "n" || e.key === "N") { if (bar.dataset.deckAt) deckStep(bar, 1); else if (bar.dataset.next) location.href = bar.dataset.next; }
+      else if (e.key === "p" || e.key === "P") { if (bar.dataset.deckAt) deckStep(bar, -1); else if (bar.dataset.prev) location.href = bar.dataset.prev; }
       else if (e.key === "c" || e.key === "C") { toggleControls(bar); }
       else if (e.key === "f" || e.key === "F") {
         if (document.fullscreenElement) document.exitFullscreen(); else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});
