@@ -131,3 +131,30 @@ def test_real_server_gzip_and_vary(real_server):
         assert r.headers["Content-Encoding"] == "gzip"
         assert r.headers.get_all("Vary") == ["Accept-Encoding"]
         assert b"<" in gzip.decompress(r.read())
+
+
+def test_drain_stops_at_its_hard_cap():
+    """An endless body is read up to the drain cap only, then answered 413 (and the connection closed)."""
+    import asyncio
+
+    from app.web.limits import BodyLimit
+
+    async def app(scope, receive, send):   # never reached
+        raise AssertionError("the route must not see an oversized body")
+
+    read, sent = [0], []
+
+    async def receive():
+        read[0] += 1000
+        return {"type": "http.request", "body": b"x" * 1000, "more_body": True}
+
+    async def send(msg):
+        sent.append(msg)
+
+    for headers in ([(b"content-length", b"99999999")], [(b"transfer-encoding", b"chunked")]):
+        read[0], sent[:] = 0, []
+        mw = BodyLimit(app, max_body=5_000, drain_cap=50_000)
+        asyncio.run(mw({"type": "http", "method": "POST", "headers": headers}, receive, send))
+        assert 50_000 <= read[0] <= 52_000, (headers, read[0])
+        assert sent[0]["status"] == 413 and (b"connection", b"close") in sent[0]["headers"]
+        assert json.loads(sent[1]["body"])["detail"][0]["type"] == "too_large"
