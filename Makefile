@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --ignore-scripts
 
 $(ASSETS): node_modules/.package-lock.json scripts/assets.sh
 	./scripts/assets.sh

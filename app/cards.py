@@ -9,9 +9,9 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, ClassVar, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .derivation import Derivation, derive
 from .outputs import Out, Piece, fill, resolve_cond
@@ -22,10 +22,33 @@ from .trace import leaf, tracing
 # ---------------------------------------------------------------------------------------------
 
 
-class Params(BaseModel):
-    """Base for every card's parameters. Unknown query keys are ignored; known ones are validated."""
+def _list_item_schema(schema: dict[str, Any], model: type) -> None:
+    """JSON schema: a ``number_list``'s items carry its bounds (``minimum``/``maximum``)."""
+    for name, prop in schema.get("properties", {}).items():
+        if prop.get("control") == "list" and isinstance(prop.get("items"), dict):
+            bounds = {"minimum": prop.get("item_ge"), "maximum": prop.get("item_le")}
+            prop["items"].update({k: v for k, v in bounds.items() if v is not None})
 
-    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
+
+class Params(BaseModel):
+    """Base for every card's parameters. Unknown query keys are ignored; known ones are validated.
+    ``cross_field_rules`` names the rules between fields that a schema cannot state (shown in the
+    card's API description)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False, json_schema_extra=_list_item_schema)
+    cross_field_rules: ClassVar[tuple[str, ...]] = ()
+
+    @field_validator("*")
+    @classmethod
+    def _list_items_in_range(cls, v: Any, info: Any) -> Any:
+        """A ``number_list``'s items stay within its bounds."""
+        extra = cls.model_fields[info.field_name].json_schema_extra
+        if isinstance(v, list) and isinstance(extra, dict) and extra.get("control") == "list":
+            lo, hi = extra.get("item_ge"), extra.get("item_le")
+            for i, x in enumerate(v):
+                if (lo is not None and x < lo) or (hi is not None and x > hi):
+                    raise ValueError(f"第 {i + 1} 项 {x:g} 超出 {lo:g}–{hi:g}")
+        return v
 
 
 class NoParams(Params):
@@ -50,9 +73,10 @@ def fixed(value: float, label: str, unit: str = "", sym: str = "") -> Any:
     return slider(value, ge=value, le=value, step=step, label=label, unit=unit, sym=sym)
 
 
-def choice(default: str, options: dict[str, str], *, label: str, help: str = "",
+def choice(default: str | float, options: dict[Any, str], *, label: str, help: str = "",
            illustrative: bool = False) -> Any:
-    """An enum parameter drawn as a select; ``options`` maps value -> Chinese label."""
+    """An enum parameter drawn as a select; ``options`` maps value -> Chinese label. Options that are
+    numbers need the field typed with :func:`number_type` (a JSON number, not a string)."""
     extra = {"control": "select", "options": options, "label": label, "illustrative": illustrative}
     return Field(default, description=help or label, json_schema_extra=extra)
 
@@ -73,6 +97,29 @@ def number_list(default: Sequence[float], *, ge: float, le: float, step: float, 
                  description=help or label, json_schema_extra=extra)
 
 
+def number_type(options: Sequence[float]) -> Any:
+    """The type of a select whose options are numbers: a number equal to one option. Text from a
+    query or a form (``"2796"``, ``"2796.0"``) selects the option of that value; booleans never do."""
+    from pydantic import BeforeValidator, WithJsonSchema
+    from typing import Annotated
+    opts = tuple(options)
+
+    def pick(v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            raise ValueError("须为数字")
+        try:
+            x = float(v.strip()) if isinstance(v, str) else float(v)
+        except ValueError:
+            raise ValueError("须为数字") from None
+        for o in opts:
+            if float(o) == x:
+                return o
+        raise ValueError("不是可选值")
+
+    return Annotated[Literal[opts], BeforeValidator(pick),
+                     WithJsonSchema({"type": "number", "enum": list(opts)})]
+
+
 @dataclass(frozen=True)
 class ControlSpec:
     """What the controls template needs to draw one parameter."""
@@ -86,7 +133,7 @@ class ControlSpec:
     le: float | None = None
     step: float | None = None
     log: bool = False
-    options: dict[str, str] | None = None
+    options: dict[Any, str] | None = None
     optional: bool = False
     illustrative: bool = False
     placeholder: str = ""

@@ -69,14 +69,18 @@ GPU_LIMITS = {"mem_gb": (1, 2000), "bw_tbps": (0.01, 100), "bf16_tflops": (1, 10
 
 
 def parse_custom_gpu(ref: str) -> Gpu:
-    """``custom:MEM_GB,BW_TBPS,TFLOPS`` → a Gpu (a reader's own card, carried in the URL)."""
-    try:
-        mem, bw, tf = (float(x) for x in ref[len(CUSTOM_GPU):].split(","))
-    except ValueError:
-        raise ValueError("自定义 GPU 的写法是 custom:显存GB,带宽TB/s,BF16 TFLOP/s,例如 custom:80,3.35,989.4") from None
-    for (name, (lo, hi)), v in zip(GPU_LIMITS.items(), (mem, bw, tf)):
-        if not (lo <= v <= hi):
-            raise ValueError(f"自定义 GPU 的 {name} 须在 {lo:g}–{hi:g} 之间,收到 {v:g}")
+    """``custom:MEM_GB,BW_TBPS,TFLOPS`` → a Gpu (a reader's own card, carried in the URL). Each part is a
+    plain decimal (no sign, exponent or leading zeros) within ``GPU_LIMITS``, compared exactly, so the
+    published pattern (``app.numpattern.decimal_range``) accepts exactly these strings."""
+    from decimal import Decimal
+    from .numpattern import is_decimal
+    parts = ref[len(CUSTOM_GPU):].split(",")
+    if len(parts) != len(GPU_LIMITS) or not all(is_decimal(x) for x in parts):
+        raise ValueError("自定义 GPU 的写法是 custom:显存GB,带宽TB/s,BF16 TFLOP/s(不带正负号或指数),例如 custom:80,3.35,989.4")
+    for (name, (lo, hi)), x in zip(GPU_LIMITS.items(), parts):
+        if not (Decimal(str(lo)) <= Decimal(x) <= Decimal(str(hi))):
+            raise ValueError(f"自定义 GPU 的 {name} 须在 {lo:g}–{hi:g} 之间,收到 {x[:20]}")
+    mem, bw, tf = (float(x) for x in parts)
     return Gpu(id=ref, name=f"自定义({mem:g} GB · {bw:g} TB/s · {tf:g} TFLOP/s)", mem_gb=mem, bw_tbps=bw, bf16_tflops=tf)
 
 

@@ -7,7 +7,7 @@ parameters, so an answer can never disagree with the chart.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Iterator
 
 from .cards import Question
 
@@ -85,3 +85,32 @@ def _norm(v: Any) -> Any:
             return False
         return s
     return v
+
+
+def _states(card: Any) -> Iterator[Any]:
+    """The defaults, then every single select option and toggle flip: the states whose question
+    sets a check body must cover (questions may depend on a choice, e.g. which variant is asked)."""
+    from .cards import controls_of
+    yield card.defaults()
+    for s in controls_of(card.params):
+        values = list(s.options or {}) if s.control == "select" else ([not s.default] if s.control == "toggle" else [])
+        for v in values:
+            try:
+                yield card.parse({s.name: v})
+            except ValueError:       # pydantic's ValidationError: a combination the card refuses
+                continue
+
+
+_QUESTIONS: dict[str, dict[str, Question]] = {}
+
+
+def questions_of(card: Any) -> dict[str, Question]:
+    """Every question a card can ask, keyed by question key (first seen wins; computed once per card).
+    A card is checkable when this is not empty, whatever its kind."""
+    if card.id not in _QUESTIONS:
+        out: dict[str, Question] = {}
+        for params in _states(card):
+            for q in card.compute(params).questions:
+                out.setdefault(q.key, q)
+        _QUESTIONS[card.id] = out
+    return _QUESTIONS[card.id]

@@ -15,6 +15,9 @@ from .web.render import STATIC
 from .web.gpus_api import router as gpus_router
 from .web.models_api import router as models_router
 from .web.routes import register_card_routes, router
+from .web.deck import router as deck_router
+from .web.docs import router as docs_router
+from .web.limits import BodyLimit
 from .web.security import SecurityHeaders
 
 load_all()
@@ -53,8 +56,11 @@ async def http_error(request: Request, exc) -> JSONResponse:
 
 def create_app() -> FastAPI:
     app = FastAPI(title="AI Infra 图解 API", version="1.0",
-                  description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。")
+                  description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。",
+                  docs_url=None, redoc_url=None)   # /docs is served offline by app/web/docs.py; no /redoc
+    app.include_router(deck_router)      # before /present/{name}
     app.include_router(router)
+    app.include_router(docs_router)
     app.include_router(models_router)
     app.include_router(gpus_router)
     if os.environ.get("AIINFRA_BENCH") == "1":
@@ -66,6 +72,7 @@ def create_app() -> FastAPI:
     from starlette.exceptions import HTTPException as StarletteHTTPException
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_middleware(GZipMiddleware, minimum_size=800)
+    app.add_middleware(BodyLimit)        # 413 for bodies over 1 MB, read before answering
     app.add_middleware(SecurityHeaders)
     return app
 

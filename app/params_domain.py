@@ -8,16 +8,15 @@ number came from ("H100 SXM 预设") rather than printing a bare constant.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Annotated, Any, Sequence
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 
 from .calculators.model_config import ConfigError, ModelShape, shape_of
-from .data import CUSTOM_GPU, CUSTOM_MODEL, Gpu, gpu, model_config, parse_custom_gpu
+from .data import CUSTOM_GPU, CUSTOM_MODEL, GPU_LIMITS, Gpu, gpu, model_config, parse_custom_gpu
+from .numpattern import decimal_range
 from .trace import leaf
-
-_NUM = r"[0-9]+(\.[0-9]+)?"
-
 
 def _check_gpu(v: str, allowed: tuple[str, ...]) -> str:
     if v in allowed:
@@ -32,6 +31,8 @@ def _check_model(v: str, allowed: tuple[str, ...]) -> str:
     if v in allowed:
         return v
     if v.startswith(CUSTOM_MODEL):
+        if not re.fullmatch(r"cfg:[A-Za-z0-9_-]{8,6000}", v):
+            raise ValueError("自定义模型应为 cfg: 加 8–6000 个 base64url 字符(页面粘贴 config.json 后生成)")
         try:
             shape_of(model_config(v))
         except (ConfigError, KeyError, TypeError) as e:
@@ -41,19 +42,32 @@ def _check_model(v: str, allowed: tuple[str, ...]) -> str:
 
 
 def gpu_type(ids: Sequence[str]) -> Any:
-    """A GPU parameter type: one of ``ids`` or a reader's own card ``custom:mem,bw,tflops``."""
+    """A GPU parameter type: one of ``ids`` or a reader's own card ``custom:mem,bw,tflops``; the
+    schema's pattern carries the bounds of each part (``data.GPU_LIMITS``)."""
     allowed = tuple(ids)
-    pattern = "^(" + "|".join(allowed) + f"|custom:{_NUM},{_NUM},{_NUM})$"
+    parts = ",".join(decimal_range(lo, hi) for lo, hi in GPU_LIMITS.values())
+    assert all(re.fullmatch(r"[a-z0-9-]+", a) for a in allowed), allowed   # literal in a regex
+    pattern = "^(?:" + "|".join(allowed) + f"|custom:{parts})$"
     return Annotated[str, AfterValidator(lambda v: _check_gpu(v, allowed)),
-                     WithJsonSchema({"type": "string", "pattern": pattern})]
+                     WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 200,
+                                     "description": "预设 id,或 custom:显存GB,带宽TB/s,BF16 TFLOP/s(各在 "
+                                     + "、".join(f"{lo:g}–{hi:g}" for lo, hi in GPU_LIMITS.values()) + " 之间)"})]
+
+
+MODEL_CONFIG_FORMAT = "model-config"   # JSON Schema format of a cfg: value (a compressed config.json)
 
 
 def model_type(ids: Sequence[str]) -> Any:
-    """A model parameter type: one of ``ids`` or a reader's own ``config.json`` (``cfg:…``)."""
+    """A model parameter type: one of ``ids`` or a reader's own ``config.json`` (``cfg:…``). That a
+    ``cfg:`` value decodes to a readable config is beyond a pattern: the schema names it as the
+    format ``model-config``."""
     allowed = tuple(ids)
-    pattern = "^(" + "|".join(allowed) + "|cfg:[A-Za-z0-9_-]{8,6000})$"
     return Annotated[str, AfterValidator(lambda v: _check_model(v, allowed)),
-                     WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 6004})]
+                     WithJsonSchema({"anyOf": [
+                         {"type": "string", "enum": list(allowed)},
+                         {"type": "string", "format": MODEL_CONFIG_FORMAT, "pattern": "^cfg:[A-Za-z0-9_-]{8,6000}$",
+                          "description": "cfg: + 8–6000 个 base64url 字符 = zlib 压缩的 config.json(页面粘贴 "
+                          "Hugging Face config.json 时生成),须能被 POST /api/models/derive 读出"}]})]
 
 
 def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "",

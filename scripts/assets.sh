@@ -13,3 +13,6 @@ sed 's#https://cdn.plot.ly/un/#/static/vendor/#' node_modules/plotly.js-basic-di
   cat node_modules/plotly.js-locales/zh-cn.js
   echo ";if(window.Plotly){window.Plotly.register(module.exports);}})();"
 } > static/vendor/plotly-locale-zh-cn.js
+# Swagger UI for /docs (started by static/docs.js; no CDN, no inline script)
+mkdir -p static/vendor/swagger-ui
+cp node_modules/swagger-ui-dist/swagger-ui-bundle.js node_modules/swagger-ui-dist/swagger-ui.css static/vendor/swagger-ui/

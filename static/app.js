@@ -68,8 +68,18 @@
     return window.Plotly.animate(el, { data: changed.map(function (i) { return fig.data[i]; }), traces: changed },
       { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
   }
+  // Presenter: a chart on the first screen takes the height that remains below it (at least 180 px),
+  // so it is fully visible without scrolling; charts further down keep their own height.
+  function presentHeight(el) {
+    if (!document.body.classList.contains("present")) return null;
+    var top = el.getBoundingClientRect().top + window.scrollY;
+    if (top > window.innerHeight * 0.75) return null;
+    return Math.max(180, Math.floor(window.innerHeight - top - 12));
+  }
   function render(el, fig) {
     var f = { data: fig.data, layout: themed(fig.layout), config: PLOT_CONFIG };
+    var h = presentHeight(el);
+    if (h) { f.layout.height = h; el.style.minHeight = h + "px"; }
     if (fig.frames) f.frames = fig.frames;
     return window.Plotly.react(el, f);
   }
@@ -232,8 +242,11 @@
     var form = card.querySelector("form.controls");
     if (form && card.dataset.urlSync && e.detail.requestConfig && e.detail.requestConfig.elt === form) {
       var q = formQuery(form);
-      history.replaceState(null, "", card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
+      var deck = deckBar();
+      history.replaceState(null, "", deck ? deckUrl(deck, +deck.dataset.deckAt, card.dataset.card + (q ? "?" + q : ""))
+        : card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
       updateToolLinks(card, q);
+      if (deck) { var back = deck.querySelector("a.back"); if (back) back.setAttribute("href", "/cards/" + card.dataset.card + (q ? "?" + q : "")); }
     }
     document.dispatchEvent(new CustomEvent("card:updated", { detail: { card: card.dataset.card } }));
   });
@@ -266,18 +279,50 @@
     });
   }
 
+  // ---------------------------------------------------------------- lecture decks
+  // /present/deck?c=ID[?query]&c=…&at=K: the address bar holds every step's state; moving a control
+  // rewrites this step's c, and N/P go to the neighbouring step of the current URL (so each keeps its state).
+  function deckBar() { return document.querySelector(".present-bar[data-deck-at]"); }
+  function deckUrl(bar, at, state) {
+    var sp = new URLSearchParams(location.search), out = new URLSearchParams();
+    var entries = sp.getAll("c");
+    if (state !== undefined) entries[+bar.dataset.deckAt - 1] = state;
+    entries.forEach(function (c) { out.append("c", c); });
+    out.set("at", String(at));
+    return location.pathname + "?" + out.toString();
+  }
+  function deckStep(bar, dir) {
+    var at = +bar.dataset.deckAt + dir;
+    if (at >= 1 && at <= +bar.dataset.deckSize) location.href = deckUrl(bar, at);
+  }
+
   // ---------------------------------------------------------------- presenter keys
+  function toggleControls(bar) {
+    var hidden = document.body.classList.toggle("controls-hidden");
+    var b = bar.querySelector(".toggle-controls");
+    if (b) { b.setAttribute("aria-pressed", String(hidden)); b.textContent = hidden ? "显示控件" : "隐藏控件"; }
+    redrawAll();
+  }
   function presenter() {
     var bar = document.querySelector(".present-bar");
     if (!bar) return;
+    var tb = bar.querySelector(".toggle-controls");
+    if (tb) tb.addEventListener("click", function () { toggleControls(bar); });
+    var resized = null;
+    window.addEventListener("resize", function () { clearTimeout(resized); resized = setTimeout(redrawAll, 150); });
     document.addEventListener("keydown", function (e) {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
       var a = document.activeElement;
-      var typing = a && a.tagName === "INPUT" && a.type === "text";
+      // a control's number box takes digits only, so letters stay presenter commands there (N/P/C/F)
+      var typing = a && ((a.tagName === "INPUT" && a.type === "text" && !a.classList.contains("num")) || a.tagName === "TEXTAREA");
       var card = document.querySelector(".card");
       var q = location.search;
-      if (e.key === "Escape") { location.href = bar.dataset.back + q; return; }
+      if (e.key === "Escape") {
+        if (bar.dataset.deckAt) { var back = bar.querySelector("a.back"); location.href = back.getAttribute("href"); return; }
+        location.href = bar.dataset.back + q; return;
+      }
       if (typing && !/^Arrow/.test(e.key)) return;
+      if (/^[npcf]$/i.test(e.key)) e.preventDefault();   // a command, never typed into a number box
       if (e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowLeft" || e.key === "ArrowDown") {
         var box = focusedControl(card);
         if (!box) return;
@@ -290,8 +335,9 @@
           box.checked = dir > 0; box.dispatchEvent(new Event("change", { bubbles: true }));
         } else { stepBox(box, dir); }
       } else if (e.key === " ") { e.preventDefault(); togglePlay(card); }
-      else if (e.key === "n" || e.key === "N") { if (bar.dataset.next) location.href = bar.dataset.next; }
-      else if (e.key === "p" || e.key === "P") { if (bar.dataset.prev) location.href = bar.dataset.prev; }
+      else if (e.key === "n" || e.key === "N") { if (bar.dataset.deckAt) deckStep(bar, 1); else if (bar.dataset.next) location.href = bar.dataset.next; }
+      else if (e.key === "p" || e.key === "P") { if (bar.dataset.deckAt) deckStep(bar, -1); else if (bar.dataset.prev) location.href = bar.dataset.prev; }
+      else if (e.key === "c" || e.key === "C") { toggleControls(bar); }
       else if (e.key === "f" || e.key === "F") {
         if (document.fullscreenElement) document.exitFullscreen(); else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});
       }
@@ -392,7 +438,8 @@
     if (raw === "") return;
     var unitSel = form.querySelector("select[name=unit]");
     var isNum = form.closest(".q").classList.contains("q-numeric");
-    var val = isNum ? Number(raw.replace(/,/g, "")) : raw;
+    var isBool = form.closest(".q").classList.contains("q-bool");   // the API takes a JSON boolean
+    var val = isNum ? Number(raw.replace(/,/g, "")) : (isBool ? raw === "true" : raw);
     if (isNum && !isFinite(val)) { showVerdict(form, { verdict: "incorrect", text: "请输入一个数" }); return; }
     var body = { params: cardParams(card), answers: {}, units: {} };
     body.answers[key] = val;
@@ -489,7 +536,7 @@
             e.stopPropagation();
             var v = Array.prototype.map.call(box.querySelectorAll("input[data-part]"), function (i) { return i.value.trim(); });
             if (v.every(function (x) { return x !== "" && isFinite(Number(x)); })) {
-              opt.value = "custom:" + v.join(",");
+              opt.value = "custom:" + v.map(function (x) { return String(Number(x)); }).join(",");   // "080" → "80"
               sel.value = opt.value;
               sel.dispatchEvent(new Event("change", { bubbles: true }));
             }

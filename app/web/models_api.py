@@ -14,6 +14,9 @@ from pydantic import BaseModel, Field
 from ..calculators.model_config import ConfigError, analyze, derive
 from .model_report import steps
 from ..data import model_config, model_ids
+from .model_schema import CROSS_FIELD_RULES, config_schema, schema_error
+
+CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"
 
 MAX_BODY = 1_000_000   # bytes (1 MB); a config.json is a few KB
 
@@ -96,10 +99,11 @@ async def _read_limited(request: Request) -> bytes | JSONResponse:
 
 @router.post(
     "/api/models/derive", response_model=DerivedModel, summary="从 config.json 推导参数量、KV、读写与 FLOPs",
-    responses={422: {"model": ModelsError, "description": "请求体不是 JSON 对象、超过 1 MB,或 config.json 缺字段/架构不支持"}},
+    description=CROSS_FIELD + ";".join(CROSS_FIELD_RULES),
+    responses={422: {"model": ModelsError, "description": "请求体不是 JSON 对象,或 config.json 缺字段/架构不支持"},
+               413: {"model": ModelsError, "description": "请求体超过 1 MB"}},
     openapi_extra={"requestBody": {"required": True, "description": "Hugging Face 的 config.json(JSON 对象)",
-                                   "content": {"application/json": {"schema": {"type": "object",
-                                                                               "additionalProperties": True}}}}})
+                                   "content": {"application/json": {"schema": config_schema()}}}})
 async def derive_config(request: Request):
     raw = await _read_limited(request)
     if isinstance(raw, JSONResponse):
@@ -114,6 +118,9 @@ async def derive_config(request: Request):
         out = {**derive(cfg), "steps": steps(analyze(cfg))}
     except ConfigError as e:
         return _error("config_error", f"{e.field or 'body'}:{e}", e.field or "body")
+    bad = schema_error(cfg)      # the published schema holds too (types of fields this family ignores)
+    if bad is not None:
+        return _error("schema_error", bad[1], bad[0])
     return JSONResponse(DerivedModel(**out).model_dump(mode="json"), headers={"Cache-Control": "no-store"})
 
 

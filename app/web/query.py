@@ -88,7 +88,7 @@ def _range(card: Card, field: str) -> str:
     if not s:
         return ""
     if s.options:
-        return "可选:" + "、".join(s.options)
+        return "可选:" + "、".join(_s(o) for o in s.options)
     if s.control == "toggle":
         return "可选:true、false"
     if s.ge is not None and s.le is not None:

@@ -225,8 +225,9 @@ def card_fragment(request: Request, name: str) -> Response:
             return html(render("_errors.html", card=card, errors=e.errors), 422)
         hit = _by_url.get(key, lambda: fragment_bytes(card, params, solutions=solutions))
     body, etag = hit
+    etag = "W/" + etag   # weak: the gzip and identity bytes of one fragment are the same representation
     headers = {"ETag": etag, "Cache-Control": FRAGMENT_CACHE, "Vary": "Accept-Encoding"}
-    if request.headers.get("if-none-match") == etag:
+    if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
@@ -246,6 +247,17 @@ def card_explain(request: Request, name: str) -> Response:
         return html(render("_errors.html", card=card, errors=e.errors), 422)
     return Response(explain_bytes(card, params), media_type="text/html; charset=utf-8",
                     headers={"Cache-Control": FRAGMENT_CACHE})
+
+
+def etag_matches(if_none_match: str | None, etag: str) -> bool:
+    """``If-None-Match`` by the weak comparison (RFC 9110 13.1.2): ``*``, or any listed tag equal to
+    ours once ``W/`` is dropped."""
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    ours = etag.removeprefix("W/")
+    return any(t.strip().removeprefix("W/") == ours for t in if_none_match.split(","))
 
 
 @router.get("/cards/{name}/figure/{idx}.{ext}", include_in_schema=False)
@@ -338,13 +350,24 @@ def _openapi_params(card: Card) -> list[dict]:
                 prop = {**{k: v for k, v in prop.items() if k != "anyOf"}, **inner[0]}
                 prop.pop("default", None)
         p = {k: v for k, v in prop.items() if k not in ("title", "control", "step", "unit", "label", "log",
-                                                     "illustrative", "placeholder", "options", "item_ge", "item_le")}
+                                                     "illustrative", "placeholder", "options", "item_ge", "item_le",
+                                                     "custom")}
         param = {"name": name, "in": "query", "required": False, "schema": p,
                  "description": prop.get("description", "") + (f"(单位 {prop['unit']})" if prop.get("unit") else "")}
         if p.get("type") == "array":
             param.update({"style": "form", "explode": True})
         out.append(param)
     return out
+
+
+CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"
+
+
+def _api_description(card: Card) -> str:
+    """The operation's description: the card's lead, and the rules between fields a schema cannot
+    state (``Params.cross_field_rules``)."""
+    rules = card.params.cross_field_rules
+    return card.lead + (("\n\n" + CROSS_FIELD + ";".join(rules)) if rules else "")
 
 
 def _api_endpoint(card: Card):
@@ -361,13 +384,13 @@ def _api_endpoint(card: Card):
 
 
 def check_body_model(card: Card) -> type[BaseModel]:
-    """The POST body for an exercise, typed by its questions so the schema says exactly what is
-    accepted: ``answers`` keyed by the numeric/yes-no question keys, ``units`` by their units."""
+    """The POST body for a card with questions, typed by them so the schema says exactly what is
+    accepted: ``answers`` keyed by the numeric/yes-no question keys (of every state the card can
+    ask), ``units`` by their units."""
     from typing import Literal, Optional
     from pydantic import create_model
-    view = compute(card, card.defaults())
     ans, units = {}, {}
-    for q in view.questions:
+    for q in exercises.questions_of(card).values():
         if q.kind == "open":
             continue
         typ = float if q.kind == "numeric" else (bool if q.kind == "bool" else str)
@@ -443,10 +466,10 @@ def register_card_routes(app: FastAPI) -> None:
         card = REGISTRY[cid]
         app.add_api_route(
             f"/api/cards/{cid}", _api_endpoint(card), methods=["GET"], tags=[f"第 {card.chapter} 章"],
-            summary=card.display_title, response_model=CardResult,
+            summary=card.display_title, description=_api_description(card), response_model=CardResult,
             responses={422: {"model": ErrorBody, "description": "参数超出范围或格式不对"}},
             openapi_extra={"parameters": _openapi_params(card)})
-        if card.kind == "exercise":
+        if exercises.questions_of(card):   # checkable whatever its kind (练习 3-1 is a calculator)
             app.add_api_route(
                 f"/api/cards/{cid}/check", _check_endpoint(card), methods=["POST"], tags=["练习"],
                 summary=f"检查 {card.display_title} 的答案", response_model=CheckResult,

@@ -1,11 +1,24 @@
 """Headers on every response: a strict CSP (no inline scripts anywhere), nosniff, referrer policy,
-and framing allowed only for the embed view. A plain ASGI middleware (cheaper than BaseHTTPMiddleware)."""
+framing allowed only for the embed view, and one ``Vary`` header. A plain ASGI middleware (cheaper
+than BaseHTTPMiddleware)."""
 from __future__ import annotations
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
        "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; ")
 SELF_FRAME = "frame-ancestors 'self'"
 ANY_FRAME = "frame-ancestors *"
+
+
+def one_vary(headers) -> list[tuple[bytes, bytes]]:
+    """All ``Vary`` values as one header, each name once (a route's ``Vary: Accept-Encoding`` and the
+    one GZipMiddleware appends would otherwise be sent twice)."""
+    names: dict[bytes, bytes] = {}   # lower-case name -> name as first sent
+    for k, v in headers:
+        if k == b"vary":
+            for n in v.split(b","):
+                if n.strip():
+                    names.setdefault(n.strip().lower(), n.strip())
+    return [(b"vary", b", ".join(names.values()))] if names else []
 
 
 class SecurityHeaders:
@@ -18,7 +31,8 @@ class SecurityHeaders:
 
         async def send_wrapper(message):
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k != b"x-frame-embed"]
+                headers = [(k, v) for k, v in message.get("headers", []) if k not in (b"x-frame-embed", b"vary")]
+                headers += one_vary(message.get("headers", []))
                 embed = any(k == b"x-frame-embed" for k, _ in message.get("headers", []))
                 csp = CSP + (ANY_FRAME if embed else SELF_FRAME)
                 headers += [

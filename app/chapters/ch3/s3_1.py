@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Literal
 
 from ...calculators import latency_metrics as lm
 from ...calculators import queueing as qu
 from ...calculators import roofline
 from ...calculators.units import GB, GIB, KIB
-from ...cards import Figure, Note, Params, Question, Table, View, card, choice, fixed, slider
+from ...cards import Figure, Note, Params, Question, Table, View, card, choice, fixed, number_type, slider
 from ...charts import backlog as bk
 from ...charts import requests as rq
 from ...data import read_json
@@ -134,11 +133,11 @@ def fig_3_1(p: Fig31Params) -> View:
 
 # --- 练习 3-1 · same total output, different request count -------------------------------------------
 
-NReq = Literal["1", "2", "4", "8", "16", "32", "64", "128"]
+N_REQUESTS = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
 class Ex31Params(Params):
-    n_requests: NReq = choice("8", {k: f"{k} 条" for k in ("1", "2", "4", "8", "16", "32", "64", "128")}, label="请求数 n")
+    n_requests: number_type(N_REQUESTS) = choice(8, {k: f"{k} 条" for k in N_REQUESTS}, label="请求数 n")  # type: ignore[valid-type]
     total_output_tokens: int = fixed(1024, "总输出", "token", sym="G_{tot}")
     input_tokens: int = slider(1024, ge=128, le=8192, step=128, label="每条输入 P", unit="token")
     weight_gb: float = fixed(ld.WEIGHT_GB, "每轮读权重", "GB", sym="W")

@@ -152,6 +152,7 @@ class UpdateP(Params):
     seqs_per_micro: int = slider(2, ge=1, le=32, step=1, label="每个 micro-batch 的序列数 B_μ", unit="条")
     seq_len: int = slider(4096, ge=512, le=32768, step=512, label="序列长度 P", unit="token")
     label_tokens: int = slider(1024, ge=0, le=32768, step=1, label="每条监督 token P_label", unit="token")
+    cross_field_rules = ("label_tokens ≤ seq_len(监督 token 不超过序列长度)",)
 
     @field_validator("label_tokens")
     @classmethod

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from ...calculators import budget as bd
 from ...calculators import lifetime as lt
 from ...calculators import scaling_law as sl
-from ...cards import Block, Figure, Params, Table, View, card, choice, number_list, slider, toggle
+from ...cards import Block, Figure, Params, Table, View, card, choice, slider, toggle
 from ...charts import budget as charts
 from ...data import gpu
 from ...format import sci
@@ -47,8 +47,11 @@ def budget_doubling(p: BudgetParams) -> View:
 
 class HoldoutParams(Params):
     law: Literal["book", "fit"] = choice("book", {"book": "书中数字反推的重建律(示意)", "fit": "用所选 run 自己拟合"}, label="系数来源")
-    fit_runs: list[str] = number_list(cb.EXAMPLE_FIT, ge=None, le=None, step=None, min_len=5, max_len=24,  # type: ignore[arg-type]
-                                      label="拟合用的 run(fit 模式)", help="fit 模式下用来拟合的 run 名(CSV 的 run 列),每项一个")
+    fit_runs: list[str] = Field(list(cb.EXAMPLE_FIT), min_length=5, max_length=24,
+                                description="fit 模式下用来拟合的 run 名(CSV 的 run 列),每项一个",
+                                json_schema_extra={"control": "list", "step": None, "unit": "", "label": "拟合用的 run(fit 模式)",
+                                                   "item_ge": None, "item_le": None, "illustrative": False,
+                                                   "items": {"type": "string", "enum": sorted(cb.RUNS)}, "uniqueItems": True})
     tied: bool = toggle(True, label="拟合时令 α = β")
 
     @field_validator("fit_runs")

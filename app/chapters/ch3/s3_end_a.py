@@ -2,22 +2,21 @@
 computation (``shared.ch3_load.book_run``) and 图 3-3's occupancy (``queueing.wait_outputs``)."""
 from __future__ import annotations
 
-from typing import Literal
 from urllib.parse import urlencode
 
 from ...calculators import queueing as qu
 from ...calculators.units import GIB
-from ...cards import Block, Figure, Note, Params, Question, View, card, choice, fixed, slider
+from ...cards import Block, Figure, Note, Params, Question, View, card, choice, fixed, number_type, slider
 from ...charts.backlog import backlog_figure, queue_spark
 from ...outputs import out, outputs
 from ...trace import given
 from ..shared.ch3_load import MU_BOOK, book, book_run, quiet, say
 
-MU_CHOICES = {"2795.66": "2,795.66(书中取值)", "2796": "2,796(题面取整)"}
+MU_CHOICES = {2795.66: "2,795.66(书中取值)", 2796: "2,796(题面取整)"}
 
 
 class Ex32Params(Params):
-    mu_per_card: Literal["2795.66", "2796"] = choice("2795.66", MU_CHOICES, label="每卡处理率", help="每卡 decode 步/s")
+    mu_per_card: number_type(MU_CHOICES) = choice(2795.66, MU_CHOICES, label="每卡处理率", help="每卡 decode 步/s")  # type: ignore[valid-type]
     burst_s: float = slider(30, ge=10, le=120, step=5, label="突发持续", unit="s", sym="τ_b")
     arrival_rate_per_s: float = fixed(2, "进入工具等待的速率", "个/s", sym="λ")
     state_gib: float = fixed(1, "每个等待任务的状态", "GiB", sym="M_0")
@@ -35,14 +34,14 @@ EX32 = outputs(
     waiting_tasks_30s=quiet("τ = 30 s:平均在等", unit="个", sig=4, sym="L_{30}"))
 
 
-def link(preset: str, burst: float, mu: str) -> str:
+def link(preset: str, burst: float, mu: float) -> str:
     """例题 3-1 at a preset plus what differs from it."""
     q = {"preset": preset, **({"duration_s": f"{burst:g}"} if burst != 30 else {}),
          **({"mu_per_card": f"{float(mu):g}"} if float(mu) != MU_BOOK else {})}
     return "/cards/eg-3-1?" + urlencode(q)
 
 
-def bursts(burst_s: float, mu_choice: str) -> tuple[tuple, tuple]:
+def bursts(burst_s: float, mu_choice: float) -> tuple[tuple, tuple]:
     """练习 3-2's burst as 例题 3-1 preset ③ (2 cards) and ④ (3 cards) at the chosen per-card μ."""
     mu = given(float(mu_choice), "μ_1", "步/s", "选择:每卡处理率")
     return (book_run("burst30_2cards", mu, duration_s=burst_s), book_run("burst30_3cards", mu, duration_s=burst_s))
@@ -60,7 +59,7 @@ def ex_3_2(p: Ex32Params) -> View:
          "drain_3cards_s": o3["drain_s"], "util_3cards_pct": o3["util_after_pct"],
          **{f"waiting_tasks_{tau}s": w[tau]["mean_waiting_tasks"] for tau in w},
          **{f"occupancy_{tau}s_gib": w[tau]["mean_occupancy_gib"] for tau in w}}
-    (alt, _, _), _ = bursts(p.burst_s, "2796" if p.mu_per_card == "2795.66" else "2795.66")
+    (alt, _, _), _ = bursts(p.burst_s, 2796 if p.mu_per_card == 2795.66 else 2795.66)
     ctx = {"mu": f"{float(p.mu_per_card):,.2f}", "cap2": f"{o2['capacity_steps_s']:,.2f}", "alt_mu": f"{alt['mu_per_card']:,.2f}",
            "alt": f"{alt['backlog_end_steps']:,.1f} 步、排空 {alt['drain_s']:.2f} s"}
     return View(o, headline="突发 [[burst_s]] · 每秒 [[burst_demand_steps_s|n]] 步 · 每卡 [[mu]] 步/s", ctx=ctx, blocks=[

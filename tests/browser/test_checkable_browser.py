@@ -1,0 +1,33 @@
+"""Every card that asks questions answers its 检查 button on the page (练习 3-1 is a calculator card
+and used to say 无法检查): one correct answer per card, typed or clicked as a reader would."""
+from __future__ import annotations
+
+from app.cards import REGISTRY
+from app.web.render import compute
+
+WITH_QUESTIONS = sorted(cid for cid, c in REGISTRY.items() if compute(c, c.defaults()).questions)
+
+
+def _answer(cid):
+    card = REGISTRY[cid]
+    view = compute(card, card.defaults())
+    q = next(q for q in view.questions if q.kind != "open")
+    return q, view.outputs[q.key]
+
+
+def test_check_button_works_on_every_card_with_questions(page, server):
+    assert "ex-3-1" in WITH_QUESTIONS
+    for cid in WITH_QUESTIONS:
+        q, expected = _answer(cid)
+        page.goto(f"{server}/cards/{cid}")
+        li = page.locator(f'#{cid} li.q[data-key="{q.key}"]')
+        if q.kind == "numeric":
+            li.locator("input[name=answer]").fill(repr(expected))
+        else:
+            value = ("true" if expected else "false") if isinstance(expected, bool) else str(expected)
+            li.locator(f'input[name=answer][value="{value}"]').check()
+        li.locator("button", has_text="检查").click()
+        verdict = li.locator("output.verdict")
+        page.wait_for_function("(el) => el.textContent !== ''", arg=verdict.element_handle())
+        assert verdict.inner_text().startswith("正确"), (cid, q.key, expected, verdict.inner_text())
+    page.watch.assert_clean()

@@ -1,0 +1,54 @@
+"""On a projector the figure is the point: at 1920×1080 and 1366×768 every card's first chart is
+fully on screen in /present/{id} without scrolling; hiding the controls (C) gives the chart the room."""
+from __future__ import annotations
+
+import pytest
+
+from app.cards import REGISTRY
+from app.web.render import compute
+
+WITH_CHART = sorted(cid for cid, c in REGISTRY.items() if compute(c, c.defaults()).figures)
+FIRST_CHART = """() => {
+  const plot = document.querySelector('.card .plot');
+  const svg = plot.querySelector('.main-svg');
+  const r = svg.getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height,
+          vh: window.innerHeight, vw: document.documentElement.clientWidth, scrolled: window.scrollY};
+}"""
+READY = "() => { const e = document.querySelector('.card .plot'); return e && e.data && e.querySelector('.main-svg'); }"
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (1366, 768)])
+def test_first_chart_fully_visible_in_presenter(browser, server, width, height):
+    assert len(WITH_CHART) >= 40
+    ctx = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+    page = ctx.new_page()
+    off = {}
+    try:
+        for cid in WITH_CHART:
+            page.goto(f"{server}/present/{cid}")
+            page.wait_for_function(READY)
+            r = page.evaluate(FIRST_CHART)
+            if not (r["scrolled"] == 0 and r["top"] >= 0 and r["bottom"] <= r["vh"] and r["left"] >= 0
+                    and r["right"] <= r["vw"] and r["height"] >= 180):
+                off[cid] = r
+    finally:
+        ctx.close()
+    assert not off, off
+
+
+def test_hiding_controls_gives_the_chart_the_room(page, server):
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(server + "/present/eg-3-1")
+    page.wait_for_function(READY)
+    before = page.evaluate(FIRST_CHART)["height"]
+    page.locator("body").click(position={"x": 5, "y": 700})
+    page.keyboard.press("c")
+    assert not page.locator("#eg-3-1 form.controls").is_visible()
+    page.wait_for_function(f"() => document.querySelector('.card .plot .main-svg').getBoundingClientRect().height > {before + 100}")
+    r = page.evaluate(FIRST_CHART)
+    assert r["bottom"] <= r["vh"]
+    assert page.locator(".toggle-controls").get_attribute("aria-pressed") == "true"
+    page.locator(".toggle-controls").click()
+    assert page.locator("#eg-3-1 form.controls").is_visible()
+    page.watch.assert_clean()
