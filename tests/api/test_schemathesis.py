@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from app.cards import MODEL_CONFIG_FORMAT, REGISTRY
+from app.cards import REGISTRY
+from app.params_domain import MODEL_CONFIG_FORMAT
 from app.data import encode_config
 from app.main import app
 from app.web.routes import CROSS_FIELD
