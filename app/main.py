@@ -14,7 +14,10 @@ from .chapters import load_all
 from .web.render import STATIC
 from .web.gpus_api import router as gpus_router
 from .web.models_api import router as models_router
-from .web.routes import register_card_routes, router
+from .web import lookup
+from .web.api import register_card_routes
+from .web.card_parts import router as card_parts_router
+from .web.pages import router as pages_router
 from .web.deck import router as deck_router
 from .web.docs import router as docs_router
 from .web.limits import BodyLimit
@@ -59,7 +62,8 @@ def create_app() -> FastAPI:
                   description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。",
                   docs_url=None, redoc_url=None)   # /docs is served offline by app/web/docs.py; no /redoc
     app.include_router(deck_router)      # before /present/{name}
-    app.include_router(router)
+    app.include_router(pages_router)
+    app.include_router(card_parts_router)
     app.include_router(docs_router)
     app.include_router(models_router)
     app.include_router(gpus_router)
@@ -68,6 +72,7 @@ def create_app() -> FastAPI:
         app.include_router(bench_router)
     register_card_routes(app)
     app.mount("/static", CachedStatic(directory=str(STATIC)), name="static")
+    lookup.install(app)
     app.add_exception_handler(RequestValidationError, validation_error)
     from starlette.exceptions import HTTPException as StarletteHTTPException
     app.add_exception_handler(StarletteHTTPException, http_error)

@@ -12,8 +12,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from ..calculators.model_config import ConfigError, analyze, derive
-from .model_report import steps
 from ..data import model_config, model_ids
+from .model_report import steps
 from .model_schema import CROSS_FIELD_RULES, config_schema, schema_error
 
 CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"

@@ -4,10 +4,10 @@ errors. Unknown keys are ignored; a scalar key given twice is rejected; a blank 
 emptied boxes from its requests)."""
 from __future__ import annotations
 
-from typing import Any, Iterable
-
 import re
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -25,7 +25,7 @@ class ParamError(Exception):
         self.errors = errors
 
 
-@lru_cache(maxsize=None)
+@cache
 def _spec_map_of(model) -> dict:
     return {s.name: s for s in controls_of(model)}
 

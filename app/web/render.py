@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -13,21 +13,21 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from .. import format as fmt
-from ..cards import (REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, explain, finite, label_text, pieces, run,
-                     tiles)
-from ..derivation import Derivation
-from ..charts import ROLE_LABELS
+from ..cards import REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, explain, finite, label_text, pieces, run, tiles
 from ..chapters import CHAPTERS, section_of
 from ..chapters.glossary import TERMS
+from ..charts import ROLE_LABELS
+from ..derivation import Derivation
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
+from .cache import LRU
 from .query import to_query
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STATIC = ROOT / "static"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fingerprint(path: str) -> str:
     p = STATIC / path
     try:
@@ -202,7 +202,7 @@ def live_number(cid: str, key: str, flag: str = "") -> str | None:
 env.globals["live_number"] = live_number
 
 
-@lru_cache(maxsize=None)
+@cache
 def prose_slots() -> dict[str, frozenset[tuple[str, str]]]:
     """Which (output, flags) of each card some section's prose quotes: the fragment ships exactly
     those, formatted, so the page can keep its prose equal to the card's state."""
@@ -234,24 +234,6 @@ env.filters["gloss"] = lambda html, scope: _marker.mark(str(html), scope)
 env.globals["glossary_scope"] = lambda prefix, anchors=False: Scope(prefix, anchors)
 env.globals["glossary_definitions"] = definitions_html(TERMS)
 env.globals["cell_text"] = cell_text
-
-
-class LRU:
-    """A small in-process LRU of rendered views and fragments, keyed by the canonical params."""
-
-    def __init__(self, size: int):
-        from collections import OrderedDict
-        self.size, self.data = size, OrderedDict()
-
-    def get(self, key, make):
-        try:
-            self.data.move_to_end(key)
-            return self.data[key]
-        except KeyError:
-            val = self.data[key] = make()
-            if len(self.data) > self.size:
-                self.data.popitem(last=False)
-            return val
 
 
 _fragments = LRU(4096)

@@ -37,7 +37,7 @@ class FormulaDerivation(BaseModel):
     formula: str = Field(description="书中符号写的公式;模拟、搜索、拟合得到的值用文字写规则")
     substituted: str = Field(description="代入当前取值与单位后的同一公式")
     result: str = Field(description="按卡片的舍入显示的结果")
-    check: Optional[str] = Field(None, description="只含十进制数、+ - * / **、括号与 min max abs sqrt log log2 log10 exp "
+    check: str | None = Field(None, description="只含十进制数、+ - * / **、括号与 min max abs sqrt log log2 log10 exp "
                                                    "ceil floor 的算式,按输出键自己的单位求值等于该输出(相对误差 ≤ 1e-6);规则得到的值没有")
     steps: list[DerivationStep] = Field(default_factory=list, description="链上有名字的中间量")
     inputs: list[DerivationInput] = Field(default_factory=list, description="用到的输入及其来源")
@@ -56,16 +56,17 @@ class QuestionInfo(BaseModel):
 def _type_of(decl: Out, value: Any) -> Any:
     if decl.type is not None:
         return Optional[decl.type]
+    # any output may be null in some state (no answer, not defined there, NaN/inf on the wire)
     if isinstance(value, bool):
-        return bool
+        return Optional[bool]
     if isinstance(value, (int, float)):
-        return Optional[float]          # JSON number (NaN/inf travel as null)
+        return Optional[float]
     if isinstance(value, str):
-        return str
+        return Optional[str]
     if isinstance(value, (list, tuple)):
-        return list[Any]
+        return Optional[list[Any]]
     if isinstance(value, dict):
-        return dict[str, Any]
+        return Optional[dict[str, Any]]
     return Any
 
 
@@ -76,7 +77,7 @@ def result_model(card: Card, defaults_outputs: dict[str, Any]) -> type[BaseModel
     for key, decl in card.outputs.items():
         unit = decl.display_unit
         desc = (decl.help or decl.label or key) + (f"(单位 {unit})" if unit else "")
-        fields[key] = (_type_of(decl, defaults_outputs.get(key)), Field(..., description=desc))
+        fields[key] = (_type_of(decl, defaults_outputs.get(key)), Field(None, description=desc))   # some states leave some out
     outputs = create_model(f"Outputs_{name}", __config__=ConfigDict(extra="forbid"), **fields)
     return create_model(
         f"Result_{name}",

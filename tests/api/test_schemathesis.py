@@ -17,7 +17,7 @@ from app.cards import REGISTRY
 from app.params_domain import MODEL_CONFIG_FORMAT
 from app.data import encode_config
 from app.main import app
-from app.web.routes import CROSS_FIELD
+from app.web.api import CROSS_FIELD
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "tests" / "data" / "configs").glob("*.json")) + [ROOT / "data" / "models" / "qwen3-8b.json"]

@@ -79,5 +79,5 @@ def test_bad_input_rejected_with_field_name(client, cid):
 
 
 def test_every_catalog_id_listed_has_unique_registration():
-    ids = [c["id"] for c in __import__("app.web.routes", fromlist=["api_cards"]).api_cards()["cards"]]
+    ids = [c["id"] for c in __import__("app.web.api", fromlist=["api_cards"]).api_cards()["cards"]]
     assert len(ids) == len(set(ids)) == len(REGISTRY)

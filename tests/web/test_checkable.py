@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from app import exercises
 from app.cards import REGISTRY, Card, Params, Question, View, choice, number_type, toggle
 from app.web.render import compute
-from app.web.routes import _check_endpoint, check_body_model
+from app.web.api import _check_endpoint, check_body_model
 
 WITH_QUESTIONS = sorted(cid for cid, c in REGISTRY.items() if compute(c, c.defaults()).questions)
 

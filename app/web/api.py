@@ -1,0 +1,217 @@
+"""The JSON API: ``/api/cards`` lists the cards; ``/api/cards/{id}`` answers a card's outputs and
+their derivations at a state (one OpenAPI operation per card, its parameters and its outputs typed
+from the card's declarations); ``POST /api/cards/{id}/check`` checks answers for every card that
+asks questions."""
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, Optional
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from .. import exercises
+from ..cards import REGISTRY, Card, explain
+from .card_parts import FRAGMENT_CACHE
+from .lookup import CardRef
+from .pages import solutions_allowed
+from .query import ParamError, parse_query, validate
+from .render import cached_json, compute, outputs_json
+from .schemas import result_model
+
+router = APIRouter()
+
+
+class CardInfo(BaseModel):
+    id: str
+    title: str
+    label: str
+    section: str
+    kind: str
+    aliases: list[str]
+    url: str
+    api: str
+
+
+class CardList(BaseModel):
+    cards: list[CardInfo]
+
+
+class ErrorItem(BaseModel):
+    loc: list[str]
+    field: str
+    type: str
+    msg: str
+    input: str | None = None
+
+
+class ErrorBody(BaseModel):
+    detail: list[ErrorItem]
+
+
+class Verdict(BaseModel):
+    verdict: str
+    text: str
+    hint: str | None = None
+    expected: float | bool | str | None = None
+
+
+class CheckResult(BaseModel):
+    card: str
+    results: dict[str, Verdict]
+    solutions: bool
+
+
+@router.get("/api/cards", response_model=CardList, tags=["cards"], summary="所有卡片")
+def api_cards() -> dict:
+    from ..chapters import reading_order
+    return {"cards": [
+        {"id": c.id, "title": c.title, "label": c.label, "section": c.section, "kind": c.kind,
+         "aliases": list(c.aliases), "url": f"/cards/{c.id}", "api": f"/api/cards/{c.id}"}
+        for c in (REGISTRY[i] for i in reading_order())]}
+
+
+def card_json(card: Card, params: Any) -> dict:
+    """A card's answer: params, outputs and a derivation for every numeric scalar output."""
+    view, ders = explain(card, params)
+    out: dict[str, Any] = {"card": card.id, "params": params.model_dump(mode="json"), "outputs": outputs_json(view),
+                           "derivations": {k: d.as_json() for k, d in ders.items()}}
+    if view.questions:
+        out["questions"] = [{"key": q.key, "prompt": q.prompt, "unit": q.unit, "kind": q.kind} for q in view.questions]
+    return out
+
+
+_OPENAPI_ONLY = ("title", "control", "step", "unit", "label", "log", "illustrative", "placeholder", "options",
+                 "item_ge", "item_le", "custom", "sym")
+
+
+def _openapi_params(card: Card) -> list[dict]:
+    """The card's Params as query parameters (an optional override is just a number on the wire)."""
+    out = []
+    for name, prop in card.params.model_json_schema().get("properties", {}).items():
+        if "anyOf" in prop:
+            inner = [x for x in prop["anyOf"] if x.get("type") != "null"]
+            if len(inner) == 1:
+                prop = {**{k: v for k, v in prop.items() if k != "anyOf"}, **inner[0]}
+                prop.pop("default", None)
+        p = {k: v for k, v in prop.items() if k not in _OPENAPI_ONLY}
+        param = {"name": name, "in": "query", "required": False, "schema": p,
+                 "description": prop.get("description", "") + (f"(单位 {prop['unit']})" if prop.get("unit") else "")}
+        if p.get("type") == "array":
+            param.update({"style": "form", "explode": True})
+        out.append(param)
+    return out
+
+
+CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"
+
+
+def _api_description(card: Card) -> str:
+    """The operation's description: the card's lead, and the rules between fields a schema cannot
+    state (``Params.cross_field_rules``)."""
+    rules = card.params.cross_field_rules
+    return card.lead + (("\n\n" + CROSS_FIELD + ";".join(rules)) if rules else "")
+
+
+def _api_endpoint(card: Card):
+    def endpoint(request: Request) -> Response:
+        try:
+            params = parse_query(card, list(request.query_params.multi_items()))
+        except ParamError as e:
+            return JSONResponse({"detail": e.errors}, 422)
+        body = cached_json(card, params, lambda: json.dumps(card_json(card, params), ensure_ascii=False,
+                                                            separators=(",", ":"), allow_nan=False).encode())
+        return Response(body, media_type="application/json", headers={"Cache-Control": FRAGMENT_CACHE})
+    endpoint.__name__ = "card_" + card.id.replace("-", "_")
+    return endpoint
+
+
+def check_body_model(card: Card) -> type[BaseModel]:
+    """The POST body for a card with questions, typed by them so the schema says exactly what is
+    accepted: ``answers`` keyed by the numeric/yes-no question keys (of every state the card can
+    ask), ``units`` by their units."""
+    ans: dict[str, Any] = {}
+    units: dict[str, Any] = {}
+    for q in exercises.questions_of(card).values():
+        if q.kind == "open":
+            continue
+        typ = float if q.kind == "numeric" else (bool if q.kind == "bool" else str)
+        ans[q.key] = (Optional[typ], Field(None, description=q.prompt[:80]))
+        if q.units:
+            units[q.key] = (Optional[Literal[tuple([q.unit, *q.units])]], None)
+    strict = ConfigDict(extra="forbid", strict=True)
+    name = card.id.replace("-", "_")
+    answers = create_model(f"Answers_{name}", __config__=strict, **ans)
+    unit_model = create_model(f"Units_{name}", __config__=strict, **units)
+    return create_model(
+        f"Check_{name}", __config__=strict,
+        params=(dict[str, Any], Field(default_factory=dict, description="卡片参数(与查询参数同名)")),
+        answers=(answers, Field(..., description="题目键 → 读者的答案")),
+        units=(unit_model, Field(default_factory=unit_model, description="题目键 → 读者所选单位")),
+        reveal=(bool, Field(False, description="同时返回标准答案(教师关闭解答时无效)")))
+
+
+def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -> dict[str, dict]:
+    qs = {q.key: q for q in view.questions}
+    results = {}
+    for k, v in answers.items():
+        q = qs.get(k)
+        if q is None:      # the question set changed with the parameters
+            continue
+        expected = view.outputs.get(q.key)
+        r = exercises.check(q, expected, v, units.get(k))
+        r["text"] = exercises.VERDICT_TEXT.get(r["verdict"], r["verdict"])
+        if reveal:
+            r["expected"] = expected
+        results[k] = r
+    return results
+
+
+def _check_endpoint(card: Card):
+    body_model = check_body_model(card)
+
+    def endpoint(request: Request, body: Any) -> Response:
+        answers = {k: v for k, v in body.answers.model_dump().items() if v is not None}
+        units = {k: v for k, v in body.units.model_dump().items() if v is not None}
+        try:
+            params = validate(card, dict(body.params.items()))
+        except ParamError as e:
+            return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
+        reveal = body.reveal and solutions_allowed(request)
+        results = _verdicts(card, compute(card, params), answers, units, reveal)
+        return JSONResponse({"card": card.id, "results": results, "solutions": solutions_allowed(request)},
+                            headers={"Cache-Control": "no-store"})
+    endpoint.__annotations__["body"] = body_model
+    endpoint.__name__ = "check_" + card.id.replace("-", "_")
+    return endpoint
+
+
+def _tag(card: Card) -> str:
+    return f"第 {card.chapter} 章" if card.chapter else "工具"
+
+
+def register_card_routes(app: FastAPI) -> None:
+    """One OpenAPI operation per card (typed parameters and outputs) so /docs documents every card;
+    a check operation for each card with questions; alias redirects."""
+    for cid in sorted(REGISTRY):
+        card = REGISTRY[cid]
+        defaults = compute(card, card.defaults()).outputs
+        app.add_api_route(
+            f"/api/cards/{cid}", _api_endpoint(card), methods=["GET"], tags=[_tag(card)],
+            summary=card.display_title, description=_api_description(card), response_model=result_model(card, defaults),
+            responses={422: {"model": ErrorBody, "description": "参数超出范围或格式不对"}},
+            openapi_extra={"parameters": _openapi_params(card)})
+        if exercises.questions_of(card):   # checkable whatever its kind (练习 3-1 is a calculator)
+            app.add_api_route(
+                f"/api/cards/{cid}/check", _check_endpoint(card), methods=["POST"], tags=["练习"],
+                summary=f"检查 {card.display_title} 的答案", response_model=CheckResult,
+                responses={422: {"model": ErrorBody, "description": "请求体格式不对"}})
+    app.include_router(router)
+    app.add_api_route("/api/cards/{name}", api_alias, methods=["GET"], include_in_schema=False)
+
+
+def api_alias(card: CardRef) -> Response:
+    """An alias or printed label redirects (the lookup does it); a registered id never gets here."""
+    return JSONResponse({"detail": [{"loc": ["path", "name"], "field": "name", "type": "not_found",
+                                     "msg": f"没有编号为 {card.id} 的卡片"}]}, 404)

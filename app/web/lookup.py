@@ -1,0 +1,107 @@
+"""The one way a route finds its card and its state: ``CardRef`` (an id; an alias or printed label
+redirects to the canonical id, keeping the query; anything else is a 404) and ``StateRef`` (the
+query validated by the card's Params; a rejected query is a field-named 422). Routes declare them
+as parameters; the exception handlers here answer in the route's own language: JSON under
+``/api/``, a plain line for figure data, an HTML page or fragment elsewhere."""
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import unquote
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+
+from ..cards import REGISTRY, Card, Params, resolve
+from ..labels import label_to_id
+from .query import ParamError, parse_query
+from .render import render
+
+
+class AliasRedirect(Exception):
+    def __init__(self, url: str):
+        self.url = url
+
+
+class CardMissing(Exception):
+    def __init__(self, name: str):
+        self.name = name
+
+
+class StateRejected(Exception):
+    def __init__(self, card: Card, errors: list[dict]):
+        self.card, self.errors = card, errors
+
+
+def query_items(request: Request) -> list[tuple[str, str]]:
+    """The query's key/value pairs in order (repeated keys kept: list parameters)."""
+    return list(request.query_params.multi_items())
+
+
+def _swap_name(path: str, name: str, cid: str) -> str:
+    """Replace the card segment of ``path`` (which may be percent-encoded) with ``cid``."""
+    parts = path.split("/")
+    for i, seg in enumerate(parts):
+        if unquote(seg) == name:
+            parts[i] = cid
+            break
+    return "/".join(parts)
+
+
+def card_named(name: str, request: Request) -> Card:
+    """The card a path names: by id, else redirected from an alias or printed label."""
+    card = REGISTRY.get(name)
+    if card is not None:
+        return card
+    cid = resolve(name) or label_to_id(name)
+    if cid is not None and cid != name:
+        q = request.url.query
+        raise AliasRedirect(_swap_name(request.url.path, name, cid) + (f"?{q}" if q else ""))
+    raise CardMissing(name)
+
+
+CardRef = Annotated[Card, Depends(card_named)]
+
+
+def state_of(card: CardRef, request: Request) -> Params:
+    """The card's state from the query (unknown keys ignored, known ones validated)."""
+    try:
+        return parse_query(card, [(k, v) for k, v in query_items(request) if k != "key"])
+    except ParamError as e:
+        raise StateRejected(card, e.errors) from None
+
+
+StateRef = Annotated[Params, Depends(state_of)]
+
+
+def _speaks_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def _figure_data(request: Request) -> bool:
+    return "/figure/" in request.url.path
+
+
+async def _redirect(request: Request, exc: AliasRedirect) -> Response:
+    return RedirectResponse(exc.url, status_code=307)
+
+
+async def _missing(request: Request, exc: CardMissing) -> Response:
+    if _speaks_json(request):
+        return JSONResponse({"detail": [{"loc": ["path", "name"], "field": "name", "type": "not_found",
+                                         "msg": f"没有编号为 {exc.name} 的卡片"}]}, 404)
+    if _figure_data(request):
+        return PlainTextResponse("no such card", 404)
+    return HTMLResponse(render("error.html", title="找不到", message=f"没有编号为 “{exc.name}” 的卡片"), 404)
+
+
+async def _rejected(request: Request, exc: StateRejected) -> Response:
+    if _speaks_json(request) or _figure_data(request):
+        return JSONResponse({"detail": exc.errors}, 422)
+    return HTMLResponse(render("_errors.html", card=exc.card, errors=exc.errors), 422)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn lookups into redirects, 404s and 422s."""
+    app.add_exception_handler(AliasRedirect, _redirect)  # type: ignore[arg-type]
+    app.add_exception_handler(CardMissing, _missing)  # type: ignore[arg-type]
+    app.add_exception_handler(StateRejected, _rejected)  # type: ignore[arg-type]
