@@ -5,7 +5,7 @@ asks questions."""
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -137,9 +137,9 @@ def check_body_model(card: Card) -> type[BaseModel]:
         if q.kind == "open":
             continue
         typ = float if q.kind == "numeric" else (bool if q.kind == "bool" else str)
-        ans[q.key] = (Optional[typ], Field(None, description=q.prompt[:80]))
+        ans[q.key] = (typ | None, Field(None, description=q.prompt[:80]))
         if q.units:
-            units[q.key] = (Optional[Literal[tuple([q.unit, *q.units])]], None)
+            units[q.key] = (Literal[tuple([q.unit, *q.units])] | None, None)
     strict = ConfigDict(extra="forbid", strict=True)
     name = card.id.replace("-", "_")
     answers = create_model(f"Answers_{name}", __config__=strict, **ans)

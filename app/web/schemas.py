@@ -2,7 +2,7 @@
 declaration (every key, its type, label and unit) plus the derivations it carries."""
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -55,18 +55,18 @@ class QuestionInfo(BaseModel):
 
 def _type_of(decl: Out, value: Any) -> Any:
     if decl.type is not None:
-        return Optional[decl.type]
+        return decl.type | None
     # any output may be null in some state (no answer, not defined there, NaN/inf on the wire)
     if isinstance(value, bool):
-        return Optional[bool]
+        return bool | None
     if isinstance(value, (int, float)):
-        return Optional[float]
+        return float | None
     if isinstance(value, str):
-        return Optional[str]
+        return str | None
     if isinstance(value, (list, tuple)):
-        return Optional[list[Any]]
+        return list[Any] | None
     if isinstance(value, dict):
-        return Optional[dict[str, Any]]
+        return dict[str, Any] | None
     return Any
 
 
@@ -85,4 +85,4 @@ def result_model(card: Card, defaults_outputs: dict[str, Any]) -> type[BaseModel
         params=(dict[str, Any], Field(..., description="校验后的参数(含默认值)")),
         outputs=(outputs, ...),
         derivations=(dict[str, Derivation], Field(..., description="每个数值输出(int/float,非 bool)一条:输入来源,或公式、代入与可校验的算式")),
-        questions=(Optional[list[QuestionInfo]], None))
+        questions=(list[QuestionInfo] | None, None))
