@@ -11,6 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from .chapters import load_all
+from .live import router as live_router
 from .web.render import STATIC
 from .web.models_api import router as models_router
 from .web.routes import register_card_routes, router
@@ -55,6 +56,7 @@ def create_app() -> FastAPI:
                   description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。")
     app.include_router(router)
     app.include_router(models_router)
+    app.include_router(live_router)
     if os.environ.get("AIINFRA_BENCH") == "1":
         from .web.bench import router as bench_router
         app.include_router(bench_router)
