@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DB = ROOT / "var" / "live.sqlite3"
+DEFAULT_DB = ROOT / "var" / "live.db"
 
 AnswerOutcome = Literal["ok", "closed", "missing"]
 
