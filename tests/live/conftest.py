@@ -69,10 +69,10 @@ def sqlite_server(tmp_path_factory):
     d = tmp_path_factory.mktemp("live-server")
     port, log = free_port(), d / "server.log"
     env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_LIVE_KEEPALIVE_S": "1", "AIINFRA_REDIS_URL": ""}
-    p = start_uvicorn(port, env, log, access_log=True)
-    yield {"base": f"http://127.0.0.1:{port}", "port": port, "log": log, "db": d / "live.db", "proc": p,
-           "env": env}
-    p.stop()
+    info = {"base": f"http://127.0.0.1:{port}", "port": port, "log": log, "db": d / "live.db", "env": env,
+            "proc": start_uvicorn(port, env, log, access_log=True)}
+    yield info
+    info["proc"].stop()   # the restart test swaps in a new process
 
 
 @pytest.fixture(scope="module")
