@@ -223,7 +223,7 @@
     if (!token) { auth.textContent = "没有教师令牌:此页只能看,不能操作"; document.body.classList.add("live-readonly"); }
     else auth.textContent = "已授权";
     var pub = { last: 0, timer: null, sent: JSON.stringify({ card: data.state.card, query: data.state.query, frame: data.state.frame }) };
-    var frame = null, question = data.state.question;
+    var frame = data.state.frame, question = data.state.question;
 
     function publish(st) {
       if (!token) return;
@@ -443,6 +443,7 @@
     });
 
     afterLoad();
+    showFrame(frame);
     showQuestion(question);
     refresh();
     refreshSnaps();
@@ -581,7 +582,7 @@
         unitSel.hidden = !(q.units && q.units.length);
         $(".live-q-unit").textContent = unitSel.hidden ? (q.unit || "") : "";
         opts.querySelectorAll("label").forEach(function (l) { l.remove(); });
-        var choices = q.kind === "bool" ? { "true": "是", "false": "否" } : (q.options || {});
+        var choices = q.options && Object.keys(q.options).length ? q.options : { "true": "是", "false": "否" };
         Object.keys(choices).forEach(function (v) {
           var l = document.createElement("label"), r = document.createElement("input");
           r.type = "radio"; r.name = "choice"; r.value = v;
@@ -624,6 +625,7 @@
     setControls();
     showQuestion(latest.question);
     document.addEventListener("card:drawn", function () { setControls(); maskFor(latest.question); });
+    follow();   // a ▶ frame the instructor is on
     rejoin();
   }
 

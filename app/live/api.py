@@ -176,6 +176,10 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
         allowed = [rec["unit"], *rec.get("units", {})]
         if data.unit is not None and data.unit not in allowed:
             raise fail(422, "unit", "不是可选单位;可选:" + "、".join(u for u in allowed if u), "literal_error")
+    elif rec["kind"] == "bool":
+        if str(value).lower() not in ("true", "false"):
+            raise fail(422, "value", "须为 true 或 false", "bool_parsing")
+        value = str(value).lower() == "true"
     elif rec["kind"] == "choice" and str(value) not in rec.get("options", {}):
         raise fail(422, "value", "不是可选项;可选:" + "、".join(rec["options"]), "literal_error")
     q = Question(rec["key"], rec["prompt"], rec["unit"], kind=rec["kind"], rel_tol=rec["rel_tol"],

@@ -18,9 +18,10 @@ BATCH = "#eg-1-1-batch"
 def live_server(tmp_path_factory):
     d = tmp_path_factory.mktemp("live-browser")
     port = free_port()
-    p = start_uvicorn(port, {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_REDIS_URL": ""})
-    yield f"http://127.0.0.1:{port}"
-    p.stop()
+    env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_REDIS_URL": ""}
+    info = {"base": f"http://127.0.0.1:{port}", "port": port, "env": env, "proc": start_uvicorn(port, env)}
+    yield info
+    info["proc"].stop()   # the restart test swaps in a new process
 
 
 def _page(browser, w=1400, h=1000):
@@ -50,6 +51,7 @@ def _wait_value(page, sel, value, timeout=8000):
 
 def test_live_class_end_to_end(browser, live_server):
     from app.chapters import neighbours
+    live_server = live_server["base"]
     _, next_card = neighbours("eg-1-1")
     contexts = []
     try:
@@ -93,10 +95,28 @@ def test_live_class_end_to_end(browser, live_server):
         for s in students:
             s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{next_card}'")
         assert _stage_card(teacher) == next_card
+        if next_card == "fig-1-10":   # a ▶ figure: a step of the animation is followed too
+            plot = "document.getElementById('plot-fig-1-10-0')"
+            teacher.wait_for_function(f"() => {plot} && {plot}.dataset.liveWatch === '1'")
+            teacher.evaluate(f"Plotly.animate({plot}, ['5'], {{mode: 'immediate', frame: {{duration: 0, redraw: false}}, "
+                             "transition: {duration: 0}})")
+            for s in students:
+                s.wait_for_function(f"() => {plot} && {plot}._fullLayout && {plot}._fullLayout.sliders[0].active === 5")
         teacher.keyboard.press("p")
         for s in students:
             s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'eg-1-1'")
             _wait_value(s, BATCH, "1")
+
+        # the jump box
+        teacher.fill("#live-jump-q", "练习 1-3")
+        teacher.press("#live-jump-q", "Enter")
+        for s in students:
+            s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'ex-1-3'")
+        teacher.fill("#live-jump-q", "例题 1-1")
+        teacher.press("#live-jump-q", "Enter")
+        for s in students:
+            s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'eg-1-1'")
+            _drawn(s)
 
         # break away and snap back
         a.click(".live-mode")
@@ -171,3 +191,27 @@ def test_live_class_end_to_end(browser, live_server):
     finally:
         for c in contexts:
             c.close()
+
+
+def test_follower_resumes_after_a_server_restart_without_reloading(browser, live_server):
+    from bench.live_cluster import call
+    base = live_server["base"]
+    status, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": "batch=2"})
+    assert status == 201
+    ctx, s = _page(browser, 420, 900)
+    try:
+        s.goto(k["follow_url"])
+        _drawn(s)
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        s.evaluate("window.__noReload = 1")
+        live_server["proc"].stop()
+        s.wait_for_function("() => document.querySelector('.live-status').textContent !== '已连接'", timeout=10000)
+        live_server["proc"] = start_uvicorn(live_server["port"], live_server["env"])
+        assert call(base, "PUT", f"/api/live/{k['code']}/state", {"card": "eg-1-1", "query": "batch=77"}, k["token"])[0] == 200
+        _wait_value(s, BATCH, "77", timeout=30000)
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        assert s.evaluate("window.__noReload") == 1          # the same page: resumed, never reloaded
+        s.watch.errors = [e for e in s.watch.errors if "ERR_CONNECTION_REFUSED" not in e and "net::" not in e]
+        s.watch.assert_clean()
+    finally:
+        ctx.close()

@@ -269,3 +269,32 @@ def test_state_survives_a_new_store_on_the_same_file(client, klass, store):
     st = client.get(f"/api/live/{klass.code}").json()
     assert (st["card"], st["seq"]) == ("fig-1-10", 2)
     assert get_store() is not store
+
+
+def test_yes_no_and_choice_questions(client, klass):
+    qid = ask(client, klass, "one_h100_bf16_fits", card="ex-1-2")          # the book: 放不下 (False)
+    pub = client.get(f"/api/live/{klass.code}").json()["question"]
+    assert pub["kind"] == "bool" and pub["options"] == {"true": "放得下", "false": "放不下"}
+    assert answer(client, klass, qid, "device-0001", False).status_code == 200
+    assert answer(client, klass, qid, "device-0002", "true").status_code == 200
+    assert answer(client, klass, qid, "device-0003", True).status_code == 200
+    assert answer(client, klass, qid, "device-0004", "maybe").status_code == 422
+    res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
+    assert res["options"] == {"true": 2, "false": 1} and res["verdicts"]["correct"] == 1
+    assert res["true_value"] is False and "histogram" not in res
+    qid = ask(client, klass, "bound_b64_half", card="ex-1-3")
+    assert answer(client, klass, qid, "device-0001", "compute").status_code == 200
+    r = answer(client, klass, qid, "device-0002", "network")
+    assert r.status_code == 422 and "memory" in r.json()["detail"][0]["msg"]
+    res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
+    assert res["options"] == {"memory": 0, "compute": 1} and res["verdicts"]["correct"] == 1
+
+
+def test_animation_frame_travels_with_the_state(client, klass):
+    r = client.put(f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "query": "", "frame": "5"}, headers=klass.auth)
+    assert r.status_code == 200
+    assert client.get(f"/api/live/{klass.code}").json()["frame"] == "5"
+    client.put(f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "query": ""}, headers=klass.auth)
+    assert client.get(f"/api/live/{klass.code}").json()["frame"] is None
+    r = client.put(f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "frame": "<script>"}, headers=klass.auth)
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "frame"
