@@ -522,7 +522,7 @@
     });
     shareBtn.addEventListener("click", function () {
       var st = stageState();
-      api("POST", "/api/live/" + code + "/snapshots", { device: dev, nick: nickValue(), card: st.card, query: st.query }).then(function (res) {
+      api("POST", "/api/live/" + code + "/share", { device: dev, nick: nickValue(), card: st.card, query: st.query }).then(function (res) {
         notice.hidden = false;
         notice.textContent = res.ok ? "已分享给老师。" : errorText(res, "分享失败");
       });

@@ -20,7 +20,8 @@ from .deps import Instructor, LiveSession, body, card_state, check_token, fail
 from .ids import new_code, new_token, token_hash
 from .limits import (ANSWER_WINDOW_S, ANSWERS_PER_WINDOW, JOIN_WINDOW_S, JOINS_PER_WINDOW, MAX_FOLLOWERS,
                      MAX_QUESTIONS, MAX_SESSIONS, SNAPSHOT_WINDOW_S, SNAPSHOTS_PER_WINDOW)
-from .models import AnswerIn, AskIn, CreateIn, JoinIn, SnapshotIn, StateIn
+from .models import (Accepted, AnswerIn, Askables, AskIn, CardRef, Created, CreateIn, Joined, JoinIn, QidOut, Results,
+                     SeqOut, SidOut, SnapshotIn, Snapshots, StateIn, StateOut, errors, request_body)
 from .results import summary, to_question_unit
 from .store import Full, Session, get_store
 
@@ -46,7 +47,7 @@ def public_state(s: Session, followers: int) -> dict:
 # ------------------------------------------------------------------ helpers pages share
 
 
-@router.get("/api/live/resolve", summary="跳转框:图号、例题号或标题词 → 卡片编号")
+@router.get("/api/live/resolve", response_model=CardRef, responses=errors(404, 422), summary="跳转框:图号、例题号或标题词 → 卡片编号")
 async def resolve_card(q: str = "") -> JSONResponse:
     q = q[:100]
     cid = label_to_id(q) if q else None
@@ -57,7 +58,7 @@ async def resolve_card(q: str = "") -> JSONResponse:
     return ok({"card": cid})
 
 
-@router.get("/api/live/askable/{card}", summary="这张卡片在此状态下可以问全班的题目")
+@router.get("/api/live/askable/{card}", response_model=Askables, responses=errors(422), summary="这张卡片在此状态下可以问全班的题目")
 async def askable(card: str, request: Request) -> JSONResponse:
     c, params = card_state(card, request.url.query)
     view = compute(c, params)
@@ -69,7 +70,8 @@ async def askable(card: str, request: Request) -> JSONResponse:
 # ------------------------------------------------------------------ sessions and state
 
 
-@router.post("/api/live", status_code=201, summary="开课:新建课堂,返回课堂码与教师令牌")
+@router.post("/api/live", status_code=201, response_model=Created, responses=errors(413, 422, 503),
+             openapi_extra=request_body(CreateIn, required=False), summary="开课:新建课堂,返回课堂码与教师令牌")
 async def create(request: Request, data: CreateBody) -> JSONResponse:
     card, params = card_state(data.card or reading_order()[0], data.query)
     token, store = new_token(), get_store()
@@ -87,12 +89,13 @@ async def create(request: Request, data: CreateBody) -> JSONResponse:
                "control_url": f"{base}/live/{s.code}/control#t={token}"}, 201)
 
 
-@router.get("/api/live/{code}", summary="课堂的当前状态")
+@router.get("/api/live/{code}", response_model=StateOut, responses=errors(404, 422), summary="课堂的当前状态")
 async def state(s: LiveSession) -> JSONResponse:
     return ok(public_state(s, await get_store().followers(s.code)))
 
 
-@router.put("/api/live/{code}/state", summary="教师:切换卡片或参数(全班跟随)")
+@router.put("/api/live/{code}/state", response_model=SeqOut, responses=errors(401, 403, 404, 413, 422),
+            openapi_extra=request_body(StateIn), summary="教师:切换卡片或参数(全班跟随)")
 async def put_state(s: Instructor, data: StateBody) -> JSONResponse:
     card, _ = card_state(data.card, data.query)
     new = await get_store().change(s.code, card=card.id, query=data.query, frame=data.frame)
@@ -104,17 +107,18 @@ async def _lock(s: Session, locked: bool) -> JSONResponse:
     return ok({"seq": new.seq, "locked": new.locked})
 
 
-@router.post("/api/live/{code}/lock", summary="教师:锁定全班在当前卡片与状态")
+@router.post("/api/live/{code}/lock", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:锁定全班在当前卡片与状态")
 async def lock(s: Instructor) -> JSONResponse:
     return await _lock(s, True)
 
 
-@router.post("/api/live/{code}/unlock", summary="教师:解除锁定")
+@router.post("/api/live/{code}/unlock", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:解除锁定")
 async def unlock(s: Instructor) -> JSONResponse:
     return await _lock(s, False)
 
 
-@router.post("/api/live/{code}/join", summary="学生:加入课堂(可选昵称)")
+@router.post("/api/live/{code}/join", response_model=Joined, responses=errors(404, 413, 422, 429, 503),
+             openapi_extra=request_body(JoinIn), summary="学生:加入课堂(可选昵称)")
 async def join(s: LiveSession, data: JoinBody) -> JSONResponse:
     store = get_store()
     if not await store.allow(f"j:{s.code}:{data.device}", JOINS_PER_WINDOW, JOIN_WINDOW_S):
@@ -144,7 +148,8 @@ def _question_record(card, params, query: str, key: str) -> dict:
             "axis": cardinfo.axis_of(card.id, view, key), "asked": time.time()}
 
 
-@router.post("/api/live/{code}/questions", status_code=201, summary="教师:向全班提问(练习题或“预测这个数”)")
+@router.post("/api/live/{code}/questions", status_code=201, response_model=QidOut,
+             responses=errors(401, 403, 404, 413, 422, 429), openapi_extra=request_body(AskIn), summary="教师:向全班提问(练习题或“预测这个数”)")
 async def ask(s: Instructor, data: AskBody) -> JSONResponse:
     card, params = card_state(data.card, data.query)
     rec = _question_record(card, params, data.query, data.key)
@@ -189,7 +194,8 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
     return {"value": value, "unit": data.unit, "norm": norm, "verdict": verdict, "nick": data.nick, "t": time.time()}
 
 
-@router.post("/api/live/{code}/questions/{qid}/answers", summary="学生:作答(每台设备一份,收卷前可改)")
+@router.post("/api/live/{code}/questions/{qid}/answers", response_model=Accepted,
+             responses=errors(404, 409, 413, 422, 429), openapi_extra=request_body(AnswerIn), summary="学生:作答(每台设备一份,收卷前可改)")
 async def answer(s: LiveSession, qid: int, data: AnswerBody) -> JSONResponse:
     rec = await _question(s, qid)
     if rec["status"] != "open":
@@ -211,17 +217,17 @@ async def _status(s: Session, qid: int, status: str) -> JSONResponse:
     return ok({"seq": new.seq, "status": rec["status"]})
 
 
-@router.post("/api/live/{code}/questions/{qid}/close", summary="教师:收卷")
+@router.post("/api/live/{code}/questions/{qid}/close", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:收卷")
 async def close(s: Instructor, qid: int) -> JSONResponse:
     return await _status(s, qid, "closed")
 
 
-@router.post("/api/live/{code}/questions/{qid}/reveal", summary="教师:公布结果")
+@router.post("/api/live/{code}/questions/{qid}/reveal", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:公布结果")
 async def reveal(s: Instructor, qid: int) -> JSONResponse:
     return await _status(s, qid, "revealed")
 
 
-@router.get("/api/live/{code}/questions/{qid}/results", summary="作答结果:人数总是可见;分布与真值需令牌或公布后")
+@router.get("/api/live/{code}/questions/{qid}/results", response_model=Results, responses=errors(403, 404, 422), summary="作答结果:人数总是可见;分布与真值需令牌或公布后")
 async def results(request: Request, s: LiveSession, qid: int, full: bool = False,
                   device: str | None = None) -> JSONResponse:
     rec = await _question(s, qid)
@@ -242,7 +248,8 @@ async def results(request: Request, s: LiveSession, qid: int, full: bool = False
 # ------------------------------------------------------------------ snapshots
 
 
-@router.post("/api/live/{code}/snapshots", status_code=201, summary="学生:把自己的卡片状态分享给老师")
+@router.post("/api/live/{code}/share", status_code=201, response_model=SidOut,
+             responses=errors(404, 413, 422, 429), openapi_extra=request_body(SnapshotIn), summary="学生:把自己的卡片状态分享给老师")
 async def share(s: LiveSession, data: SnapshotBody) -> JSONResponse:
     card, _ = card_state(data.card, data.query)
     store = get_store()
@@ -253,6 +260,6 @@ async def share(s: LiveSession, data: SnapshotBody) -> JSONResponse:
     return ok({"sid": sid}, 201)
 
 
-@router.get("/api/live/{code}/snapshots", summary="教师:学生分享的快照")
+@router.get("/api/live/{code}/snapshots", response_model=Snapshots, responses=errors(401, 403, 404, 422), summary="教师:学生分享的快照")
 async def snapshots(s: Instructor) -> JSONResponse:
     return ok({"snapshots": await get_store().snapshots(s.code)})

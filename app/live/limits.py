@@ -6,7 +6,7 @@ import os
 MAX_FOLLOWERS = 1_000          # devices following one session at once
 MAX_SESSIONS = 200             # live (not yet expired) sessions per instance / per Redis
 IDLE_TTL_S = 12 * 3600         # a session with no write for this long expires and is purged
-MAX_BODY_BYTES = 16 * 1024     # any live request body (a custom model config in a query fits)
+MAX_BODY_BYTES = 64 * 1024     # any live request body (a full-length query, even \u-escaped, fits)
 MAX_QUERY_LEN = 8_000          # the card query string of a state, question or snapshot
 NICK_MAX = 24                  # characters of the optional nickname
 DEVICE_MIN, DEVICE_MAX = 8, 64  # a device id is random, kept in the follower's localStorage

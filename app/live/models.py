@@ -65,3 +65,95 @@ class SnapshotIn(Strict):
     nick: Nick = None
     card: CardId
     query: Query = ""
+
+
+# ------------------------------------------------------------------ responses (documented in /docs)
+
+
+class ErrorItem(BaseModel):
+    loc: list[str]
+    field: str
+    type: str
+    msg: str
+    input: str | None = None
+
+
+class ErrorBody(BaseModel):
+    detail: list[ErrorItem]
+
+
+class Created(BaseModel):
+    code: str = Field(description="6 位课堂码")
+    token: str = Field(description="教师令牌(只在控制链接的 #t= 片段里出现)")
+    follow_url: str
+    control_url: str
+
+
+class StateOut(BaseModel):
+    code: str
+    card: str
+    query: str
+    frame: str | None
+    seq: int
+    locked: bool
+    followers: int
+    question: dict | None
+
+
+class SeqOut(BaseModel):
+    seq: int
+    locked: bool | None = None
+    status: str | None = None
+
+
+class QidOut(BaseModel):
+    qid: int
+    seq: int
+
+
+class Accepted(BaseModel):
+    accepted: bool
+
+
+class Joined(BaseModel):
+    followers: int
+    state: dict
+
+
+class SidOut(BaseModel):
+    sid: int
+
+
+class Snapshots(BaseModel):
+    snapshots: list[dict]
+
+
+class Results(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    qid: int
+    status: str
+    answered: int
+
+
+class CardRef(BaseModel):
+    card: str
+
+
+class Askables(BaseModel):
+    card: str
+    askable: list[dict]
+
+
+ERROR_TEXT = {401: "缺少教师令牌", 403: "教师令牌不对 / 结果未公布", 404: "没有这个课堂、题目或卡片", 409: "已收卷",
+              413: "请求体过大", 422: "参数或请求体不对(指明字段)", 429: "太频繁", 503: "课堂已满 / 实例课堂数已满"}
+
+
+def errors(*codes: int) -> dict:
+    """OpenAPI ``responses`` for these error statuses (all in the app's one error shape)."""
+    return {c: {"model": ErrorBody, "description": ERROR_TEXT[c]} for c in codes}
+
+
+def request_body(model: type[BaseModel], required: bool = True) -> dict:
+    """``openapi_extra`` documenting a body that a dependency reads (size-capped)."""
+    return {"requestBody": {"required": required,
+                            "content": {"application/json": {"schema": model.model_json_schema()}}}}

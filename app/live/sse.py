@@ -14,6 +14,7 @@ from .deps import LiveSession, fail
 from .hub import HUB, encode
 from .ids import DEVICE_RE
 from .limits import DEVICE_MAX, KEEPALIVE_S, RETRY_MS
+from .models import errors
 from .store import get_store
 
 router = APIRouter(tags=["课堂"])
@@ -25,7 +26,10 @@ def last_event_id(request: Request) -> int | None:
     return int(raw) if raw.isdigit() and len(raw) < 19 else None
 
 
-@router.get("/api/live/{code}/events", summary="学生端事件流(text/event-stream;Last-Event-ID 续传)")
+@router.get("/api/live/{code}/events", response_class=EventSourceResponse, responses={
+    200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
+          "description": "每次变化一个事件:id = seq,data = 课堂公开状态(JSON)"}, **errors(404, 422, 503)},
+    summary="学生端事件流(text/event-stream;Last-Event-ID 续传)")
 async def events(request: Request, s: LiveSession, device: str | None = None) -> EventSourceResponse:
     if device is not None and not (len(device) <= DEVICE_MAX and DEVICE_RE.match(device)):
         raise fail(422, "device", "格式不对", "string_pattern_mismatch")

@@ -224,13 +224,13 @@ def test_answer_values_are_validated(client, klass):
 
 
 def test_snapshots_shared_by_followers_listed_for_the_instructor(client, klass):
-    r = client.post(f"/api/live/{klass.code}/snapshots",
+    r = client.post(f"/api/live/{klass.code}/share",
                     json={"device": "device-0001", "nick": "<b>小明</b>", "card": "eg-1-1", "query": "batch=64"})
     assert r.status_code == 201 and r.json()["sid"] >= 1
     snaps = client.get(f"/api/live/{klass.code}/snapshots", headers=klass.auth).json()["snapshots"]
     assert [(s["nick"], s["card"], s["query"]) for s in snaps] == [("<b>小明</b>", "eg-1-1", "batch=64")]
     assert "device" not in snaps[0]                     # no personal data beyond the nickname
-    bad = client.post(f"/api/live/{klass.code}/snapshots", json={"device": "device-0002", "card": "eg-1-1", "query": "batch=-1"})
+    bad = client.post(f"/api/live/{klass.code}/share", json={"device": "device-0002", "card": "eg-1-1", "query": "batch=-1"})
     assert bad.status_code == 422
 
 

@@ -15,7 +15,7 @@ def setup(client, klass):
     r = client.post(f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "b_star", "query": ""}, headers=klass.auth)
     qid = r.json()["qid"]
     client.post(f"/api/live/{klass.code}/questions/{qid}/answers", json={"device": "device-0001", "value": 148, "nick": "小红"})
-    client.post(f"/api/live/{klass.code}/snapshots", json={"device": "device-0001", "card": "eg-1-1", "query": "batch=8"})
+    client.post(f"/api/live/{klass.code}/share", json={"device": "device-0001", "card": "eg-1-1", "query": "batch=8"})
     return klass, qid, client.get(f"/api/live/{klass.code}").json()
 
 

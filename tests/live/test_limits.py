@@ -65,7 +65,7 @@ def test_answers_are_rate_limited_per_device(client, klass, frozen):
 
 
 def test_snapshots_are_rate_limited_per_device(client, klass, frozen):
-    url = f"/api/live/{klass.code}/snapshots"
+    url = f"/api/live/{klass.code}/share"
     for _ in range(limits.SNAPSHOTS_PER_WINDOW):
         assert client.post(url, json={"device": "device-0001", "card": "eg-1-1"}).status_code == 201
     r = client.post(url, json={"device": "device-0001", "card": "eg-1-1"})
@@ -74,7 +74,7 @@ def test_snapshots_are_rate_limited_per_device(client, klass, frozen):
 
 def test_snapshots_kept_per_session(client, klass):
     for i in range(limits.MAX_SNAPSHOTS + 5):
-        assert client.post(f"/api/live/{klass.code}/snapshots", json={"device": f"device-{i:04d}", "card": "eg-1-1",
+        assert client.post(f"/api/live/{klass.code}/share", json={"device": f"device-{i:04d}", "card": "eg-1-1",
                                                                      "query": f"batch={i + 1}"}).status_code == 201
     snaps = client.get(f"/api/live/{klass.code}/snapshots", headers=klass.auth).json()["snapshots"]
     assert len(snaps) == limits.MAX_SNAPSHOTS and snaps[0]["query"] == f"batch={limits.MAX_SNAPSHOTS + 5}"
@@ -89,7 +89,7 @@ def test_joins_are_rate_limited_per_device(client, klass, frozen):
 def test_body_size(client, klass):
     big = b'{"card": "eg-1-1", "query": "' + b"x" * limits.MAX_BODY_BYTES + b'"}'
     r = client.put(f"/api/live/{klass.code}/state", content=big, headers={**klass.auth, "Content-Type": "application/json"})
-    assert r.status_code == 413 and "16 KB" in r.json()["detail"][0]["msg"]
+    assert r.status_code == 413 and "64 KB" in r.json()["detail"][0]["msg"]
     r = client.post("/api/live", content=big, headers={"Content-Type": "application/json"})
     assert r.status_code == 413
 

@@ -78,7 +78,7 @@ def test_state_answers_and_followers_are_shared(two_instances):
     assert call(b, "GET", f"/api/live/{k.code}")[1]["followers"] == 6
     call(a, "POST", f"/api/live/{k.code}/questions/{q['qid']}/close", token=k.token)
     assert call(b, "POST", f"/api/live/{k.code}/questions/{q['qid']}/answers", {"device": "device-0000", "value": 1})[0] == 409
-    status, snap = call(b, "POST", f"/api/live/{k.code}/snapshots", {"device": "device-0001", "card": "eg-1-1", "query": "batch=3"})
+    status, snap = call(b, "POST", f"/api/live/{k.code}/share", {"device": "device-0001", "card": "eg-1-1", "query": "batch=3"})
     assert status == 201
     assert call(a, "GET", f"/api/live/{k.code}/snapshots", token=k.token)[1]["snapshots"][0]["query"] == "batch=3"
     assert call(a, "GET", f"/api/live/{k.code}/snapshots")[0] == 401

@@ -37,7 +37,8 @@ def test_server_writes_nothing():
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {k: v for k, v in os.environ.items() if k not in ("AIINFRA_LIVE_DB", "AIINFRA_REDIS_URL")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"   # the live store on its default path, inside the project
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--log-level", "warning"],
                             cwd=ROOT, env=env)
     base = f"http://127.0.0.1:{port}"
