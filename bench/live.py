@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing as mp
+import os
 import random
 import sys
 import time
@@ -22,6 +23,35 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.live_cluster import Follower, call, free_port, missing, start_redis, start_serve_prod  # noqa: E402
 
 PUT_EVERY_S = 0.2
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes so far (Linux /proc)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0.0
+    for pid in pids:
+        try:
+            f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(f[11]) + int(f[12])) / tick
+        except OSError:
+            pass
+    return total
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every process below it (make → gunicorn → workers)."""
+    parent = {}
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                parent[int(p.name)] = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    out, todo = [], [root]
+    while todo:
+        x = todo.pop()
+        out.append(x)
+        todo += [c for c, pp in parent.items() if pp == x]
+    return out
 
 
 def follower_proc(port: int, code: str, devices: list[str], ready, done, out) -> None:
@@ -44,47 +74,60 @@ def follower_proc(port: int, code: str, devices: list[str], ready, done, out) ->
     asyncio.run(go())
 
 
-async def drive(base: str, code: str, token: str, qid: int, devices: list[str], seconds: float, rate: float) -> dict:
-    """The instructor's slider (PUT state every PUT_EVERY_S) and the class's answers at ``rate``/s."""
-    import httpx
-    sent: dict[int, float] = {}
-    errors, accepted = [], set()
-    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as c:
-        async def slider():
-            i, t_next, end = 0, time.perf_counter(), time.perf_counter() + seconds
-            while time.perf_counter() < end:
-                i += 1
-                t0 = time.perf_counter()
-                r = await c.put(f"/api/live/{code}/state", json={"card": "eg-1-1", "query": f"batch={i % 511 + 1}"},
-                                headers={"Authorization": f"Bearer {token}"})
-                if r.status_code == 200:
-                    sent[r.json()["seq"]] = t0
-                else:
-                    errors.append(f"PUT {r.status_code}")
-                t_next += PUT_EVERY_S
-                await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
+def answers_proc(port: int, code: str, qid: int, devices: list[str], seconds: float, rate: float, go, out) -> None:
+    """The class answering at ``rate``/s (random devices; one may change its answer), on a few
+    keep-alive connections, in its own process."""
+    from bench.live_cluster import KeepAlive
 
-        async def one_answer(dev: str):
-            r = await c.post(f"/api/live/{code}/questions/{qid}/answers", json={"device": dev, "value": random.uniform(50, 300)})
-            if r.status_code == 200:
-                accepted.add(dev)
+    async def run():
+        queue: asyncio.Queue = asyncio.Queue()
+        accepted, errors = set(), []
+
+        async def worker():
+            c = KeepAlive("127.0.0.1", port)
+            while (dev := await queue.get()) is not None:
+                status, _ = await c.request("POST", f"/api/live/{code}/questions/{qid}/answers",
+                                            {"device": dev, "value": round(random.uniform(50, 300), 1)})
+                (accepted.add(dev) if status == 200 else errors.append(f"answer {status}"))
+            c.close()
+        workers = [asyncio.create_task(worker()) for _ in range(8)]
+        go.wait()
+        cpu0 = time.process_time()
+        t_next = time.perf_counter()
+        end = t_next + seconds
+        while time.perf_counter() < end:
+            queue.put_nowait(random.choice(devices))
+            t_next += 1.0 / rate
+            await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
+        for _ in workers:
+            queue.put_nowait(None)
+        await asyncio.gather(*workers)
+        out.put({"accepted": sorted(accepted), "errors": errors, "cpu": time.process_time() - cpu0})
+    asyncio.run(run())
+
+
+def slider(port: int, code: str, token: str, seconds: float) -> dict:
+    """The instructor moving a slider every PUT_EVERY_S: seq → the moment its PUT was sent."""
+    from bench.live_cluster import KeepAlive
+
+    async def run():
+        c, sent, errors = KeepAlive("127.0.0.1", port), {}, []
+        i, t_next = 0, time.perf_counter()
+        end = t_next + seconds
+        while time.perf_counter() < end:
+            i += 1
+            t0 = time.perf_counter()
+            status, body = await c.request("PUT", f"/api/live/{code}/state",
+                                           {"card": "eg-1-1", "query": f"batch={i % 511 + 1}"}, token)
+            if status == 200:
+                sent[body["seq"]] = t0
             else:
-                errors.append(f"answer {r.status_code}")
-
-        async def answers():
-            pending, t_next, end = set(), time.perf_counter(), time.perf_counter() + seconds
-            while time.perf_counter() < end:
-                task = asyncio.create_task(one_answer(random.choice(devices)))
-                pending.add(task)
-                task.add_done_callback(pending.discard)
-                t_next += 1.0 / rate
-                await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
-            await asyncio.gather(*pending)
-
-        await asyncio.gather(slider(), answers())
-        res = (await c.get(f"/api/live/{code}/questions/{qid}/results", headers={"Authorization": f"Bearer {token}"})).json()
-    return {"sent": sent, "errors": errors, "accepted": len(accepted), "counted": res["answered"]}
+                errors.append(f"PUT {status}")
+            t_next += PUT_EVERY_S
+            await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
+        c.close()
+        return {"sent": sent, "errors": errors}
+    return asyncio.run(run())
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -122,6 +165,8 @@ def report(d: dict, followers: list[dict], seconds: float, n: int, rate: float, 
     print(f"  lost / out-of-order       {lost} / {ooo}")
     print(f"  SSE errors / reconnects   {sse_errors} / {reconnects}")
     print(f"  answers accepted/counted  {d['accepted']} devices / {d['counted']}")
+    print("  CPU cores used            " + ", ".join(f"{r} {c:.2f}" for r, c in d["cpu"].items())
+          + f" (machine load average {d['load']:.1f} on {os.cpu_count()} cores)")
     print(f"  HTTP errors               {len(d['errors'])}" + (f" ({', '.join(sorted(set(d['errors'])))})" if d["errors"] else ""))
     ok = lost == 0 and ooo == 0 and sse_errors == 0 and reconnects == 0 and not d["errors"] and d["accepted"] == d["counted"]
     print("  result                    " + ("OK" if ok else "FAILED"))
@@ -147,7 +192,8 @@ def main() -> int:
         redis, url = start_redis()
         procs.append(redis)
         port = free_port()
-        procs.append(start_serve_prod(port, {"AIINFRA_REDIS_URL": url}, workers=2))
+        prod = start_serve_prod(port, {"AIINFRA_REDIS_URL": url}, workers=2)
+        procs.append(prod)
         base = f"http://127.0.0.1:{port}"
         _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": ""})
         _, q = call(base, "POST", f"/api/live/{k['code']}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k["token"])
@@ -161,7 +207,22 @@ def main() -> int:
         for _ in workers:
             ready.get(timeout=180)
         time.sleep(0.5)
-        d = asyncio.run(drive(base, k["code"], k["token"], q["qid"], devices, a.seconds, a.rate))
+        go, ans_out = ctx.Event(), ctx.Queue()
+        answering = ctx.Process(target=answers_proc, args=(port, k["code"], q["qid"], devices, a.seconds, a.rate, go, ans_out))
+        answering.start()
+        roles = {"server (2 workers)": descendants(prod.popen.pid), "redis": [redis.popen.pid],
+                 "followers": [w.pid for w in workers], "instructor": [os.getpid()]}
+        cpu0 = {r: cpu_seconds(p) for r, p in roles.items()}
+        go.set()
+        d = slider(port, k["code"], k["token"], a.seconds)
+        ans = ans_out.get(timeout=120)
+        answering.join(timeout=30)
+        d["cpu"] = {r: (cpu_seconds(p) - cpu0[r]) / a.seconds for r, p in roles.items()}
+        d["cpu"]["answers"] = ans["cpu"] / a.seconds
+        d["errors"] += ans["errors"]
+        d["accepted"] = len(ans["accepted"])
+        d["counted"] = call(base, "GET", f"/api/live/{k['code']}/questions/{q['qid']}/results", token=k["token"])[1]["answered"]
+        d["load"] = os.getloadavg()[0]
         time.sleep(1.5)   # the last update's tail
         done.set()
         followers = [f for _ in workers for f in out.get(timeout=120)]

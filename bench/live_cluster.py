@@ -245,3 +245,42 @@ def _parse(block: bytes) -> int | None:
         elif line.startswith(b"data:"):
             json.loads(line[5:])    # the data must be JSON
     return seq
+
+
+class KeepAlive:
+    """A minimal HTTP/1.1 keep-alive client (JSON in, status + JSON out): light enough that a bench
+    measures the server, not the client."""
+
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, path: str, body: dict | None = None, token: str | None = None) -> tuple[int, dict]:
+        data = json.dumps(body).encode() if body is not None else b""
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Length: {len(data)}\r\n"
+        head += "Content-Type: application/json\r\n" if body is not None else ""
+        head += f"Authorization: Bearer {token}\r\n" if token else ""
+        for attempt in (0, 1):
+            try:
+                if self.writer is None:
+                    self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+                self.writer.write(head.encode() + b"\r\n" + data)
+                await self.writer.drain()
+                status = int((await self.reader.readline()).split()[1])
+                length = 0
+                while (line := await self.reader.readline()) not in (b"\r\n", b""):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                payload = await self.reader.readexactly(length) if length else b""
+                return status, (json.loads(payload) if payload else {})
+            except (OSError, IndexError, ValueError, asyncio.IncompleteReadError):
+                self.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None

@@ -19,6 +19,7 @@ P = "aiinfra:live:"
 CHANNEL = P + "events"
 NIL = "\x00nil"
 SWEEP_EVERY_S = 300
+POOL_SIZE = 32          # Redis connections per process (plus the one subscriber)
 
 # Shared tail of every change: bump seq, touch, publish [code, seq, card, query, frame, locked,
 # question, qstatus], return the session hash. KEYS[1] = session, KEYS[2] = sessions index;
@@ -148,7 +149,11 @@ class RedisStore(Store):
     @property
     def r(self) -> aioredis.Redis:
         if self._r is None:
-            self._r = aioredis.Redis.from_url(self.url, decode_responses=True, health_check_interval=30)
+            # a bounded pool that waits for a free connection: a burst of joins queues up instead
+            # of opening a Redis connection per follower
+            pool = aioredis.BlockingConnectionPool.from_url(self.url, decode_responses=True, health_check_interval=30,
+                                                            max_connections=POOL_SIZE, timeout=20)
+            self._r = aioredis.Redis(connection_pool=pool)
             for name, src in (("change", CHANGE), ("ask", ASK), ("status", STATUS), ("answer", ANSWER),
                               ("create", CREATE), ("join", JOIN)):
                 self._scripts[name] = self._r.register_script(src)
