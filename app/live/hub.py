@@ -12,7 +12,7 @@ from .limits import KEEPALIVE_S, QUEUE_DEPTH
 
 @dataclass(eq=False)
 class Conn:
-    """One follower connection: its session, device and pending events ``(seq, json)``."""
+    """One follower connection: its session, device and pending events ``(seq, wire bytes)``."""
 
     code: str
     device: str
@@ -21,6 +21,12 @@ class Conn:
 
 def encode(event: dict) -> str:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def frame(event: dict) -> bytes:
+    """The event as it goes on the wire (``id: {seq}`` + JSON data), built once for every
+    connection of this process."""
+    return f"id: {event['seq']}\r\ndata: {encode(event)}\r\n\r\n".encode()
 
 
 class Hub:
@@ -54,7 +60,7 @@ class Hub:
         conns = self.conns.get(event["code"])
         if not conns:
             return
-        item = (event["seq"], encode(event))
+        item = (event["seq"], frame(event))
         for c in conns:
             try:
                 c.queue.put_nowait(item)

@@ -54,11 +54,11 @@ async def _stream(code: str, device: str, last: int | None):
             sent = cur.seq
             yield ServerSentEvent(data=encode(cur.event()), id=str(cur.seq), retry=RETRY_MS)
         while True:
-            seq, data = await conn.queue.get()
+            seq, wire = await conn.queue.get()
             if seq <= sent:
                 continue
             sent = seq
-            yield ServerSentEvent(data=data, id=str(seq))
+            yield wire
     finally:
         if HUB.unsubscribe(conn) == 0:   # the device's last connection here: no longer a follower
             task = asyncio.get_running_loop().create_task(store.leave(code, device))
