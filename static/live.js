@@ -217,238 +217,26 @@
   }
 
   // ================================================================= control view (projector)
+  // c: { code, token, say(text), frame, question, pub: {…} } shared by the parts below.
   function initControl(data) {
-    var code = data.code, token = takeToken(code);
+    var c = { code: data.code, token: takeToken(data.code), frame: data.state.frame, question: data.state.question };
     var auth = $(".live-auth");
-    if (!token) { auth.textContent = "没有教师令牌:此页只能看,不能操作"; document.body.classList.add("live-readonly"); }
-    else auth.textContent = "已授权";
-    var pub = { last: 0, timer: null, sent: JSON.stringify({ card: data.state.card, query: data.state.query, frame: data.state.frame }) };
-    var frame = data.state.frame, question = data.state.question;
-
-    function publish(st) {
-      if (!token) return;
-      pub.next = st;
-      if (pub.timer) return;
-      var wait = Math.max(0, 120 - (Date.now() - pub.last));
-      pub.timer = setTimeout(function send() {
-        pub.timer = null;
-        var body = JSON.stringify(pub.next);
-        if (body === pub.sent) return;
-        pub.sent = body; pub.last = Date.now();
-        api("PUT", "/api/live/" + code + "/state", pub.next, token).then(function (res) {
-          if (!res.ok) auth.textContent = errorText(res, "同步失败");
-        });
-      }, wait);
-    }
-    function current() { var s = stageState(); s.frame = frame; return s; }
-    function goTo(card, query) {
-      frame = null;
-      publish({ card: card, query: query || "", frame: null });
-      return loadStage(card, query).then(afterLoad);
-    }
-    function afterLoad() {
-      var lc = stageCard();
-      var bar = $(".present-bar");
-      bar.dataset.prev = lc ? lc.dataset.prev : "";
-      bar.dataset.next = lc ? lc.dataset.next : "";
-      watchFrames();
-      fillAskable();
-      maskFor(question);
-    }
-    // Slider moves: the card's own fragment request succeeded → that state is valid → publish it.
-    document.addEventListener("htmx:afterSwap", function (e) {
-      var t = e.detail.target;
-      if (t && t.id && t.id.indexOf("r-") === 0 && t.closest("#live-stage")) {
-        frame = null;
-        publish(current());
-        maskFor(question);
-        setTimeout(watchFrames, 0);
-      }
-    });
-    function watchFrames() {
-      var el = animatedPlot();
-      if (!el) return;
-      whenPlotted(el, function () {
-        if (el.dataset.liveWatch) return;
-        el.dataset.liveWatch = "1";
-        el.on("plotly_animatingframe", function (ev) { frame = ev.name; publish(current()); });
-        el.on("plotly_sliderchange", function (ev) { if (ev && ev.step) { frame = String(ev.step.args[0][0]); publish(current()); } });
-      });
-    }
-    // N/P and Esc belong to the class here: N/P change the card for everyone, Esc stays put.
-    window.addEventListener("keydown", function (e) {
-      if (e.altKey || e.ctrlKey || e.metaKey) return;
-      var a = document.activeElement;
-      if (a && (a.tagName === "INPUT" && (a.type === "text" || a.type === "search") || a.tagName === "SELECT" || a.tagName === "TEXTAREA")) return;
-      var k = e.key.toLowerCase(), lc = stageCard();
-      if (k === "escape") { e.stopImmediatePropagation(); return; }
-      if ((k === "n" || k === "p") && lc) {
-        e.stopImmediatePropagation();
-        e.preventDefault();
-        var target = k === "n" ? lc.dataset.next : lc.dataset.prev;
-        if (target) goTo(target, "");
-      }
-    }, true);
-    $(".live-jump").addEventListener("submit", function (e) {
-      e.preventDefault();
-      var q = $("#live-jump-q").value.trim();
-      if (!q) return;
-      api("GET", "/api/live/resolve?q=" + encodeURIComponent(q)).then(function (res) {
-        if (!res.ok) { auth.textContent = errorText(res); return; }
-        $("#live-jump-q").value = "";
-        goTo(res.j.card, "");
-      });
-    });
-
-    // lock / unlock
-    var lockBtn = $(".live-lock");
-    lockBtn.addEventListener("click", function () {
-      var locked = lockBtn.getAttribute("aria-pressed") === "true";
-      api("POST", "/api/live/" + code + (locked ? "/unlock" : "/lock"), undefined, token).then(function (res) {
-        if (!res.ok) { auth.textContent = errorText(res); return; }
-        lockBtn.setAttribute("aria-pressed", res.j.locked ? "true" : "false");
-        lockBtn.textContent = res.j.locked ? "解除锁定" : "锁定全班";
-      });
-    });
-
-    // questions
-    var sel = $("#live-ask-key"), qbox = $(".live-q"), resBox = $(".live-results");
-    function fillAskable() {
-      var st = stageState();
-      api("GET", "/api/live/askable/" + encodeURIComponent(st.card) + (st.query ? "?" + st.query : "")).then(function (res) {
-        sel.textContent = "";
-        if (!res.ok) return;
-        var groups = { exercise: "练习题", tile: "预测这个数" };
-        Object.keys(groups).forEach(function (src) {
-          var items = res.j.askable.filter(function (a) { return a.source === src; });
-          if (!items.length) return;
-          var g = document.createElement("optgroup");
-          g.label = groups[src];
-          items.forEach(function (a) {
-            var o = document.createElement("option");
-            o.value = a.key;
-            o.textContent = a.label + (a.unit ? "(" + a.unit + ")" : "");
-            g.appendChild(o);
-          });
-          sel.appendChild(g);
-        });
-      });
-    }
-    $(".live-ask-go").addEventListener("click", function () {
-      var st = stageState();
-      if (!sel.value) return;
-      api("POST", "/api/live/" + code + "/questions", { card: st.card, key: sel.value, query: st.query }, token).then(function (res) {
-        if (!res.ok) { auth.textContent = errorText(res, "提问失败"); return; }
-        refresh();
-      });
-    });
-    function qAction(what) {
-      if (!question) return;
-      api("POST", "/api/live/" + code + "/questions/" + question.qid + "/" + what, undefined, token).then(function (res) {
-        if (!res.ok) { auth.textContent = errorText(res); return; }
-        refresh();
-      });
-    }
-    $(".live-close").addEventListener("click", function () { qAction("close"); });
-    $(".live-reveal").addEventListener("click", function () { qAction("reveal"); });
-    $(".live-names").addEventListener("change", function () { shown = null; refreshResults(); });
-    var shown = null;
-    function showQuestion(q) {
-      question = q;
-      maskFor(q);
-      qbox.hidden = !q;
-      if (!q) return;
-      $(".live-q-title").innerHTML = q.prompt_html;
-      $(".live-q-status").textContent = { open: "作答中", closed: "已收卷", revealed: "已公布" }[q.status];
-      $(".live-close").disabled = q.status !== "open";
-      $(".live-reveal").disabled = q.status === "revealed";
-      refreshResults();
-    }
-    function refreshResults() {
-      if (!question) return;
-      var q = question;
-      api("GET", "/api/live/" + code + "/questions/" + q.qid + "/results", undefined, token).then(function (res) {
-        if (!res.ok) return;
-        $(".live-answered").textContent = res.j.answered;
-        if (q.status !== "revealed") { resBox.hidden = true; shown = null; return; }
-        var sig = q.qid + ":" + res.j.answered + ":" + $(".live-names").checked;
-        if (sig === shown) return;
-        shown = sig;
-        showResults(resBox, Object.assign({ card: q.card }, res.j));
-        if ($(".live-names").checked && res.j.answers) {
-          var ul = document.createElement("ul");
-          ul.className = "live-names-list";
-          res.j.answers.forEach(function (a) {
-            var li = document.createElement("li");
-            li.textContent = (a.nick || "匿名") + ":" + a.value + (a.unit ? " " + a.unit : "") + " · " + (VERDICT[a.verdict] || a.verdict);
-            ul.appendChild(li);
-          });
-          resBox.appendChild(ul);
-        }
-      });
-    }
-    function refresh() {
-      api("GET", "/api/live/" + code).then(function (res) {
-        if (!res.ok) return;
-        $(".live-followers").textContent = res.j.followers;
-        var q = res.j.question;
-        if (JSON.stringify(q) !== JSON.stringify(question) || (q && q.status === "open")) showQuestion(q);
-      });
-    }
-
-    // snapshots
-    var snapList = $(".live-snaps-list"), snapShow = $(".live-snaps-show"), snaps = {};
-    function refreshSnaps() {
-      if (!token) return;
-      api("GET", "/api/live/" + code + "/snapshots", undefined, token).then(function (res) {
-        if (!res.ok) return;
-        res.j.snapshots.slice().reverse().forEach(function (s) {
-          if (snaps[s.sid]) return;
-          snaps[s.sid] = s;
-          var li = document.createElement("li"), label = document.createElement("label"), cb = document.createElement("input");
-          cb.type = "checkbox"; cb.value = s.sid; cb.className = "live-snap-pick";
-          label.appendChild(cb);
-          label.appendChild(document.createTextNode(" " + (s.nick || "匿名") + " · " + s.title + (s.query ? " · " + decodeURIComponent(s.query).slice(0, 60) : "")));
-          li.appendChild(label);
-          snapList.insertBefore(li, snapList.firstChild);
-        });
-      });
-    }
-    snapList.addEventListener("change", function () {
-      var picked = $$(".live-snap-pick:checked", snapList);
-      $$(".live-snap-pick", snapList).forEach(function (cb) { cb.disabled = !cb.checked && picked.length >= 4; });
-      snapShow.disabled = picked.length === 0;
-    });
-    snapShow.addEventListener("click", function () {
-      var grid = $(".live-snaps-grid");
-      grid.textContent = "";
-      $$(".live-snap-pick:checked", snapList).forEach(function (cb, i) {
-        var s = snaps[cb.value], cell = document.createElement("div"), h = document.createElement("h3"), body = document.createElement("div");
-        cell.className = "live-snap";
-        h.textContent = (s.nick || "匿名") + " · " + s.title;
-        body.className = "live-snap-body";
-        body.dataset.snap = "s" + i;
-        cell.appendChild(h); cell.appendChild(body); grid.appendChild(cell);
-        window.htmx.ajax("GET", "/cards/" + encodeURIComponent(s.card) + "/fragment" + (s.query ? "?" + s.query : ""), { target: body, swap: "innerHTML" });
-      });
-      $(".live-snaps").hidden = false;
-    });
-    $(".live-snaps-close").addEventListener("click", function () { $(".live-snaps").hidden = true; $(".live-snaps-grid").textContent = ""; });
-    // Several snapshots of one card must not share plot ids: prefix them per cell before the swap.
-    document.addEventListener("htmx:beforeSwap", function (e) {
-      var t = e.detail.target;
-      if (!t || !t.dataset || !t.dataset.snap || !e.detail.serverResponse) return;
-      e.detail.serverResponse = e.detail.serverResponse.replace(/(id|data-plot|aria-describedby)="plot-/g, '$1="' + t.dataset.snap + '-plot-')
-        .replace(/ hx-preserve="true"/g, "");
-    });
-
-    afterLoad();
-    showFrame(frame);
-    showQuestion(question);
-    refresh();
-    refreshSnaps();
-    setInterval(refresh, 2000);
-    setInterval(refreshSnaps, 4000);
+    c.say = function (t) { auth.textContent = t; };
+    c.call = function (method, path, body) { return api(method, "/api/live/" + c.code + path, body, c.token); };
+    if (!c.token) { c.say("没有教师令牌:此页只能看,不能操作"); document.body.classList.add("live-readonly"); }
+    else c.say("已授权");
+    controlPublishing(c, data.state);
+    controlKeys(c);
+    controlLock(c);
+    controlQuestions(c);
+    controlSnapshots(c);
+    c.afterLoad();
+    showFrame(c.frame);
+    c.showQuestion(c.question);
+    c.refresh();
+    c.refreshSnaps();
+    setInterval(c.refresh, 2000);
+    setInterval(c.refreshSnaps, 4000);
   }
   function takeToken(code) {
     var m = /^#t=([A-Za-z0-9_-]+)$/.exec(location.hash);
@@ -459,174 +247,413 @@
     }
     return store("sessionStorage", TOKEN_KEY + code);
   }
+  // Every valid state the presenter reaches is published (PUT state), at most every 120 ms, the
+  // last one always: slider moves (the card's own fragment came back = valid), ▶ frames, cards.
+  function controlPublishing(c, initial) {
+    var pub = { last: 0, timer: null, next: null, sent: JSON.stringify({ card: initial.card, query: initial.query, frame: initial.frame }) };
+    c.publish = function (st) {
+      if (!c.token) return;
+      pub.next = st;
+      if (pub.timer) return;
+      pub.timer = setTimeout(function () {
+        pub.timer = null;
+        var body = JSON.stringify(pub.next);
+        if (body === pub.sent) return;
+        pub.sent = body; pub.last = Date.now();
+        c.call("PUT", "/state", pub.next).then(function (res) { if (!res.ok) c.say(errorText(res, "同步失败")); });
+      }, Math.max(0, 120 - (Date.now() - pub.last)));
+    };
+    c.current = function () { var s = stageState(); s.frame = c.frame; return s; };
+    c.goTo = function (card, query) {
+      c.frame = null;
+      c.publish({ card: card, query: query || "", frame: null });
+      return loadStage(card, query).then(c.afterLoad);
+    };
+    c.afterLoad = function () {
+      var lc = stageCard(), bar = $(".present-bar");
+      bar.dataset.prev = lc ? lc.dataset.prev : "";
+      bar.dataset.next = lc ? lc.dataset.next : "";
+      watchFrames(c);
+      c.fillAskable();
+      maskFor(c.question);
+    };
+    document.addEventListener("htmx:afterSwap", function (e) {
+      var t = e.detail.target;
+      if (t && t.id && t.id.indexOf("r-") === 0 && t.closest("#live-stage")) {
+        c.frame = null;
+        c.publish(c.current());
+        maskFor(c.question);
+        setTimeout(function () { watchFrames(c); }, 0);
+      }
+    });
+  }
+  function watchFrames(c) {
+    var el = animatedPlot();
+    if (!el) return;
+    whenPlotted(el, function () {
+      if (el.dataset.liveWatch) return;
+      el.dataset.liveWatch = "1";
+      el.on("plotly_animatingframe", function (ev) { c.frame = ev.name; c.publish(c.current()); });
+      el.on("plotly_sliderchange", function (ev) { if (ev && ev.step) { c.frame = String(ev.step.args[0][0]); c.publish(c.current()); } });
+    });
+  }
+  // N/P and Esc belong to the class here: N/P change the card for everyone, Esc stays put; the
+  // jump box takes a printed label (图 1-7, 练习 3-2) like the site's own.
+  function controlKeys(c) {
+    window.addEventListener("keydown", function (e) {
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      var a = document.activeElement;
+      if (a && (a.tagName === "INPUT" && (a.type === "text" || a.type === "search") || a.tagName === "SELECT" || a.tagName === "TEXTAREA")) return;
+      var k = e.key.toLowerCase(), lc = stageCard();
+      if (k === "escape") { e.stopImmediatePropagation(); return; }
+      if ((k === "n" || k === "p") && lc) {
+        e.stopImmediatePropagation();
+        e.preventDefault();
+        var target = k === "n" ? lc.dataset.next : lc.dataset.prev;
+        if (target) c.goTo(target, "");
+      }
+    }, true);
+    $(".live-jump").addEventListener("submit", function (e) {
+      e.preventDefault();
+      var q = $("#live-jump-q").value.trim();
+      if (!q) return;
+      api("GET", "/api/live/resolve?q=" + encodeURIComponent(q)).then(function (res) {
+        if (!res.ok) { c.say(errorText(res)); return; }
+        $("#live-jump-q").value = "";
+        c.goTo(res.j.card, "");
+      });
+    });
+  }
+  function controlLock(c) {
+    var btn = $(".live-lock");
+    btn.addEventListener("click", function () {
+      var locked = btn.getAttribute("aria-pressed") === "true";
+      c.call("POST", locked ? "/unlock" : "/lock").then(function (res) {
+        if (!res.ok) { c.say(errorText(res)); return; }
+        btn.setAttribute("aria-pressed", res.j.locked ? "true" : "false");
+        btn.textContent = res.j.locked ? "解除锁定" : "锁定全班";
+      });
+    });
+  }
+  // 提问 / 收卷 / 公布: the question list follows the card on the stage; the panel shows how many
+  // answered, and the results only once revealed (the projector is public).
+  function controlQuestions(c) {
+    var sel = $("#live-ask-key"), qbox = $(".live-q"), shown = null;
+    c.fillAskable = function () { fillAskable(sel); };
+    $(".live-ask-go").addEventListener("click", function () {
+      var st = stageState();
+      if (!sel.value) return;
+      c.call("POST", "/questions", { card: st.card, key: sel.value, query: st.query }).then(function (res) {
+        if (!res.ok) { c.say(errorText(res, "提问失败")); return; }
+        c.refresh();
+      });
+    });
+    function act(what) {
+      if (!c.question) return;
+      c.call("POST", "/questions/" + c.question.qid + "/" + what).then(function (res) {
+        if (!res.ok) { c.say(errorText(res)); return; }
+        c.refresh();
+      });
+    }
+    $(".live-close").addEventListener("click", function () { act("close"); });
+    $(".live-reveal").addEventListener("click", function () { act("reveal"); });
+    $(".live-names").addEventListener("change", function () { shown = null; c.refreshResults(); });
+    c.showQuestion = function (q) {
+      c.question = q;
+      maskFor(q);
+      qbox.hidden = !q;
+      if (!q) return;
+      $(".live-q-title").innerHTML = q.prompt_html;
+      $(".live-q-status").textContent = { open: "作答中", closed: "已收卷", revealed: "已公布" }[q.status];
+      $(".live-close").disabled = q.status !== "open";
+      $(".live-reveal").disabled = q.status === "revealed";
+      c.refreshResults();
+    };
+    c.refreshResults = function () {
+      var q = c.question;
+      if (!q) return;
+      c.call("GET", "/questions/" + q.qid + "/results").then(function (res) {
+        if (!res.ok) return;
+        $(".live-answered").textContent = res.j.answered;
+        var box = $(".live-results"), names = $(".live-names").checked;
+        if (q.status !== "revealed") { box.hidden = true; shown = null; return; }
+        var sig = q.qid + ":" + res.j.answered + ":" + names;
+        if (sig === shown) return;
+        shown = sig;
+        showResults(box, Object.assign({ card: q.card }, res.j));
+        if (names && res.j.answers) box.appendChild(namesList(res.j.answers));
+      });
+    };
+    c.refresh = function () {
+      api("GET", "/api/live/" + c.code).then(function (res) {
+        if (!res.ok) return;
+        $(".live-followers").textContent = res.j.followers;
+        var q = res.j.question;
+        if (JSON.stringify(q) !== JSON.stringify(c.question) || (q && q.status === "open")) c.showQuestion(q);
+      });
+    };
+  }
+  function fillAskable(sel) {
+    var st = stageState();
+    api("GET", "/api/live/askable/" + encodeURIComponent(st.card) + (st.query ? "?" + st.query : "")).then(function (res) {
+      sel.textContent = "";
+      if (!res.ok) return;
+      var groups = { exercise: "练习题", tile: "预测这个数" };
+      Object.keys(groups).forEach(function (src) {
+        var items = res.j.askable.filter(function (a) { return a.source === src; });
+        if (!items.length) return;
+        var g = document.createElement("optgroup");
+        g.label = groups[src];
+        items.forEach(function (a) {
+          var o = document.createElement("option");
+          o.value = a.key;
+          o.textContent = a.label + (a.unit ? "(" + a.unit + ")" : "");
+          g.appendChild(o);
+        });
+        sel.appendChild(g);
+      });
+    });
+  }
+  function namesList(answers) {
+    var ul = document.createElement("ul");
+    ul.className = "live-names-list";
+    answers.forEach(function (a) {
+      var li = document.createElement("li");   // nicknames are text, never markup
+      li.textContent = (a.nick || "匿名") + ":" + a.value + (a.unit ? " " + a.unit : "") + " · " + (VERDICT[a.verdict] || a.verdict);
+      ul.appendChild(li);
+    });
+    return ul;
+  }
+  // Snapshots students shared: pick up to four, show them side by side over the stage.
+  function controlSnapshots(c) {
+    var list = $(".live-snaps-list"), showBtn = $(".live-snaps-show"), snaps = {};
+    c.refreshSnaps = function () {
+      if (!c.token) return;
+      c.call("GET", "/snapshots").then(function (res) {
+        if (!res.ok) return;
+        res.j.snapshots.slice().reverse().forEach(function (s) {
+          if (snaps[s.sid]) return;
+          snaps[s.sid] = s;
+          list.insertBefore(snapshotItem(s), list.firstChild);
+        });
+      });
+    };
+    list.addEventListener("change", function () {
+      var picked = $$(".live-snap-pick:checked", list);
+      $$(".live-snap-pick", list).forEach(function (cb) { cb.disabled = !cb.checked && picked.length >= 4; });
+      showBtn.disabled = picked.length === 0;
+    });
+    showBtn.addEventListener("click", function () {
+      var grid = $(".live-snaps-grid");
+      grid.textContent = "";
+      $$(".live-snap-pick:checked", list).forEach(function (cb, i) { grid.appendChild(snapshotCell(snaps[cb.value], i)); });
+      $(".live-snaps").hidden = false;
+    });
+    $(".live-snaps-close").addEventListener("click", function () { $(".live-snaps").hidden = true; $(".live-snaps-grid").textContent = ""; });
+    // Several snapshots of one card must not share plot ids: prefix them per cell before the swap.
+    document.addEventListener("htmx:beforeSwap", function (e) {
+      var t = e.detail.target;
+      if (!t || !t.dataset || !t.dataset.snap || !e.detail.serverResponse) return;
+      e.detail.serverResponse = e.detail.serverResponse.replace(/(id|data-plot|aria-describedby)="plot-/g, '$1="' + t.dataset.snap + '-plot-')
+        .replace(/ hx-preserve="true"/g, "");
+    });
+  }
+  function snapshotItem(s) {
+    var li = document.createElement("li"), label = document.createElement("label"), cb = document.createElement("input");
+    cb.type = "checkbox"; cb.value = s.sid; cb.className = "live-snap-pick";
+    label.appendChild(cb);
+    label.appendChild(document.createTextNode(" " + (s.nick || "匿名") + " · " + s.title + (s.query ? " · " + decodeURIComponent(s.query).slice(0, 60) : "")));
+    li.appendChild(label);
+    return li;
+  }
+  function snapshotCell(s, i) {
+    var cell = document.createElement("div"), h = document.createElement("h3"), body = document.createElement("div");
+    cell.className = "live-snap";
+    h.textContent = (s.nick || "匿名") + " · " + s.title;
+    body.className = "live-snap-body";
+    body.dataset.snap = "s" + i;
+    cell.appendChild(h);
+    cell.appendChild(body);
+    window.htmx.ajax("GET", "/cards/" + encodeURIComponent(s.card) + "/fragment" + (s.query ? "?" + s.query : ""), { target: body, swap: "innerHTML" });
+    return cell;
+  }
 
   // ================================================================= follower view (phones)
+  // f: { code, dev, latest (the class's state), shown (what the stage shows), exploring, … }
   function initFollow(data) {
-    var code = data.code, dev = deviceId();
-    var latest = data.state, shownState = { card: data.state.card, query: data.state.query, frame: null };
-    var exploring = false, es = null, backoff = 1000, busy = null, answeredQid = null;
-    var status = $(".live-status"), notice = $(".live-notice"), modeBtn = $(".live-mode"), shareBtn = $(".live-share");
+    var f = { code: data.code, dev: deviceId(), latest: data.state, exploring: false, busy: null, es: null, backoff: 1000,
+      shown: { card: data.state.card, query: data.state.query, frame: null } };
     var nick = $(".live-nick");
     nick.value = store("localStorage", NICK_KEY) || "";
     nick.addEventListener("change", function () { store("localStorage", NICK_KEY, nick.value.trim()); });
-    function nickValue() { return nick.value.trim() || null; }
-
-    function setControls() {
-      var on = exploring && !latest.locked;
+    f.nick = function () { return nick.value.trim() || null; };
+    f.status = function (t) { $(".live-status").textContent = t; };
+    followModes(f);
+    followStream(f);
+    followAnswering(f);
+    f.setControls();
+    f.showQuestion(f.latest.question);
+    document.addEventListener("card:drawn", function () { f.setControls(); maskFor(f.latest.question); });
+    f.follow();   // a ▶ frame the instructor is on
+    f.rejoin();
+  }
+  // 跟随老师 (controls off, the stage tracks the class) · 自由探索 (controls on, 分享给老师) · 锁定.
+  function followModes(f) {
+    var modeBtn = $(".live-mode"), shareBtn = $(".live-share"), notice = $(".live-notice");
+    f.setControls = function () {
+      var on = f.exploring && !f.latest.locked;
       $$("#live-stage form.controls input, #live-stage form.controls select, #live-stage form.controls textarea, #live-stage form.controls button")
         .forEach(function (el) { el.disabled = !on; });
       modeBtn.textContent = on ? "跟随老师" : "自由探索";
       modeBtn.setAttribute("aria-pressed", on ? "true" : "false");
-      modeBtn.disabled = !!latest.locked;
-      modeBtn.title = latest.locked ? "老师已锁定:全班跟随当前画面" : "";
+      modeBtn.disabled = !!f.latest.locked;
+      modeBtn.title = f.latest.locked ? "老师已锁定:全班跟随当前画面" : "";
       shareBtn.hidden = !on;
       document.body.classList.toggle("live-exploring", on);
-      document.body.classList.toggle("live-locked", !!latest.locked);
-    }
-    function follow() {
-      if (exploring && !latest.locked) {
-        var moved = latest.card !== shownState.card;
+      document.body.classList.toggle("live-locked", !!f.latest.locked);
+    };
+    f.follow = function () {
+      if (f.exploring && !f.latest.locked) {
+        var moved = f.latest.card !== f.shown.card;
         notice.hidden = !moved;
         notice.textContent = moved ? "老师已切换到另一张卡片;点“跟随老师”回到全班画面。" : "";
         return;
       }
       notice.hidden = true;
-      if (busy) return;   // the newest state is applied once the current swap is drawn
-      var want = { card: latest.card, query: latest.query, frame: latest.frame };
-      if (want.card === shownState.card && want.query === shownState.query) {
-        if (want.frame !== shownState.frame) { shownState.frame = want.frame; showFrame(want.frame); }
-        setControls();
+      if (f.busy) return;   // the newest state is applied once the current swap is drawn
+      var want = { card: f.latest.card, query: f.latest.query, frame: f.latest.frame };
+      if (want.card === f.shown.card && want.query === f.shown.query) {
+        if (want.frame !== f.shown.frame) { f.shown.frame = want.frame; showFrame(want.frame); }
+        f.setControls();
         return;
       }
-      busy = loadStage(want.card, want.query).then(function () {
-        busy = null;
-        shownState = { card: want.card, query: want.query, frame: null };
-        setControls();
-        maskFor(latest.question);
-        if (want.frame !== null && want.frame !== undefined) { shownState.frame = want.frame; showFrame(want.frame); }
-        follow();
+      f.busy = loadStage(want.card, want.query).then(function () {
+        f.busy = null;
+        f.shown = { card: want.card, query: want.query, frame: null };
+        f.setControls();
+        maskFor(f.latest.question);
+        if (want.frame !== null && want.frame !== undefined) { f.shown.frame = want.frame; showFrame(want.frame); }
+        f.follow();
       });
-    }
-    function onState(st) {
-      var qChanged = JSON.stringify(st.question) !== JSON.stringify(latest.question);
-      latest = st;
-      if (st.locked) exploring = false;
-      follow();
-      setControls();
-      if (qChanged) showQuestion(st.question);
-    }
+    };
     modeBtn.addEventListener("click", function () {
-      exploring = !exploring;
-      if (!exploring) { shownState = { card: null }; follow(); }
-      setControls();
+      f.exploring = !f.exploring;
+      if (!f.exploring) { f.shown = { card: null }; f.follow(); }
+      f.setControls();
     });
     shareBtn.addEventListener("click", function () {
       var st = stageState();
-      api("POST", "/api/live/" + code + "/share", { device: dev, nick: nickValue(), card: st.card, query: st.query }).then(function (res) {
+      api("POST", "/api/live/" + f.code + "/share", { device: f.dev, nick: f.nick(), card: st.card, query: st.query }).then(function (res) {
         notice.hidden = false;
         notice.textContent = res.ok ? "已分享给老师。" : errorText(res, "分享失败");
       });
     });
-
-    // the stream: EventSource resumes with Last-Event-ID by itself; when it gives up (the server
-    // said no, or was away), rejoin with a growing pause — never a page reload.
-    function connect() {
-      if (es) es.close();
-      es = new EventSource("/api/live/" + code + "/events?device=" + encodeURIComponent(dev));
-      es.onopen = function () { status.textContent = "已连接"; backoff = 1000; document.body.classList.remove("live-offline"); };
+  }
+  // The stream: EventSource resumes with Last-Event-ID by itself; when it gives up (the server said
+  // no, or was away), rejoin after a growing pause — never a page reload.
+  function followStream(f) {
+    f.onState = function (st) {
+      var qChanged = JSON.stringify(st.question) !== JSON.stringify(f.latest.question);
+      f.latest = st;
+      if (st.locked) f.exploring = false;
+      f.follow();
+      f.setControls();
+      if (qChanged) f.showQuestion(st.question);
+    };
+    f.connect = function () {
+      if (f.es) f.es.close();
+      var es = f.es = new EventSource("/api/live/" + f.code + "/events?device=" + encodeURIComponent(f.dev));
+      es.onopen = function () { f.status("已连接"); f.backoff = 1000; document.body.classList.remove("live-offline"); };
       es.onmessage = function (e) {
         var st;
         try { st = JSON.parse(e.data); } catch (err) { return; }
-        if (st.seq < latest.seq) return;
-        if (st.seq === latest.seq && JSON.stringify(st) === JSON.stringify(latest)) return;
-        onState(st);
+        if (st.seq < f.latest.seq || (st.seq === f.latest.seq && JSON.stringify(st) === JSON.stringify(f.latest))) return;
+        f.onState(st);
       };
       es.onerror = function () {
-        status.textContent = "重新连接中…";
+        f.status("重新连接中…");
         document.body.classList.add("live-offline");
-        if (es.readyState === 2) { es = null; setTimeout(rejoin, backoff); backoff = Math.min(backoff * 2, 15000); }
+        if (es.readyState === 2) { f.es = null; setTimeout(f.rejoin, f.backoff); f.backoff = Math.min(f.backoff * 2, 15000); }
       };
-    }
-    function rejoin() {
-      api("POST", "/api/live/" + code + "/join", { device: dev, nick: nickValue() }).then(function (res) {
+    };
+    f.rejoin = function () {
+      api("POST", "/api/live/" + f.code + "/join", { device: f.dev, nick: f.nick() }).then(function (res) {
         if (res.status === 503 || res.status === 404) {
-          status.textContent = errorText(res);
-          if (res.status === 503) setTimeout(rejoin, 15000);
+          f.status(errorText(res));
+          if (res.status === 503) setTimeout(f.rejoin, 15000);
           return;
         }
-        if (res.ok && res.j.state && res.j.state.seq >= latest.seq) onState(res.j.state);
-        connect();
+        if (res.ok && res.j.state && res.j.state.seq >= f.latest.seq) f.onState(res.j.state);
+        f.connect();
       });
-    }
-    document.addEventListener("visibilitychange", function () {
-      if (document.visibilityState === "visible" && (!es || es.readyState === 2)) { backoff = 1000; rejoin(); }
+    };
+    document.addEventListener("visibilitychange", function () {   // a phone waking up
+      if (document.visibilityState === "visible" && (!f.es || f.es.readyState === 2)) { f.backoff = 1000; f.rejoin(); }
     });
-
-    // answering
-    var form = $(".live-answer"), msg = $(".live-q-msg"), qsec = $(".live-question"), resBox = $(".live-q-results");
-    function showQuestion(q) {
+  }
+  // Answering the open question with the exercise rules (units, 正确/接近/不对 after 公布).
+  function followAnswering(f) {
+    var form = $(".live-answer"), msg = $(".live-q-msg"), answeredQid = null;
+    f.showQuestion = function (q) {
       maskFor(q);
-      qsec.hidden = !q;
+      $(".live-question").hidden = !q;
       if (!q) return;
       $(".live-q-prompt").innerHTML = q.prompt_html;
-      var numeric = q.kind === "numeric", opts = $(".live-q-options"), unitSel = $("select[name=unit]", form);
-      $(".live-q-numeric").hidden = !numeric;
-      opts.hidden = numeric;
-      if (answeredQid !== q.qid) {
-        answeredQid = q.qid;
-        form.reset();
-        msg.textContent = "";
-        resBox.hidden = true;
-        unitSel.textContent = "";
-        (q.units || []).forEach(function (u) { var o = document.createElement("option"); o.value = u; o.textContent = u; unitSel.appendChild(o); });
-        unitSel.hidden = !(q.units && q.units.length);
-        $(".live-q-unit").textContent = unitSel.hidden ? (q.unit || "") : "";
-        opts.querySelectorAll("label").forEach(function (l) { l.remove(); });
-        var choices = q.options && Object.keys(q.options).length ? q.options : { "true": "是", "false": "否" };
-        Object.keys(choices).forEach(function (v) {
-          var l = document.createElement("label"), r = document.createElement("input");
-          r.type = "radio"; r.name = "choice"; r.value = v;
-          l.appendChild(r); l.appendChild(document.createTextNode(" " + choices[v] + " "));
-          opts.appendChild(l);
-        });
-      }
+      $(".live-q-numeric").hidden = q.kind !== "numeric";
+      $(".live-q-options").hidden = q.kind === "numeric";
+      if (answeredQid !== q.qid) { answeredQid = q.qid; resetAnswerForm(form, q); msg.textContent = ""; }
       var open = q.status === "open";
       $$("input, select, button", form).forEach(function (el) { el.disabled = !open; });
       if (!open) msg.textContent = q.status === "revealed" ? "已公布" : "已收卷,等待老师公布";
-      if (q.status === "revealed") {
-        api("GET", "/api/live/" + code + "/questions/" + q.qid + "/results?device=" + encodeURIComponent(dev)).then(function (res) {
-          if (!res.ok) return;
-          showResults(resBox, Object.assign({ card: q.card }, res.j));
-          if (res.j.mine) msg.textContent = "你的答案:" + (VERDICT[res.j.mine.verdict] || res.j.mine.verdict);
-        });
-      }
-    }
+      if (q.status !== "revealed") return;
+      api("GET", "/api/live/" + f.code + "/questions/" + q.qid + "/results?device=" + encodeURIComponent(f.dev)).then(function (res) {
+        if (!res.ok) return;
+        showResults($(".live-q-results"), Object.assign({ card: q.card }, res.j));
+        if (res.j.mine) msg.textContent = "你的答案:" + (VERDICT[res.j.mine.verdict] || res.j.mine.verdict);
+      });
+    };
     form.addEventListener("submit", function (e) {
       e.preventDefault();
-      var q = latest.question;
+      var q = f.latest.question;
       if (!q || q.status !== "open") return;
-      var body = { device: dev, nick: nickValue() };
-      if (q.kind === "numeric") {
-        var raw = form.elements.value.value.trim().replace(/,/g, "");
-        if (raw === "" || !isFinite(Number(raw))) { msg.textContent = "请输入一个数"; return; }
-        body.value = Number(raw);
-        var us = $("select[name=unit]", form);
-        if (!us.hidden && us.value) body.unit = us.value;
-      } else {
-        var c = $("input[name=choice]:checked", form);
-        if (!c) { msg.textContent = "请选择一项"; return; }
-        body.value = q.kind === "bool" ? c.value === "true" : c.value;
-      }
-      api("POST", "/api/live/" + code + "/questions/" + q.qid + "/answers", body).then(function (res) {
+      var body = answerBody(form, q);
+      if (typeof body === "string") { msg.textContent = body; return; }
+      body.device = f.dev;
+      body.nick = f.nick();
+      api("POST", "/api/live/" + f.code + "/questions/" + q.qid + "/answers", body).then(function (res) {
         msg.textContent = res.ok ? "已提交(收卷前可以修改)" : errorText(res, "提交失败");
       });
     });
-
-    setControls();
-    showQuestion(latest.question);
-    document.addEventListener("card:drawn", function () { setControls(); maskFor(latest.question); });
-    follow();   // a ▶ frame the instructor is on
-    rejoin();
+  }
+  function resetAnswerForm(form, q) {
+    var unitSel = $("select[name=unit]", form), opts = $(".live-q-options");
+    form.reset();
+    $(".live-q-results").hidden = true;
+    unitSel.textContent = "";
+    (q.units || []).forEach(function (u) { var o = document.createElement("option"); o.value = u; o.textContent = u; unitSel.appendChild(o); });
+    unitSel.hidden = !(q.units && q.units.length);
+    $(".live-q-unit").textContent = unitSel.hidden ? (q.unit || "") : "";
+    opts.querySelectorAll("label").forEach(function (l) { l.remove(); });
+    var choices = q.options && Object.keys(q.options).length ? q.options : { "true": "是", "false": "否" };
+    Object.keys(choices).forEach(function (v) {
+      var l = document.createElement("label"), r = document.createElement("input");
+      r.type = "radio"; r.name = "choice"; r.value = v;
+      l.appendChild(r);
+      l.appendChild(document.createTextNode(" " + choices[v] + " "));
+      opts.appendChild(l);
+    });
+  }
+  function answerBody(form, q) {
+    if (q.kind === "numeric") {
+      var raw = form.elements.value.value.trim().replace(/,/g, "");
+      if (raw === "" || !isFinite(Number(raw))) return "请输入一个数";
+      var us = $("select[name=unit]", form), body = { value: Number(raw) };
+      if (!us.hidden && us.value) body.unit = us.value;
+      return body;
+    }
+    var c = $("input[name=choice]:checked", form);
+    if (!c) return "请选择一项";
+    return { value: q.kind === "bool" ? c.value === "true" : c.value };
   }
 
   document.addEventListener("DOMContentLoaded", function () {

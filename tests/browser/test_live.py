@@ -49,143 +49,145 @@ def _wait_value(page, sel, value, timeout=8000):
                            timeout=timeout)
 
 
-def test_live_class_end_to_end(browser, live_server):
+def _start_class(browser, base, contexts):
+    """The instructor presses 开课 on the presenter; two students open the follow link."""
+    ctx, teacher = _page(browser)
+    contexts.append(ctx)
+    teacher.goto(base + "/present/eg-1-1?batch=4")
+    _drawn(teacher)
+    teacher.click(".live-start")
+    teacher.wait_for_url("**/live/*/control")
+    _drawn(teacher)
+    assert "#t=" not in teacher.url                       # the token left the address bar at once
+    code = teacher.url.split("/live/")[1].split("/")[0]
+    token = teacher.evaluate(f"sessionStorage.getItem('aiinfra:live:token:{code}')")
+    assert token and len(token) >= 22
+    assert teacher.locator(".live-qr svg").count() == 1
+    follow_url = teacher.inner_text(".live-url")
+    assert follow_url == f"{base}/live/{code}"
+    students = []
+    for _ in range(2):
+        c, s = _page(browser, 420, 900)
+        contexts.append(c)
+        s.goto(follow_url)
+        _drawn(s)
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        assert s.input_value(BATCH) == "4" and s.is_disabled(BATCH)
+        assert token not in s.content()
+        students.append(s)
+    teacher.wait_for_function("() => document.querySelector('.live-followers').textContent === '2'", timeout=10000)
+    return teacher, students
+
+
+def _follow_slider_cards_and_jumps(teacher, students):
     from app.chapters import neighbours
-    live_server = live_server["base"]
     _, next_card = neighbours("eg-1-1")
+    _set_batch(teacher, 32)
+    for s in students:
+        _wait_value(s, BATCH, "32")
+        s.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(32))")
+    teacher.locator(".present-bar").click(position={"x": 5, "y": 5})
+    teacher.keyboard.press("n")
+    for s in students:
+        s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{next_card}'")
+    assert _stage_card(teacher) == next_card
+    if next_card == "fig-1-10":   # a ▶ figure: a step of the animation is followed too
+        plot = "document.getElementById('plot-fig-1-10-0')"
+        teacher.wait_for_function(f"() => {plot} && {plot}.dataset.liveWatch === '1'")
+        teacher.evaluate(f"Plotly.animate({plot}, ['5'], {{mode: 'immediate', frame: {{duration: 0, redraw: false}}, "
+                         "transition: {duration: 0}})")
+        for s in students:
+            s.wait_for_function(f"() => {plot} && {plot}._fullLayout && {plot}._fullLayout.sliders[0].active === 5")
+    teacher.keyboard.press("p")
+    for s in students:
+        s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'eg-1-1'")
+        _wait_value(s, BATCH, "1")
+    for label, card in (("练习 1-3", "ex-1-3"), ("例题 1-1", "eg-1-1")):   # the jump box
+        teacher.fill("#live-jump-q", label)
+        teacher.press("#live-jump-q", "Enter")
+        for s in students:
+            s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{card}'")
+    for s in students:
+        _drawn(s)
+
+
+def _break_away_and_lock(teacher, a, b):
+    a.click(".live-mode")
+    assert a.get_attribute(".live-mode", "aria-pressed") == "true" and not a.is_disabled(BATCH)
+    _set_batch(a, 64)
+    a.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(64))")
+    _set_batch(teacher, 16)
+    _wait_value(b, BATCH, "16")
+    a.wait_for_timeout(800)
+    assert a.input_value(BATCH) == "64"                   # exploring: the teacher does not pull A along
+    a.click(".live-mode")
+    _wait_value(a, BATCH, "16")
+    assert a.is_disabled(BATCH)
+    teacher.click(".live-lock")                           # lock: break-away disabled on every phone
+    for s in (a, b):
+        s.wait_for_function("() => document.querySelector('.live-mode').disabled")
+    teacher.click(".live-lock")
+    for s in (a, b):
+        s.wait_for_function("() => !document.querySelector('.live-mode').disabled")
+
+
+def _predict_vote_reveal(teacher, a, b):
+    teacher.wait_for_function("() => [...document.querySelectorAll('#live-ask-key option')].some(o => o.value === 'b_star')")
+    teacher.select_option("#live-ask-key", "b_star")
+    teacher.click(".live-ask-go")
+    for s, value in ((a, "148"), (b, "295")):   # 295 ≈ 2 × B*: a known slip, 接近
+        s.wait_for_selector(".live-question:not([hidden])")
+        assert "B*" in s.inner_text(".live-q-prompt")
+        assert s.locator('.stat[data-key="b_star"].live-masked').count() == 1   # the number is hidden
+        s.fill("#live-answer-value", value)
+        s.click(".live-answer button[type=submit]")
+        s.wait_for_function("() => document.querySelector('.live-q-msg').textContent.startsWith('已提交')")
+    teacher.wait_for_function("() => document.querySelector('.live-answered').textContent === '2'", timeout=10000)
+    assert teacher.locator(".live-results").is_hidden()     # hidden until 公布
+    teacher.click(".live-reveal")
+    teacher.wait_for_selector(".live-results:not([hidden]) .live-res-text")
+    text = teacher.inner_text(".live-res-text")
+    assert "真值 147.7" in text and "2 人作答" in text and "正确 50%" in text and "接近 50%" in text
+    teacher.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => t.name === '全班答案')")
+    fig = teacher.evaluate("""() => { const el = document.getElementById('plot-eg-1-1-0');
+        const h = el.data.find(t => t.name === '全班答案');
+        return {yaxis: h.yaxis, total: h.y.slice(0, -1).reduce((x, y) => x + y, 0),
+                truth: el.layout.shapes.filter(s => s.liveTruth).map(s => s.x0), y9: !!el.layout.yaxis9}; }""")
+    assert fig["yaxis"] == "y9" and fig["y9"] and fig["total"] == 2
+    assert abs(fig["truth"][0] - 147.67) < 0.1                   # on the card's own batch axis
+    for s, verdict in ((a, "正确"), (b, "接近")):
+        s.wait_for_function(f"() => document.querySelector('.live-q-msg').textContent.includes('{verdict}')")
+        assert "真值 147.7" in s.inner_text(".live-q-results")
+    assert a.locator('.stat[data-key="b_star"].live-masked').count() == 0
+
+
+def _snapshot_on_the_projector(teacher, a):
+    a.fill(".live-nick", "<b>阿明</b>")
+    a.dispatch_event(".live-nick", "change")
+    a.click(".live-mode")
+    _set_batch(a, 128)
+    a.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(128))")
+    a.click(".live-share")
+    a.wait_for_function("() => document.querySelector('.live-notice').textContent === '已分享给老师。'")
+    teacher.wait_for_selector(".live-snap-pick", timeout=10000)
+    label = teacher.inner_text(".live-snaps-list li")
+    assert "<b>阿明</b>" in label and teacher.locator(".live-snaps-list b").count() == 0   # the nickname stays text
+    teacher.check(".live-snap-pick")
+    teacher.click(".live-snaps-show")
+    teacher.wait_for_selector(".live-snaps:not([hidden])")
+    teacher.wait_for_function("() => { const el = document.getElementById('s0-plot-eg-1-1-0'); return el && el.data && "
+                              "el.data.some(t => (t.x || []).includes(128)); }")
+    assert "阿明" in teacher.inner_text(".live-snap h3")
+
+
+def test_live_class_end_to_end(browser, live_server):
     contexts = []
     try:
-        ctx, teacher = _page(browser)
-        contexts.append(ctx)
-        teacher.goto(live_server + "/present/eg-1-1?batch=4")
-        _drawn(teacher)
-        teacher.click(".live-start")
-        teacher.wait_for_url("**/live/*/control")
-        _drawn(teacher)
-        assert "#t=" not in teacher.url                       # the token left the address bar at once
-        code = teacher.url.split("/live/")[1].split("/")[0]
-        token = teacher.evaluate(f"sessionStorage.getItem('aiinfra:live:token:{code}')")
-        assert token and len(token) >= 22
-        assert teacher.locator(".live-qr svg").count() == 1
-        follow_url = teacher.inner_text(".live-url")
-        assert follow_url == f"{live_server}/live/{code}"
-
-        students = []
-        for _ in range(2):
-            c, s = _page(browser, 420, 900)
-            contexts.append(c)
-            s.goto(follow_url)
-            _drawn(s)
-            s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
-            assert s.input_value(BATCH) == "4" and s.is_disabled(BATCH)
-            assert token not in s.content()
-            students.append(s)
-        a, b = students
-        teacher.wait_for_function("() => document.querySelector('.live-followers').textContent === '2'", timeout=10000)
-
-        # a slider move: both phones follow, numbers and chart included
-        _set_batch(teacher, 32)
-        for s in students:
-            _wait_value(s, BATCH, "32")
-            s.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(32))")
-
-        # a card change with N, and back with P
-        teacher.locator(".present-bar").click(position={"x": 5, "y": 5})
-        teacher.keyboard.press("n")
-        for s in students:
-            s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{next_card}'")
-        assert _stage_card(teacher) == next_card
-        if next_card == "fig-1-10":   # a ▶ figure: a step of the animation is followed too
-            plot = "document.getElementById('plot-fig-1-10-0')"
-            teacher.wait_for_function(f"() => {plot} && {plot}.dataset.liveWatch === '1'")
-            teacher.evaluate(f"Plotly.animate({plot}, ['5'], {{mode: 'immediate', frame: {{duration: 0, redraw: false}}, "
-                             "transition: {duration: 0}})")
-            for s in students:
-                s.wait_for_function(f"() => {plot} && {plot}._fullLayout && {plot}._fullLayout.sliders[0].active === 5")
-        teacher.keyboard.press("p")
-        for s in students:
-            s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'eg-1-1'")
-            _wait_value(s, BATCH, "1")
-
-        # the jump box
-        teacher.fill("#live-jump-q", "练习 1-3")
-        teacher.press("#live-jump-q", "Enter")
-        for s in students:
-            s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'ex-1-3'")
-        teacher.fill("#live-jump-q", "例题 1-1")
-        teacher.press("#live-jump-q", "Enter")
-        for s in students:
-            s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'eg-1-1'")
-            _drawn(s)
-
-        # break away and snap back
-        a.click(".live-mode")
-        assert a.get_attribute(".live-mode", "aria-pressed") == "true" and not a.is_disabled(BATCH)
-        _set_batch(a, 64)
-        a.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(64))")
-        _set_batch(teacher, 16)
-        _wait_value(b, BATCH, "16")
-        a.wait_for_timeout(800)
-        assert a.input_value(BATCH) == "64"                   # exploring: the teacher does not pull A along
-        a.click(".live-mode")
-        _wait_value(a, BATCH, "16")
-        assert a.is_disabled(BATCH)
-
-        # lock: break-away disabled on every phone; unlock
-        teacher.click(".live-lock")
-        for s in students:
-            s.wait_for_function("() => document.querySelector('.live-mode').disabled")
-        teacher.click(".live-lock")
-        for s in students:
-            s.wait_for_function("() => !document.querySelector('.live-mode').disabled")
-
-        # predict → vote → reveal
-        teacher.wait_for_function("() => [...document.querySelectorAll('#live-ask-key option')].some(o => o.value === 'b_star')")
-        teacher.select_option("#live-ask-key", "b_star")
-        teacher.click(".live-ask-go")
-        for s, value in ((a, "148"), (b, "295")):   # 295 ≈ 2 × B*: a known slip, 接近
-            s.wait_for_selector(".live-question:not([hidden])")
-            assert "B*" in s.inner_text(".live-q-prompt")
-            assert s.locator('.stat[data-key="b_star"].live-masked').count() == 1   # the number is hidden
-            s.fill("#live-answer-value", value)
-            s.click(".live-answer button[type=submit]")
-            s.wait_for_function("() => document.querySelector('.live-q-msg').textContent.startsWith('已提交')")
-        teacher.wait_for_function("() => document.querySelector('.live-answered').textContent === '2'", timeout=10000)
-        assert teacher.locator(".live-results").is_hidden()     # hidden until 公布
-        teacher.click(".live-reveal")
-        teacher.wait_for_selector(".live-results:not([hidden]) .live-res-text")
-        text = teacher.inner_text(".live-res-text")
-        assert "真值 147.7" in text and "2 人作答" in text and "正确 50%" in text and "接近 50%" in text
-        teacher.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => t.name === '全班答案')")
-        fig = teacher.evaluate("""() => { const el = document.getElementById('plot-eg-1-1-0');
-            const h = el.data.find(t => t.name === '全班答案');
-            return {yaxis: h.yaxis, total: h.y.slice(0, -1).reduce((x, y) => x + y, 0),
-                    truth: el.layout.shapes.filter(s => s.liveTruth).map(s => s.x0), y9: !!el.layout.yaxis9}; }""")
-        assert fig["yaxis"] == "y9" and fig["y9"] and fig["total"] == 2
-        assert abs(fig["truth"][0] - 147.67) < 0.1                   # on the card's own batch axis
-        for s, verdict in ((a, "正确"), (b, "接近")):
-            s.wait_for_function(f"() => document.querySelector('.live-q-msg').textContent.includes('{verdict}')")
-            assert "真值 147.7" in s.inner_text(".live-q-results")
-        assert a.locator('.stat[data-key="b_star"].live-masked').count() == 0
-
-        # a snapshot from a student exploring, shown on the projector; the nickname stays text
-        a.fill(".live-nick", "<b>阿明</b>")
-        a.dispatch_event(".live-nick", "change")
-        a.click(".live-mode")
-        _set_batch(a, 128)
-        a.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(128))")
-        a.click(".live-share")
-        a.wait_for_function("() => document.querySelector('.live-notice').textContent === '已分享给老师。'")
-        teacher.wait_for_selector(".live-snap-pick", timeout=10000)
-        label = teacher.inner_text(".live-snaps-list li")
-        assert "<b>阿明</b>" in label and teacher.locator(".live-snaps-list b").count() == 0
-        teacher.check(".live-snap-pick")
-        teacher.click(".live-snaps-show")
-        teacher.wait_for_selector(".live-snaps:not([hidden])")
-        teacher.wait_for_function("() => { const el = document.getElementById('s0-plot-eg-1-1-0'); return el && el.data && "
-                                  "el.data.some(t => (t.x || []).includes(128)); }")
-        assert "阿明" in teacher.inner_text(".live-snap h3")
-
+        teacher, (a, b) = _start_class(browser, live_server["base"], contexts)
+        _follow_slider_cards_and_jumps(teacher, [a, b])
+        _break_away_and_lock(teacher, a, b)
+        _predict_vote_reveal(teacher, a, b)
+        _snapshot_on_the_projector(teacher, a)
         for pg in (teacher, a, b):
             pg.watch.assert_clean()
     finally:
