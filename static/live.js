@@ -462,9 +462,12 @@
     var li = document.createElement("li"), label = document.createElement("label"), cb = document.createElement("input");
     cb.type = "checkbox"; cb.value = s.sid; cb.className = "live-snap-pick";
     label.appendChild(cb);
-    label.appendChild(document.createTextNode(" " + (s.nick || "匿名") + " · " + s.title + (s.query ? " · " + decodeURIComponent(s.query).slice(0, 60) : "")));
+    label.appendChild(document.createTextNode(" " + (s.nick || "匿名") + " · " + s.title + (s.query ? " · " + readable(s.query).slice(0, 60) : "")));
     li.appendChild(label);
     return li;
+  }
+  function readable(query) {
+    try { return decodeURIComponent(query.replace(/\+/g, " ")); } catch (e) { return query; }
   }
   function snapshotCell(s, i) {
     var cell = document.createElement("div"), h = document.createElement("h3"), body = document.createElement("div");

@@ -32,9 +32,7 @@ def _from_validation(e: ValidationError) -> HTTPException:
     items = []
     for err in e.errors():
         loc = [str(x) for x in err.get("loc", ())]
-        field = loc[-1] if loc else "body"
-        if err.get("type") == "union_tag_invalid" or len(loc) > 1 and not loc[-1].isidentifier():
-            field = loc[0]
+        field = loc[0] if loc else "body"      # the bodies are flat: the first step names the field
         text = _KIND.get(err.get("type", ""), err.get("msg", "取值无效"))
         items.append({"loc": ["body", *loc], "field": field, "type": err.get("type", "value_error"),
                       "msg": f"{field}:{text}", "input": None})

@@ -9,7 +9,7 @@ import pytest
 
 from bench.live_cluster import free_port, start_uvicorn
 
-from .conftest import Watch
+from .conftest import ROOT, Watch
 
 BATCH = "#eg-1-1-batch"
 
@@ -217,3 +217,25 @@ def test_follower_resumes_after_a_server_restart_without_reloading(browser, live
         s.watch.assert_clean()
     finally:
         ctx.close()
+
+
+def test_live_pages_accessible_and_fit_a_phone(browser, live_server):
+    from bench.live_cluster import call
+    base = live_server["base"]
+    _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": ""})
+    call(base, "POST", f"/api/live/{k['code']}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k["token"])
+    axe = (ROOT / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+    for path, width in ((f"/live/{k['code']}", 390), (f"/live/{k['code']}/control", 1400), ("/live", 390)):
+        # axe is injected as an inline script, which the CSP (rightly) forbids: bypass it for this check only
+        ctx = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
+        try:
+            pg = ctx.new_page()
+            pg.goto(base + path)
+            pg.wait_for_load_state("networkidle")
+            assert pg.evaluate("document.documentElement.scrollWidth") <= width, path   # no sideways scroll
+            pg.add_script_tag(content=axe)
+            bad = pg.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+                .filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id)""")
+            assert bad == [], (path, bad)
+        finally:
+            ctx.close()
