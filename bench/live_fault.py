@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.live_cluster import Follower, call, free_port, missing, start_nginx, start_redis, start_uvicorn  # noqa: E402
+from bench.live_cluster import (Follower, call, free_port, missing, run_coroutine, start_nginx, start_redis,  # noqa: E402
+                                start_uvicorn)
 
 
 async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int) -> dict:
@@ -93,7 +94,7 @@ def run(n_followers: int = 40, n_answers: int = 30) -> dict:
         port = free_port()
         nginx, prefix = start_nginx(port, ports)
         procs.append(nginx)
-        return asyncio.run(scenario(f"http://127.0.0.1:{port}", port, apps[0].kill, n_followers, n_answers))
+        return run_coroutine(scenario(f"http://127.0.0.1:{port}", port, apps[0].kill, n_followers, n_answers))
     finally:
         for p in reversed(procs):
             p.stop()

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from bench.live_cluster import ROOT, Follower, call, free_port, start_serve_prod, start_uvicorn
+from bench.live_cluster import ROOT, Follower, call, free_port, run_coroutine, start_serve_prod, start_uvicorn
 
 from .conftest import api_class
 
@@ -55,7 +55,7 @@ def test_followers_on_both_instances_get_every_change_in_order(two_instances):
                                 {"card": "eg-1-1", "query": f"batch={i + 2}"}, k.token)
             assert status == 200, body
 
-    fs = asyncio.run(_follow(ports, k.code, 10, changes))
+    fs = run_coroutine(_follow(ports, k.code, 10, changes))
     for f in fs:
         assert f.seqs == list(range(1, 32)), (f.device, f.seqs)
         assert f.lost == 0 and f.out_of_order == 0 and f.errors == 0
@@ -111,7 +111,7 @@ def test_serve_prod_two_workers_with_redis(redis_url, tmp_path):
                 assert call(base, "PUT", f"/api/live/{k.code}/state", {"card": "eg-1-1", "query": f"batch={i + 2}"},
                             k.token)[0] == 200
 
-        fs = asyncio.run(_follow([port], k.code, 16, changes))
+        fs = run_coroutine(_follow([port], k.code, 16, changes))
         assert all(f.seqs == list(range(1, 12)) for f in fs), [f.seqs for f in fs]
         assert "Booting worker" in (tmp_path / "prod.log").read_text()
     finally:

@@ -11,7 +11,7 @@ import pytest
 
 from app.live.hub import HUB
 from app.live.sqlite_store import SQLiteStore
-from bench.live_cluster import call, start_uvicorn
+from bench.live_cluster import call, run_coroutine, start_uvicorn
 
 from .conftest import api_class
 
@@ -197,7 +197,6 @@ def test_restart_resumes_at_the_current_state(sqlite_server):
 
 
 def test_sqlite_file_is_created_only_by_the_first_class(tmp_path):
-    import asyncio
     path = tmp_path / "sub" / "live.db"
     store = SQLiteStore(path, HUB.deliver)
 
@@ -208,4 +207,4 @@ def test_sqlite_file_is_created_only_by_the_first_class(tmp_path):
         assert not path.exists() and not path.parent.exists()
         await store.create("ABCDEF", "h", "eg-1-1", "")
         assert path.exists()
-    asyncio.run(go())
+    run_coroutine(go())
