@@ -75,8 +75,8 @@ def follower_proc(port: int, code: str, devices: list[str], ready, done, out) ->
 
 
 def answers_proc(port: int, code: str, qid: int, devices: list[str], seconds: float, rate: float, go, out) -> None:
-    """The class answering at ``rate``/s (random devices; one may change its answer), on a few
-    keep-alive connections, in its own process."""
+    """The class answering at ``rate``/s (every device in turn, changing its answer each time), on
+    a few keep-alive connections, in its own process."""
     from bench.live_cluster import KeepAlive
 
     async def run():
@@ -95,8 +95,11 @@ def answers_proc(port: int, code: str, qid: int, devices: list[str], seconds: fl
         cpu0 = time.process_time()
         t_next = time.perf_counter()
         end = t_next + seconds
+        order = random.sample(devices, len(devices))   # round robin: each device re-answers in turn,
+        i = 0                                            # well inside its rate limit
         while time.perf_counter() < end:
-            queue.put_nowait(random.choice(devices))
+            queue.put_nowait(order[i % len(order)])
+            i += 1
             t_next += 1.0 / rate
             await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
         for _ in workers:
