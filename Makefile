@@ -7,7 +7,7 @@ PORT    ?= 8000
 STAMP   := $(VENV)/.installed
 ASSETS  := static/vendor/.installed
 
-.PHONY: setup run serve-prod test test-fast bench bench-smoke load nginx-demo clean
+.PHONY: setup run serve-prod test test-fast bench bench-smoke load nginx-demo live-bench live-fault clean
 
 setup: $(STAMP) $(ASSETS)
 
@@ -27,9 +27,10 @@ $(ASSETS): node_modules/.package-lock.json scripts/assets.sh
 run: setup
 	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
 
-# Production: several worker processes (see README "Deploying for a course")
+# Production: several worker processes (see README "Deploying for a course"); several workers need
+# AIINFRA_REDIS_URL for the live class (deploy/gunicorn.conf.py refuses otherwise)
 serve-prod: setup
-	$(BIN)/gunicorn app.main:app -k uvicorn.workers.UvicornWorker -w $${WORKERS:-2} -b $(HOST):$(PORT)
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn app.main:app -c deploy/gunicorn.conf.py
 
 test: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
@@ -48,6 +49,14 @@ load: setup
 
 nginx-demo: setup
 	./deploy/nginx-demo.sh 2 5
+
+# Live class: 500 SSE followers + 100 answers/s for 60 s against serve-prod (2 workers + Redis)
+live-bench: setup
+	$(BIN)/python bench/live.py
+
+# Live class fault demo: two instances behind nginx with Redis; one is killed mid-class
+live-fault: setup
+	$(BIN)/python bench/live_fault.py
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor

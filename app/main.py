@@ -11,6 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from .chapters import load_all
+from .live import router as live_router
 from .web.render import STATIC
 from .web.gpus_api import router as gpus_router
 from .web.models_api import router as models_router
@@ -67,6 +68,7 @@ def create_app() -> FastAPI:
     app.include_router(docs_router)
     app.include_router(models_router)
     app.include_router(gpus_router)
+    app.include_router(live_router)
     if os.environ.get("AIINFRA_BENCH") == "1":
         from .web.bench import router as bench_router
         app.include_router(bench_router)

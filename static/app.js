@@ -237,7 +237,7 @@
     var t = e.detail.target;
     var drawn = draw(t);
     var card = t.closest && t.closest(".card");
-    if (!card) return;
+    if (!card) { drawn.then(function () { t.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true })); }); return; }
     drawn.then(function () { card.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true })); });
     var form = card.querySelector("form.controls");
     if (form && card.dataset.urlSync && e.detail.requestConfig && e.detail.requestConfig.elt === form) {

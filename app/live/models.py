@@ -1,0 +1,159 @@
+"""Request bodies of the live API (unknown fields rejected; sizes bounded)."""
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from .limits import DEVICE_MAX, DEVICE_MIN, MAX_QUERY_LEN, NICK_MAX
+
+
+def _clean_nick(v: str | None) -> str | None:
+    """Nicknames: trimmed, no control characters; escaped wherever they are shown."""
+    if v is None:
+        return None
+    v = v.strip()
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in v):
+        raise ValueError("含有控制字符")
+    return v or None
+
+
+Device = Annotated[str, Field(min_length=DEVICE_MIN, max_length=DEVICE_MAX, pattern=r"^[A-Za-z0-9_-]+$",
+                              description="随机设备号(存于浏览器 localStorage)")]
+Nick = Annotated[str | None, Field(None, max_length=NICK_MAX, description=f"可选昵称(≤ {NICK_MAX} 字)"),
+                 AfterValidator(_clean_nick)]
+CardId = Annotated[str, Field(min_length=1, max_length=100)]
+Query = Annotated[str, Field("", max_length=MAX_QUERY_LEN, description="卡片的查询串,与 /cards/{id}?… 相同")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateIn(Strict):
+    card: CardId | None = None
+    query: Query = ""
+
+
+class StateIn(Strict):
+    card: CardId
+    query: Query = ""
+    frame: Annotated[str | None, Field(None, max_length=16, pattern=r"^[A-Za-z0-9_.-]+$",
+                                       description="▶ 动画当前帧名")] = None
+
+
+class AskIn(Strict):
+    card: CardId
+    key: Annotated[str, Field(min_length=1, max_length=100)]
+    query: Query = ""
+
+
+class AnswerIn(Strict):
+    device: Device
+    value: float | bool | Annotated[str, Field(max_length=50)]
+    unit: Annotated[str | None, Field(None, max_length=20)] = None
+    nick: Nick = None
+
+
+class JoinIn(Strict):
+    device: Device
+    nick: Nick = None
+
+
+class SnapshotIn(Strict):
+    device: Device
+    nick: Nick = None
+    card: CardId
+    query: Query = ""
+
+
+# ------------------------------------------------------------------ responses (documented in /docs)
+
+
+class ErrorItem(BaseModel):
+    loc: list[str]
+    field: str
+    type: str
+    msg: str
+    input: str | None = None
+
+
+class ErrorBody(BaseModel):
+    detail: list[ErrorItem]
+
+
+class Created(BaseModel):
+    code: str = Field(description="6 位课堂码")
+    token: str = Field(description="教师令牌(只在控制链接的 #t= 片段里出现)")
+    follow_url: str
+    control_url: str
+
+
+class StateOut(BaseModel):
+    code: str
+    card: str
+    query: str
+    frame: str | None
+    seq: int
+    locked: bool
+    followers: int
+    question: dict | None
+
+
+class SeqOut(BaseModel):
+    seq: int
+    locked: bool | None = None
+    status: str | None = None
+
+
+class QidOut(BaseModel):
+    qid: int
+    seq: int
+
+
+class Accepted(BaseModel):
+    accepted: bool
+
+
+class Joined(BaseModel):
+    followers: int
+    state: dict
+
+
+class SidOut(BaseModel):
+    sid: int
+
+
+class Snapshots(BaseModel):
+    snapshots: list[dict]
+
+
+class Results(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    qid: int
+    status: str
+    answered: int
+
+
+class CardRef(BaseModel):
+    card: str
+
+
+class Askables(BaseModel):
+    card: str
+    askable: list[dict]
+
+
+ERROR_TEXT = {401: "缺少教师令牌", 403: "教师令牌不对 / 结果未公布", 404: "没有这个课堂、题目或卡片", 409: "已收卷",
+              413: "请求体过大", 422: "参数或请求体不对(指明字段)", 429: "太频繁", 503: "课堂已满 / 实例课堂数已满"}
+
+
+def errors(*codes: int) -> dict:
+    """OpenAPI ``responses`` for these error statuses (all in the app's one error shape)."""
+    return {c: {"model": ErrorBody, "description": ERROR_TEXT[c]} for c in codes}
+
+
+def request_body(model: type[BaseModel], required: bool = True) -> dict:
+    """``openapi_extra`` documenting a body that a dependency reads (size-capped)."""
+    return {"requestBody": {"required": required,
+                            "content": {"application/json": {"schema": model.model_json_schema()}}}}

@@ -1,0 +1,241 @@
+"""Live-class bench: N SSE followers (default 500) + answers at R/s (default 100) for S seconds
+(default 60) against `make serve-prod` (2 workers) on Redis, all on loopback. The instructor moves
+a slider 5 times a second; each follower records when every change reaches it and checks the
+sequence of event ids. Prints follower-update latency p50/p95/p99, lost and out-of-order updates,
+errors, and whether every accepted answer was counted. Exits non-zero on any loss or error.
+
+    make live-bench                 (500 followers, 100 answers/s, 60 s)
+    python bench/live.py --smoke    (CI: 60 followers, 20 answers/s, 5 s)
+
+Starts redis-server and serve-prod itself on free ports; followers run in separate processes."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing as mp
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.live_cluster import Follower, call, free_port, missing, start_redis, start_serve_prod  # noqa: E402
+
+PUT_EVERY_S = 0.2
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes so far (Linux /proc)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0.0
+    for pid in pids:
+        try:
+            f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(f[11]) + int(f[12])) / tick
+        except OSError:
+            pass
+    return total
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every process below it (make → gunicorn → workers)."""
+    parent = {}
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                parent[int(p.name)] = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    out, todo = [], [root]
+    while todo:
+        x = todo.pop()
+        out.append(x)
+        todo += [c for c, pp in parent.items() if pp == x]
+    return out
+
+
+def follower_proc(port: int, code: str, devices: list[str], ready, done, out) -> None:
+    """One process holding many followers; reports per-follower sequences and arrival times."""
+    async def go():
+        stop = asyncio.Event()
+        fs = [Follower("127.0.0.1", port, code, d) for d in devices]
+        tasks = [asyncio.create_task(f.run(stop)) for f in fs]
+        await asyncio.wait_for(asyncio.gather(*(f.connected.wait() for f in fs)), 120)
+        ready.put(len(fs))
+        while not done.is_set():
+            await asyncio.sleep(0.1)
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        out.put([{"device": f.device, "arrivals": f.arrivals, "lost": f.lost, "out_of_order": f.out_of_order,
+                  "errors": f.errors, "reconnects": f.reconnects, "first": f.seqs[0] if f.seqs else None,
+                  "last": f.last} for f in fs])
+    asyncio.run(go())
+
+
+def answers_proc(port: int, code: str, qid: int, devices: list[str], seconds: float, rate: float, go, out) -> None:
+    """The class answering at ``rate``/s (every device in turn, changing its answer each time), on
+    a few keep-alive connections, in its own process."""
+    from bench.live_cluster import KeepAlive
+
+    async def run():
+        queue: asyncio.Queue = asyncio.Queue()
+        accepted, errors = set(), []
+
+        async def worker():
+            c = KeepAlive("127.0.0.1", port)
+            while (dev := await queue.get()) is not None:
+                status, _ = await c.request("POST", f"/api/live/{code}/questions/{qid}/answers",
+                                            {"device": dev, "value": round(random.uniform(50, 300), 1)})
+                (accepted.add(dev) if status == 200 else errors.append(f"answer {status}"))
+            c.close()
+        workers = [asyncio.create_task(worker()) for _ in range(8)]
+        go.wait()
+        cpu0 = time.process_time()
+        t_next = time.perf_counter()
+        end = t_next + seconds
+        order = random.sample(devices, len(devices))   # round robin: each device re-answers in turn,
+        i = 0                                            # well inside its rate limit
+        while time.perf_counter() < end:
+            queue.put_nowait(order[i % len(order)])
+            i += 1
+            t_next += 1.0 / rate
+            await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
+        for _ in workers:
+            queue.put_nowait(None)
+        await asyncio.gather(*workers)
+        out.put({"accepted": sorted(accepted), "errors": errors, "cpu": time.process_time() - cpu0})
+    asyncio.run(run())
+
+
+def slider(port: int, code: str, token: str, seconds: float) -> dict:
+    """The instructor moving a slider every PUT_EVERY_S: seq → the moment its PUT was sent."""
+    from bench.live_cluster import KeepAlive
+
+    async def run():
+        c, sent, errors = KeepAlive("127.0.0.1", port), {}, []
+        i, t_next = 0, time.perf_counter()
+        end = t_next + seconds
+        while time.perf_counter() < end:
+            i += 1
+            t0 = time.perf_counter()
+            status, body = await c.request("PUT", f"/api/live/{code}/state",
+                                           {"card": "eg-1-1", "query": f"batch={i % 511 + 1}"}, token)
+            if status == 200:
+                sent[body["seq"]] = t0
+            else:
+                errors.append(f"PUT {status}")
+            t_next += PUT_EVERY_S
+            await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
+        c.close()
+        return {"sent": sent, "errors": errors}
+    return asyncio.run(run())
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, int(round(p / 100 * len(xs) + 0.5)) - 1))] if xs else float("nan")
+
+
+def report(d: dict, followers: list[dict], seconds: float, n: int, rate: float, verbose: bool = False) -> bool:
+    lat, missing_updates = [], 0
+    seqs = sorted(d["sent"])
+    per_seq: dict[int, list[float]] = {s: [] for s in seqs}
+    for f in followers:
+        arr = f["arrivals"]
+        for s in seqs:
+            if s in arr:
+                ms = (arr[s] - d["sent"][s]) * 1000
+                lat.append(ms)
+                per_seq[s].append(ms)
+            elif f["first"] is not None and s > f["first"]:
+                missing_updates += 1
+    if verbose:
+        for s in seqs:
+            print(f"    seq {s}: p50 {pct(per_seq[s], 50):.1f} ms, max {max(per_seq[s] or [0]):.1f} ms")
+    lost = sum(f["lost"] for f in followers) + missing_updates
+    ooo = sum(f["out_of_order"] for f in followers)
+    sse_errors = sum(f["errors"] for f in followers)
+    reconnects = sum(f["reconnects"] for f in followers)
+    print(f"live bench: {n} SSE followers, {rate:g} answers/s, {seconds:g} s, slider every {PUT_EVERY_S * 1000:.0f} ms, "
+          f"serve-prod 2 workers + Redis (loopback)")
+    print(f"  updates published         {len(seqs)}")
+    print(f"  follower deliveries       {len(lat)} (expected {len(seqs) * n})")
+    print(f"  update latency p50        {pct(lat, 50):.1f} ms")
+    print(f"  update latency p95        {pct(lat, 95):.1f} ms")
+    print(f"  update latency p99 / max  {pct(lat, 99):.1f} / {max(lat) if lat else float('nan'):.1f} ms")
+    print(f"  lost / out-of-order       {lost} / {ooo}")
+    print(f"  SSE errors / reconnects   {sse_errors} / {reconnects}")
+    print(f"  answers accepted/counted  {d['accepted']} devices / {d['counted']}")
+    print("  CPU cores used            " + ", ".join(f"{r} {c:.2f}" for r, c in d["cpu"].items())
+          + f" (machine load average {d['load']:.1f} on {os.cpu_count()} cores)")
+    print(f"  HTTP errors               {len(d['errors'])}" + (f" ({', '.join(sorted(set(d['errors'])))})" if d["errors"] else ""))
+    ok = lost == 0 and ooo == 0 and sse_errors == 0 and reconnects == 0 and not d["errors"] and d["accepted"] == d["counted"]
+    print("  result                    " + ("OK" if ok else "FAILED"))
+    return ok
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--followers", type=int, default=500)
+    ap.add_argument("--rate", type=float, default=100.0, help="answers per second")
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--procs", type=int, default=2, help="follower processes")
+    ap.add_argument("--smoke", action="store_true", help="short CI run: 60 followers, 20 answers/s, 5 s")
+    ap.add_argument("--verbose", action="store_true", help="latency of every update")
+    a = ap.parse_args()
+    if a.smoke:
+        a.followers, a.rate, a.seconds = 60, 20.0, 5.0
+    if missing("redis-server"):
+        print("needs redis-server (apt-get install redis-server)")
+        return 2
+    procs = []
+    try:
+        redis, url = start_redis()
+        procs.append(redis)
+        port = free_port()
+        prod = start_serve_prod(port, {"AIINFRA_REDIS_URL": url}, workers=2)
+        procs.append(prod)
+        base = f"http://127.0.0.1:{port}"
+        _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": ""})
+        _, q = call(base, "POST", f"/api/live/{k['code']}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k["token"])
+        devices = [f"bench-{i:05d}" for i in range(a.followers)]
+        ctx = mp.get_context("spawn")
+        ready, done, out = ctx.Queue(), ctx.Event(), ctx.Queue()
+        shares = [devices[i::a.procs] for i in range(a.procs)]
+        workers = [ctx.Process(target=follower_proc, args=(port, k["code"], s, ready, done, out)) for s in shares]
+        for w in workers:
+            w.start()
+        for _ in workers:
+            ready.get(timeout=180)
+        time.sleep(0.5)
+        go, ans_out = ctx.Event(), ctx.Queue()
+        answering = ctx.Process(target=answers_proc, args=(port, k["code"], q["qid"], devices, a.seconds, a.rate, go, ans_out))
+        answering.start()
+        roles = {"server (2 workers)": descendants(prod.popen.pid), "redis": [redis.popen.pid],
+                 "followers": [w.pid for w in workers], "instructor": [os.getpid()]}
+        cpu0 = {r: cpu_seconds(p) for r, p in roles.items()}
+        go.set()
+        d = slider(port, k["code"], k["token"], a.seconds)
+        ans = ans_out.get(timeout=120)
+        answering.join(timeout=30)
+        d["cpu"] = {r: (cpu_seconds(p) - cpu0[r]) / a.seconds for r, p in roles.items()}
+        d["cpu"]["answers"] = ans["cpu"] / a.seconds
+        d["errors"] += ans["errors"]
+        d["accepted"] = len(ans["accepted"])
+        d["counted"] = call(base, "GET", f"/api/live/{k['code']}/questions/{q['qid']}/results", token=k["token"])[1]["answered"]
+        d["load"] = os.getloadavg()[0]
+        time.sleep(1.5)   # the last update's tail
+        done.set()
+        followers = [f for _ in workers for f in out.get(timeout=120)]
+        for w in workers:
+            w.join(timeout=30)
+        return 0 if report(d, followers, a.seconds, a.followers, a.rate, a.verbose) else 1
+    finally:
+        for p in reversed(procs):
+            p.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""The live class in a browser: one instructor and two students (separate contexts). Start a class
+from the presenter, follow a slider move and a card change, break away and snap back, lock,
+answer a predict question, reveal (histogram on the card's own axis with the true value), share a
+snapshot and show it on the projector. No console errors, no CSP violations, nothing off-host,
+and the instructor's token in no student page."""
+from __future__ import annotations
+
+import pytest
+
+from bench.live_cluster import free_port, start_uvicorn
+
+from .conftest import ROOT, Watch
+
+BATCH = "#eg-1-1-batch"
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory):
+    d = tmp_path_factory.mktemp("live-browser")
+    port = free_port()
+    env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_REDIS_URL": ""}
+    info = {"base": f"http://127.0.0.1:{port}", "port": port, "env": env, "proc": start_uvicorn(port, env)}
+    yield info
+    info["proc"].stop()   # the restart test swaps in a new process
+
+
+def _page(browser, w=1400, h=1000):
+    ctx = browser.new_context(viewport={"width": w, "height": h}, service_workers="block")
+    pg = ctx.new_page()
+    pg.watch = Watch(pg)
+    return ctx, pg
+
+
+def _drawn(page, card="eg-1-1", idx=0):
+    page.wait_for_function(f"() => {{ const el = document.getElementById('plot-{card}-{idx}'); return el && el.data; }}")
+
+
+def _stage_card(page) -> str:
+    return page.evaluate("document.querySelector('#live-stage .live-card').dataset.card")
+
+
+def _set_batch(page, value):
+    page.fill(BATCH, str(value))
+    page.dispatch_event(BATCH, "input")
+
+
+def _wait_value(page, sel, value, timeout=8000):
+    page.wait_for_function(f"() => document.querySelector('{sel}') && document.querySelector('{sel}').value === '{value}'",
+                           timeout=timeout)
+
+
+def _start_class(browser, base, contexts):
+    """The instructor presses 开课 on the presenter; two students open the follow link."""
+    ctx, teacher = _page(browser)
+    contexts.append(ctx)
+    teacher.goto(base + "/present/eg-1-1?batch=4")
+    _drawn(teacher)
+    teacher.click(".live-start")
+    teacher.wait_for_url("**/live/*/control")
+    _drawn(teacher)
+    assert "#t=" not in teacher.url                       # the token left the address bar at once
+    code = teacher.url.split("/live/")[1].split("/")[0]
+    token = teacher.evaluate(f"sessionStorage.getItem('aiinfra:live:token:{code}')")
+    assert token and len(token) >= 22
+    assert teacher.locator(".live-qr svg").count() == 1
+    follow_url = teacher.inner_text(".live-url")
+    assert follow_url == f"{base}/live/{code}"
+    students = []
+    for _ in range(2):
+        c, s = _page(browser, 420, 900)
+        contexts.append(c)
+        s.goto(follow_url)
+        _drawn(s)
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        assert s.input_value(BATCH) == "4" and s.is_disabled(BATCH)
+        assert token not in s.content()
+        students.append(s)
+    teacher.wait_for_function("() => document.querySelector('.live-followers').textContent === '2'", timeout=10000)
+    return teacher, students
+
+
+def _follow_slider_cards_and_jumps(teacher, students):
+    from app.chapters import neighbours
+    _, next_card = neighbours("eg-1-1")
+    _set_batch(teacher, 32)
+    for s in students:
+        _wait_value(s, BATCH, "32")
+        s.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(32))")
+    teacher.locator(".present-bar").click(position={"x": 5, "y": 5})
+    teacher.keyboard.press("n")
+    for s in students:
+        s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{next_card}'")
+    assert _stage_card(teacher) == next_card
+    if next_card == "fig-1-10":   # a ▶ figure: a step of the animation is followed too
+        plot = "document.getElementById('plot-fig-1-10-0')"
+        teacher.wait_for_function(f"() => {plot} && {plot}.dataset.liveWatch === '1'")
+        teacher.evaluate(f"Plotly.animate({plot}, ['5'], {{mode: 'immediate', frame: {{duration: 0, redraw: false}}, "
+                         "transition: {duration: 0}})")
+        for s in students:
+            s.wait_for_function(f"() => {plot} && {plot}._fullLayout && {plot}._fullLayout.sliders[0].active === 5")
+    teacher.keyboard.press("p")
+    for s in students:
+        s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'eg-1-1'")
+        _wait_value(s, BATCH, "1")
+    for label, card in (("练习 1-3", "ex-1-3"), ("例题 1-1", "eg-1-1")):   # the jump box
+        teacher.fill("#live-jump-q", label)
+        teacher.press("#live-jump-q", "Enter")
+        for s in students:
+            s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{card}'")
+    for s in students:
+        _drawn(s)
+
+
+def _break_away_and_lock(teacher, a, b):
+    a.click(".live-mode")
+    assert a.get_attribute(".live-mode", "aria-pressed") == "true" and not a.is_disabled(BATCH)
+    _set_batch(a, 64)
+    a.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(64))")
+    _set_batch(teacher, 16)
+    _wait_value(b, BATCH, "16")
+    a.wait_for_timeout(800)
+    assert a.input_value(BATCH) == "64"                   # exploring: the teacher does not pull A along
+    a.click(".live-mode")
+    _wait_value(a, BATCH, "16")
+    assert a.is_disabled(BATCH)
+    teacher.click(".live-lock")                           # lock: break-away disabled on every phone
+    for s in (a, b):
+        s.wait_for_function("() => document.querySelector('.live-mode').disabled")
+    teacher.click(".live-lock")
+    for s in (a, b):
+        s.wait_for_function("() => !document.querySelector('.live-mode').disabled")
+
+
+def _predict_vote_reveal(teacher, a, b):
+    teacher.wait_for_function("() => [...document.querySelectorAll('#live-ask-key option')].some(o => o.value === 'b_star')")
+    teacher.select_option("#live-ask-key", "b_star")
+    teacher.click(".live-ask-go")
+    for s, value in ((a, "148"), (b, "295")):   # 295 ≈ 2 × B*: a known slip, 接近
+        s.wait_for_selector(".live-question:not([hidden])")
+        assert "B*" in s.inner_text(".live-q-prompt")
+        assert s.locator('.stat[data-key="b_star"].live-masked').count() == 1   # the number is hidden
+        s.fill("#live-answer-value", value)
+        s.click(".live-answer button[type=submit]")
+        s.wait_for_function("() => document.querySelector('.live-q-msg').textContent.startsWith('已提交')")
+    teacher.wait_for_function("() => document.querySelector('.live-answered').textContent === '2'", timeout=10000)
+    assert teacher.locator(".live-results").is_hidden()     # hidden until 公布
+    teacher.click(".live-reveal")
+    teacher.wait_for_selector(".live-results:not([hidden]) .live-res-text")
+    text = teacher.inner_text(".live-res-text")
+    assert "真值 147.7" in text and "2 人作答" in text and "正确 50%" in text and "接近 50%" in text
+    teacher.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => t.name === '全班答案')")
+    fig = teacher.evaluate("""() => { const el = document.getElementById('plot-eg-1-1-0');
+        const h = el.data.find(t => t.name === '全班答案');
+        return {yaxis: h.yaxis, total: h.y.slice(0, -1).reduce((x, y) => x + y, 0),
+                truth: el.layout.shapes.filter(s => s.liveTruth).map(s => s.x0), y9: !!el.layout.yaxis9}; }""")
+    assert fig["yaxis"] == "y9" and fig["y9"] and fig["total"] == 2
+    assert abs(fig["truth"][0] - 147.67) < 0.1                   # on the card's own batch axis
+    for s, verdict in ((a, "正确"), (b, "接近")):
+        s.wait_for_function(f"() => document.querySelector('.live-q-msg').textContent.includes('{verdict}')")
+        assert "真值 147.7" in s.inner_text(".live-q-results")
+    assert a.locator('.stat[data-key="b_star"].live-masked').count() == 0
+
+
+def _snapshot_on_the_projector(teacher, a):
+    a.fill(".live-nick", "<b>阿明</b>")
+    a.dispatch_event(".live-nick", "change")
+    a.click(".live-mode")
+    _set_batch(a, 128)
+    a.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(128))")
+    a.click(".live-share")
+    a.wait_for_function("() => document.querySelector('.live-notice').textContent === '已分享给老师。'")
+    teacher.wait_for_selector(".live-snap-pick", timeout=10000)
+    label = teacher.inner_text(".live-snaps-list li")
+    assert "<b>阿明</b>" in label and teacher.locator(".live-snaps-list b").count() == 0   # the nickname stays text
+    teacher.check(".live-snap-pick")
+    teacher.click(".live-snaps-show")
+    teacher.wait_for_selector(".live-snaps:not([hidden])")
+    teacher.wait_for_function("() => { const el = document.getElementById('s0-plot-eg-1-1-0'); return el && el.data && "
+                              "el.data.some(t => (t.x || []).includes(128)); }")
+    assert "阿明" in teacher.inner_text(".live-snap h3")
+
+
+def test_live_class_end_to_end(browser, live_server):
+    contexts = []
+    try:
+        teacher, (a, b) = _start_class(browser, live_server["base"], contexts)
+        _follow_slider_cards_and_jumps(teacher, [a, b])
+        _break_away_and_lock(teacher, a, b)
+        _predict_vote_reveal(teacher, a, b)
+        _snapshot_on_the_projector(teacher, a)
+        for pg in (teacher, a, b):
+            pg.watch.assert_clean()
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_follower_resumes_after_a_server_restart_without_reloading(browser, live_server):
+    from bench.live_cluster import call
+    base = live_server["base"]
+    status, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": "batch=2"})
+    assert status == 201
+    ctx, s = _page(browser, 420, 900)
+    try:
+        s.goto(k["follow_url"])
+        _drawn(s)
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        s.evaluate("window.__noReload = 1")
+        live_server["proc"].stop()
+        s.wait_for_function("() => document.querySelector('.live-status').textContent !== '已连接'", timeout=10000)
+        live_server["proc"] = start_uvicorn(live_server["port"], live_server["env"])
+        assert call(base, "PUT", f"/api/live/{k['code']}/state", {"card": "eg-1-1", "query": "batch=77"}, k["token"])[0] == 200
+        _wait_value(s, BATCH, "77", timeout=30000)
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        assert s.evaluate("window.__noReload") == 1          # the same page: resumed, never reloaded
+        s.watch.errors = [e for e in s.watch.errors if "ERR_CONNECTION_REFUSED" not in e and "net::" not in e]
+        s.watch.assert_clean()
+    finally:
+        ctx.close()
+
+
+def test_live_pages_accessible_and_fit_a_phone(browser, live_server):
+    from bench.live_cluster import call
+    base = live_server["base"]
+    _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": ""})
+    call(base, "POST", f"/api/live/{k['code']}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k["token"])
+    axe = (ROOT / "node_modules" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+    for path, width in ((f"/live/{k['code']}", 390), (f"/live/{k['code']}/control", 1400), ("/live", 390)):
+        # axe is injected as an inline script, which the CSP (rightly) forbids: bypass it for this check only
+        ctx = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
+        try:
+            pg = ctx.new_page()
+            pg.goto(base + path)
+            pg.wait_for_load_state("networkidle")
+            assert pg.evaluate("document.documentElement.scrollWidth") <= width, path   # no sideways scroll
+            pg.add_script_tag(content=axe)
+            bad = pg.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+                .filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id)""")
+            assert bad == [], (path, bad)
+        finally:
+            ctx.close()
