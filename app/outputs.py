@@ -69,6 +69,7 @@ class Out:
     sep: bool = True                   # thousands separators (4096 vs 4,096)
     stated: bool = False               # an input value prints every digit it was given
     none: str = "—"                    # what a missing (None / not finite) value reads as
+    axis: tuple[int, str] | None = None   # (figure index, "x"|"y"): the chart axis this quantity lives on
     show: Callable[[Any], str | None] | None = None   # prints a number in full (unit included) when
                                        # the formats above cannot (a unit chosen by magnitude); None → them
     key: str = ""

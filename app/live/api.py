@@ -64,7 +64,7 @@ async def askable(card: str, request: Request) -> JSONResponse:
     view = compute(c, params)
     return ok({"card": c.id, "askable": [
         {"key": a.key, "label": a.label, "source": a.source, "unit": a.question.unit, "kind": a.question.kind,
-         "on_axis": cardinfo.axis_of(c.id, view, a.key) is not None} for a in cardinfo.askables(view)]})
+         "on_axis": cardinfo.axis_of(c, view, a.key) is not None} for a in cardinfo.askables(c, params, view)]})
 
 
 # ------------------------------------------------------------------ sessions and state
@@ -134,9 +134,9 @@ async def join(s: LiveSession, data: JoinBody) -> JSONResponse:
 
 def _question_record(card, params, query: str, key: str) -> dict:
     view = compute(card, params)
-    item = cardinfo.find(view, key)
+    item = cardinfo.find(card, params, view, key)
     if item is None:
-        keys = "、".join(a.key for a in cardinfo.askables(view))[:300]
+        keys = "、".join(a.key for a in cardinfo.askables(card, params, view))[:300]
         raise fail(422, "key", f"不是这张卡片可问的题目;可选:{keys}", "unknown_key")
     q, expected = item.question, cardinfo.expected(view, key)
     if isinstance(expected, float) and not math.isfinite(expected):
@@ -145,7 +145,7 @@ def _question_record(card, params, query: str, key: str) -> dict:
             "prompt": q.prompt, "prompt_html": str(rich(q.prompt)), "unit": q.unit, "units": dict(q.units),
             "kind": q.kind, "options": dict(q.options), "rel_tol": q.rel_tol, "close_tol": q.close_tol,
             "expected": expected if isinstance(expected, (bool, str)) else float(expected),
-            "axis": cardinfo.axis_of(card.id, view, key), "asked": time.time()}
+            "axis": cardinfo.axis_of(card, view, key), "asked": time.time()}
 
 
 @router.post("/api/live/{code}/questions", status_code=201, response_model=QidOut,

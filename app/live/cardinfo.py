@@ -1,19 +1,14 @@
 """Card-facing glue for the live class, in one small adapter: which outputs of a card a class can be
 asked about (its 练习 questions and its numeric tiles), their label and unit, and which figure axis a
-quantity lives on. The only live module that reads View internals; when cards declare their outputs
-once (key, label, unit, format, axis), this adapter reads that declaration instead."""
+quantity lives on, all read from the card's output declaration (``axis=`` where a quantity has one;
+otherwise an axis whose title names the quantity's unit)."""
 from __future__ import annotations
 
 import math
 import re
 from dataclasses import dataclass, field
 
-from ..cards import Question, View
-
-# A quantity whose unit does not name its axis: (card, output key) → (figure index, "x" | "y").
-AXES: dict[tuple[str, str], tuple[int, str]] = {
-    ("eg-1-1", "b_star"): (0, "x"),          # B* on the batch axis of 图 1-11
-}
+from ..cards import Card, Params, Question, View, tiles
 
 
 @dataclass(frozen=True)
@@ -30,14 +25,14 @@ def _is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def askables(view: View) -> list[Askable]:
+def askables(card: Card, params: Params, view: View) -> list[Askable]:
     """The card's exercise questions (not open-ended ones), then its numeric tiles ("predict this
     number", checked like an exercise against the same output)."""
     out = [Askable(q.key, _plain(q.prompt)[:60], "exercise", q) for q in view.questions
            if q.kind != "open" and q.key in view.outputs]
     taken = {a.key for a in out}
-    for s in view.stats:
-        if s.key in taken or s.text is not None or s.key not in view.outputs or not _is_number(view.outputs[s.key]):
+    for s in tiles(card, view, params):
+        if s.key in taken or s.key not in view.outputs or not _is_number(view.outputs[s.key]):
             continue
         taken.add(s.key)
         label = _plain(s.label)
@@ -46,8 +41,8 @@ def askables(view: View) -> list[Askable]:
     return out
 
 
-def find(view: View, key: str) -> Askable | None:
-    return next((a for a in askables(view) if a.key == key), None)
+def find(card: Card, params: Params, view: View, key: str) -> Askable | None:
+    return next((a for a in askables(card, params, view) if a.key == key), None)
 
 
 def expected(view: View, key: str):
@@ -70,18 +65,17 @@ def _unit_in(unit: str, title: str) -> bool:
     return re.search(rf"(?<![A-Za-z/]){re.escape(unit)}(?![A-Za-z/])", title) is not None
 
 
-def axis_of(card_id: str, view: View, key: str) -> dict | None:
+def axis_of(card: Card, view: View, key: str) -> dict | None:
     """Where a histogram of answers to ``key`` can be drawn on the card's own figure: the explicit
     table first, else the first figure axis whose title names the tile's unit and whose range (if
     fixed) holds the true value. None: draw a stand-alone histogram."""
     value = view.outputs.get(key)
     if not _is_number(value):
         return None
-    if (card_id, key) in AXES:
-        idx, which = AXES[(card_id, key)]
-        return _axis(view, idx, which)
-    unit = next((s.unit for s in view.stats if s.key == key), "") or \
-        next((q.unit for q in view.questions if q.key == key), "")
+    decl = card.outputs.get(key)
+    if decl is not None and decl.axis is not None:
+        return _axis(view, *decl.axis)
+    unit = (decl.display_unit if decl is not None else "") or next((q.unit for q in view.questions if q.key == key), "")
     for idx, f in enumerate(view.figures):
         if f.fig.get("frames"):
             continue

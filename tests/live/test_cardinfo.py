@@ -6,14 +6,15 @@ from app.cards import REGISTRY
 from app.live import cardinfo
 
 
-def view(cid, **params):
+def state(cid, **params):
     c = REGISTRY[cid]
-    return c.compute(c.parse(params) if params else c.defaults())
+    p = c.parse(params) if params else c.defaults()
+    return c, p, c.compute(p)
 
 
 def test_tiles_are_askable_as_predict_questions():
-    v = view("eg-1-1", batch=16)
-    items = {a.key: a for a in cardinfo.askables(v)}
+    c, p, v = state("eg-1-1", batch=16)
+    items = {a.key: a for a in cardinfo.askables(c, p, v)}
     assert items["b_star"].source == "tile"
     q = items["b_star"].question
     assert (q.key, q.unit, q.kind) == ("b_star", "请求", "numeric") and "B*" in q.prompt
@@ -24,21 +25,21 @@ def test_tiles_are_askable_as_predict_questions():
 
 
 def test_exercise_questions_come_first_and_open_ones_are_left_out():
-    v = view("ex-1-3")
-    items = cardinfo.askables(v)
+    c, p, v = state("ex-1-3")
+    items = cardinfo.askables(c, p, v)
     assert items and items[0].source == "exercise"
     assert {a.key for a in items if a.source == "exercise"} == {q.key for q in v.questions if q.kind != "open"}
 
 
-def test_axis_table_and_generic_unit_match():
-    v = view("eg-1-1")
-    assert cardinfo.axis_of("eg-1-1", v, "b_star") == {"figure": 0, "axis": "x", "log": True, "title": "批大小 B(请求数,对数)"}
-    t = cardinfo.axis_of("eg-1-1", v, "t_mem_ms")
+def test_declared_axis_and_generic_unit_match():
+    c, _, v = state("eg-1-1")
+    assert cardinfo.axis_of(c, v, "b_star") == {"figure": 0, "axis": "x", "log": True, "title": "批大小 B(请求数,对数)"}
+    t = cardinfo.axis_of(c, v, "t_mem_ms")
     assert (t["figure"], t["axis"], t["log"]) == (0, "y", True)
-    thr = cardinfo.axis_of("eg-1-1", v, "throughput_tok_s")
+    thr = cardinfo.axis_of(c, v, "throughput_tok_s")
     assert (thr["figure"], thr["axis"]) == (1, "y")
-    assert cardinfo.axis_of("eg-1-1", v, "m_w_gb") is None          # GB is on no axis: stand-alone
-    assert cardinfo.axis_of("eg-1-1", v, "bound") is None
+    assert cardinfo.axis_of(c, v, "m_w_gb") is None          # GB is on no axis: stand-alone
+    assert cardinfo.axis_of(c, v, "bound") is None
 
 
 def test_unit_matching_is_whole_unit():
@@ -51,9 +52,10 @@ def test_unit_matching_is_whole_unit():
 def test_every_card_gives_askables_without_error():
     n = 0
     for cid, c in REGISTRY.items():
-        v = c.compute(c.defaults())
-        for a in cardinfo.askables(v):
+        p = c.defaults()
+        v = c.compute(p)
+        for a in cardinfo.askables(c, p, v):
             assert a.key in v.outputs
-            cardinfo.axis_of(cid, v, a.key)
+            cardinfo.axis_of(c, v, a.key)
             n += 1
     assert n > 300

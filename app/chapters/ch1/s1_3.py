@@ -28,7 +28,7 @@ EG11 = outputs(
     t_mem_ms=out("读取下界 R_W/β", digits=2, sym="T_{mem}"), t_compute_ms=out("计算下界 F/Π", sig=4, sym="T_{comp}"),
     t_step_ms=out("单步下界 T_step", digits=2, em=True, sym="T_{step}"),
     read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0, approx=True), per_output_ms=out("每输出分摊", sig=3),
-    throughput_tok_s=out("理想吞吐", sig=3), b_star=out("转折点 B* = b_WΠ/(2β)", unit="请求", digits=0, approx=True, sym="B^*"),
+    throughput_tok_s=out("理想吞吐", sig=3), b_star=out("转折点 B* = b_WΠ/(2β)", unit="请求", digits=0, approx=True, sym="B^*", axis=(0, "x")),
     intensity_flop_per_byte=out("算术强度 I = 2B/b_W", sig=4, tile=False, sym="I"),
     ridge_flop_per_byte=out("转折强度 Π/β", sig=4, tile=False), f_tok_gflop=out("每 token 运算 F/B", unit="GFLOP", sig=4, tile=False),
     bound=out("主导项", text={"memory": "读取(memory)", "compute": "计算(compute)"}),
