@@ -92,6 +92,13 @@
 
   // ---------------------------------------------------------------- controls
   function logPos(v, min, max) { return 1000 * Math.log(v / min) / Math.log(max / min); }
+  // Put a number box's value on its range slider (log sliders run 0–1000 on a log scale)
+  function syncRange(box, range) {
+    var r = range || document.querySelector('input.range[data-for="' + box.id + '"]');
+    if (!r) return;
+    var v = parseFloat(box.value), min = +box.dataset.min, max = +box.dataset.max;
+    if (isFinite(v) && v >= min && v <= max) r.value = r.dataset.log ? logPos(v, min, max) : v;
+  }
   function logVal(p, min, max) { return min * Math.pow(max / min, p / 1000); }
   function snap(v, step, min) {
     if (!step) return v;
@@ -105,8 +112,7 @@
     var min = +box.dataset.min, max = +box.dataset.max, step = +box.dataset.step;
     if (r.dataset.log) {
       r.min = 0; r.max = 1000; r.step = 1;
-      var v = parseFloat(box.value);
-      if (isFinite(v) && v > 0) r.value = logPos(v, min, max);
+      syncRange(box, r);
     }
     r.addEventListener("input", function () {
       var v = r.dataset.log ? snap(logVal(+r.value, min, max), step, min) : +r.value;
@@ -114,11 +120,7 @@
       box.classList.remove("bad");
       box.dispatchEvent(new Event("input", { bubbles: true }));
     });
-    box.addEventListener("input", function (e) {
-      if (e.target !== box) return;
-      var v = parseFloat(box.value);
-      if (isFinite(v) && v >= min && v <= max) r.value = r.dataset.log ? logPos(v, min, max) : v;
-    });
+    box.addEventListener("input", function (e) { if (e.target === box) syncRange(box, r); });
   }
   function stepBox(box, dir) {
     // Keyboard step for number boxes (and presenter arrows)
@@ -132,8 +134,7 @@
     v = Math.min(max, Math.max(min, snap(v, step, min)));
     box.value = String(v);
     box.dispatchEvent(new Event("input", { bubbles: true }));
-    var r = document.querySelector('input.range[data-for="' + box.id + '"]');
-    if (r) r.value = r.dataset.log ? logPos(v, min, max) : v;
+    syncRange(box);
   }
   function initForm(form) {
     if (form.dataset.init) return;
@@ -248,7 +249,6 @@
       updateToolLinks(card, q);
       if (deck) { var back = deck.querySelector("a.back"); if (back) back.setAttribute("href", "/cards/" + card.dataset.card + (q ? "?" + q : "")); }
     }
-    document.dispatchEvent(new CustomEvent("card:updated", { detail: { card: card.dataset.card } }));
   });
 
   // Cards that follow another card's state (same-named parameters) on the same page
@@ -265,7 +265,7 @@
         var changed = false;
         new FormData(form).forEach(function (v, k) {
           var t = f2.querySelector('[name="' + k + '"]');
-          if (t && t.value !== v) { t.value = v; changed = true; var r = f2.querySelector('input.range[data-for="' + t.id + '"]'); if (r) { r.value = r.dataset.log ? logPos(+v, +t.dataset.min, +t.dataset.max) : v; } }
+          if (t && t.value !== v) { t.value = v; changed = true; syncRange(t); }
         });
         if (changed && window.htmx) window.htmx.trigger(f2, "change");
       });
@@ -358,14 +358,17 @@
       window.Plotly.animate(el, [null], { mode: "immediate", frame: { duration: 0, redraw: false }, transition: { duration: 0 } });
       playing.set(el, false);
     } else {
-      var n = lastFig.get(el).frames.length;
       var names = lastFig.get(el).frames.map(function (f) { return f.name; });
       window.Plotly.animate(el, names, { mode: "immediate", fromcurrent: false, frame: { duration: 300, redraw: false }, transition: { duration: 0 } });
       playing.set(el, true);
-      el.once = el.on && el.on("plotly_animated", function () { playing.set(el, false); });
+      el.once("plotly_animated", function () { playing.set(el, false); });
     }
   }
-  window.__playCard = togglePlay;
+  // ▶ on a card from outside the presenter keys (the live class follows an instructor's ▶ this way)
+  document.addEventListener("card:play", function (e) {
+    var card = e.target.closest && e.target.closest(".card");
+    if (card) togglePlay(card);
+  });
 
   // ---------------------------------------------------------------- theme toggle
   function initTheme() {
@@ -391,8 +394,7 @@
     if (!ctl) return;
     e.preventDefault();
     ctl.value = a.getAttribute("data-value");
-    var r = form.querySelector('input.range[data-for="' + ctl.id + '"]');
-    if (r) r.value = r.dataset.log ? logPos(+ctl.value, +ctl.dataset.min, +ctl.dataset.max) : ctl.value;
+    syncRange(ctl);
     ctl.dispatchEvent(new Event("change", { bubbles: true }));
   });
 

@@ -29,7 +29,7 @@ def test_fig_1_3_play_button_advances_frames(page, server):
 def test_fig_1_3_play_card_hook_and_frame_slider(page, server):
     page.goto(server + "/cards/fig-1-3?output_tokens=4")
     _wait_plot(page, "plot-fig-1-3-0")
-    page.evaluate("() => window.__playCard(document.getElementById('fig-1-3'))")
+    page.evaluate("() => document.getElementById('fig-1-3').dispatchEvent(new CustomEvent('card:play', {bubbles: true}))")
     page.wait_for_function("() => document.getElementById('plot-fig-1-3-0').data[5].x.length === 4", timeout=15000)
     box = page.locator("#fig-1-3-frame")
     box.fill("1")                                   # fill() fires `input`: one request

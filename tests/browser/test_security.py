@@ -34,7 +34,7 @@ def test_no_csp_violations_while_using_cards(csp_page, server):
 
     page.goto(server + "/cards/fig-1-10")
     page.wait_for_function("() => document.getElementById('plot-fig-1-10-0') && document.getElementById('plot-fig-1-10-0').data")
-    page.evaluate("() => window.__playCard(document.getElementById('fig-1-10'))")
+    page.evaluate("() => document.getElementById('fig-1-10').dispatchEvent(new CustomEvent('card:play', {bubbles: true}))")
     page.wait_for_timeout(600)
     assert _violations(page) == []
 
