@@ -22,6 +22,7 @@ from .web.pages import router as pages_router
 from .web.deck import router as deck_router
 from .web.docs import router as docs_router
 from .web.limits import BodyLimit
+from .web.edge import EdgeCache
 from .web.security import SecurityHeaders
 
 load_all()
@@ -81,6 +82,7 @@ def create_app() -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=800)
     app.add_middleware(BodyLimit)        # 413 for bodies over 1 MB, read before answering
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(EdgeCache)        # outermost: a URL seen before never enters the app
     return app
 
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from .. import exercises
-from ..cards import Question
+from ..cards import Question, resolve
 from ..chapters import reading_order
 from ..labels import label_to_id, search
 from ..text import rich
@@ -58,8 +58,10 @@ async def resolve_card(q: str = "") -> JSONResponse:
     return ok({"card": cid})
 
 
-@router.get("/api/live/askable/{card}", response_model=Askables, responses=errors(422), summary="这张卡片在此状态下可以问全班的题目")
+@router.get("/api/live/askable/{card}", response_model=Askables, responses=errors(404, 422), summary="这张卡片在此状态下可以问全班的题目")
 async def askable(card: str, request: Request) -> JSONResponse:
+    if resolve(card) is None:      # a path names a resource: an unknown card is not found
+        raise fail(404, "card", f"没有编号为 “{card[:40]}” 的卡片", "not_found")
     c, params = card_state(card, request.url.query)
     view = compute(c, params)
     return ok({"card": c.id, "askable": [

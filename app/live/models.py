@@ -22,7 +22,16 @@ Device = Annotated[str, Field(min_length=DEVICE_MIN, max_length=DEVICE_MAX, patt
                               description="随机设备号(存于浏览器 localStorage)")]
 Nick = Annotated[str | None, Field(None, max_length=NICK_MAX, description=f"可选昵称(≤ {NICK_MAX} 字)"),
                  AfterValidator(_clean_nick)]
-CardId = Annotated[str, Field(min_length=1, max_length=100)]
+def _card_enum(schema: dict) -> None:
+    """The schema lists the card ids and aliases, so generated clients send only cards that exist
+    (the cards register first: request bodies' schemas are written when the routes are declared)."""
+    from ..cards import ALIASES, REGISTRY
+    from ..chapters import load_all
+    load_all()
+    schema["enum"] = sorted(REGISTRY) + sorted(ALIASES)
+
+
+CardId = Annotated[str, Field(min_length=1, max_length=100, description="卡片编号或别名", json_schema_extra=_card_enum)]
 Query = Annotated[str, Field("", max_length=MAX_QUERY_LEN, description="卡片的查询串,与 /cards/{id}?… 相同")]
 
 

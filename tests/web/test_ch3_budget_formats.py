@@ -36,11 +36,11 @@ def test_tiles_print_the_declared_format_glued_units_inside():
     card = REGISTRY["lifetime-cost"]
     view = run(card, card.defaults())
     q = next(s for s in tiles(card, view, card.defaults()) if s.key == "q_star_tasks")
-    assert (q.text, q.unit) == ("5.00×10⁸", "项")
+    assert (q.text, q.unit) == ("5.00×10⁸ 项", "")
     moe = REGISTRY["moe-flops"]
     shown = {s.key: (s.text, s.unit) for s in tiles(moe, run(moe, moe.defaults()), moe.defaults())}
     assert shown["total_params"] == ("284B", "") and shown["active_params"] == ("≈13B", "") and shown["train_tokens"] == ("32T", "")
-    assert shown["total_flop"] == ("≈ 1.45438×10²⁴", "FLOPs")
+    assert shown["total_flop"] == ("≈ 1.45438×10²⁴ FLOPs", "")
 
 
 def test_derivation_results_use_the_same_format():
