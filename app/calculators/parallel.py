@@ -117,7 +117,7 @@ def params_per_expert(s: ModelShape) -> int:
 def weight_read_bytes_per_gpu(s: ModelShape, weight_format: str, tp: int, batch: int) -> float:
     """One decode step of B tokens: (active linear + MoE layers·(distinct(B) − k)·expert) · b_W
     + (LM head + norms + embedding rows read) · 2 B, over tp. The embedding table is read whole only when tied."""
-    linear = s.active_linear_params
+    linear: float = s.active_linear_params
     if s.n_experts:
         extra = expected_distinct_experts(s.n_experts, s.experts_per_token, batch) - s.experts_per_token
         linear = linear + s.n_moe_layers * extra * params_per_expert(s)
