@@ -13,6 +13,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from .chapters import load_all
 from .web.render import STATIC
 from .web.gpus_api import router as gpus_router
+from .web.tools import router as tools_router
 from .web.models_api import router as models_router
 from .web.routes import register_card_routes, router
 from .web.deck import router as deck_router
@@ -63,6 +64,7 @@ def create_app() -> FastAPI:
     app.include_router(docs_router)
     app.include_router(models_router)
     app.include_router(gpus_router)
+    app.include_router(tools_router)
     if os.environ.get("AIINFRA_BENCH") == "1":
         from .web.bench import router as bench_router
         app.include_router(bench_router)

@@ -69,7 +69,8 @@ def kv_per_gpu(s: ModelShape, kv_format: str, tp: int) -> KvPerGpu:
     bpv = kv_width(kv_format)
     if s.mla:
         latent_values = s.kv_bytes_per_token_bf16 / KV_DTYPE_BYTES     # L · (kv_lora_rank + rope) values
-        return KvPerGpu(name(latent_values * bpv, "kv_{gpu}", "B"), 0.0, None, 0, check_tp(tp) > 1)
+        heads = given(0, "n_{kv,gpu}", source="MLA:缓存的是压缩潜向量,没有 KV 头可分")
+        return KvPerGpu(name(latent_values * bpv, "kv_{gpu}", "B"), 0.0, None, heads, check_tp(tp) > 1)
     heads, replicated = kv_heads_per_gpu(s.n_kv_heads, tp)
     per_layer = 2 * heads * s.head_dim * bpv
     if not s.n_sliding_layers:
