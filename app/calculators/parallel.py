@@ -137,6 +137,37 @@ def fit_count(budget: float, bytes_each: float) -> int:
     return tmax(0, math.floor(budget / bytes_each))
 
 
+def kv_share(s: ModelShape, n: int) -> float:
+    """s_KV, the share of every token's KV one of n ranks holds: ⌈n_kv/n⌉/n_kv (GQA: 1/n when n divides the
+    KV heads, more when it does not, 1/n_kv once heads are replicated); 1 for MLA (the latent is not split)."""
+    if s.mla:
+        return given(1.0, "s_{KV}", source="MLA:压缩潜向量每卡一份")
+    heads, _ = kv_heads_per_gpu(s.n_kv_heads, n)
+    return name(heads / s.n_kv_heads, "s_{KV}")
+
+
+def budget_per_gpu(weights: float, kv_total: float, share: float, workspace: float, n: int, capacity: float,
+                   kv_per_token: float) -> dict:
+    """图 1-7 on n ranks with the KV split by heads: M_W/n + s_KV·M_state + M_work ≤ M_cap on every rank, and the
+    KV tokens that still fit, ⌊(M_cap − M_work − M_W/n) / (s_KV · kv)⌋ (GB; keys are the card's)."""
+    w = weights / check_tp(n)
+    kv = name(share * kv_total, "M_{state,gpu}", "B")
+    total = name(w + kv + workspace, "M", "B")
+    room = capacity - workspace - w
+    return {"per_gpu_weights_gb": w / 1e9, "per_gpu_kv_gb": kv / 1e9, "per_gpu_total_gb": total / 1e9,
+            "headroom_gb": (capacity - total) / 1e9, "over_gb": (total - capacity) / 1e9, "fits": total <= capacity,
+            "max_kv_tokens": tmax(0, math.floor(room / (share * kv_per_token)))}
+
+
+def with_comm(curves: dict, t_comm_per_request_ms: float) -> dict:
+    """Batch curves (``roofline.batch_curves``, per rank) with the all-reduce B·t_AR added to the step bound and
+    the throughput B/T recomputed; the all-reduce itself as its own series."""
+    comm = [b * t_comm_per_request_ms for b in curves["batch"]]
+    step = [t + c for t, c in zip(curves["t_step_ms"], comm)]
+    return curves | {"t_allreduce_ms": comm, "t_step_ms": step,
+                     "throughput_tok_s": [b / (t / 1e3) for b, t in zip(curves["batch"], step)]}
+
+
 @dataclass(frozen=True)
 class TpStep:
     """One decode step on each of tp ranks: the read and compute bounds and the all-reduce, separately."""
@@ -154,8 +185,6 @@ class TpStep:
         return "memory" if self.t_mem >= self.t_compute else "compute"
 
 
-def tp_step(read_bytes: float, flops: float, tp: int, bw: float, peak: float, t_comm: float) -> TpStep:
-    """Per rank: R/tp bytes at β, F/tp FLOPs at Π, plus the all-reduce time (0 at tp = 1)."""
-    r_gpu = name(read_bytes / check_tp(tp), "R_{W,gpu}", "B")
-    f_gpu = name(flops / tp, "F_{gpu}", "FLOP")
-    return TpStep(name(r_gpu / bw, "T_{mem}", "s"), name(f_gpu / peak, "T_{comp}", "s"), t_comm)
+def tp_step(read_gpu: float, flops_gpu: float, bw: float, peak: float, t_comm: float) -> TpStep:
+    """One rank: its bytes at β, its FLOPs at Π, plus the all-reduce time (0 at tp = 1)."""
+    return TpStep(name(read_gpu / bw, "T_{mem}", "s"), name(flops_gpu / peak, "T_{comp}", "s"), t_comm)

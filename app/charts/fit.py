@@ -2,9 +2,10 @@
 the decode step's time terms (read, compute, all-reduce) against the lower bound."""
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
-from .theme import COLORS, axis, bar, figure, layout, vline, with_refs
+from .theme import COLORS, axis, bar, figure, layout, line, r, vline, with_refs
 
 LANE = "每卡显存"
 
@@ -39,3 +40,17 @@ def step_terms(names: Sequence[str], values_ms: Sequence[float], roles: Sequence
     return figure([bar(list(names), list(values_ms), "时间项", list(roles), horizontal=True, text=list(texts),
                        textposition="outside", cliponaxis=False, width=0.55,
                        hovertemplate="%{y}: %{x:.4g} ms<extra></extra>")], lay)
+
+
+def with_comm_bound(fig: dict, comm_ms: Sequence[float], step_ms: Sequence[float]) -> dict:
+    """图 1-11 under tensor parallel: the all-reduce B·t_AR as its own line, and the bound line lifted to
+    max(read, compute) + all-reduce (the y range widened to show both)."""
+    for t in fig["data"]:
+        if t.get("name") == "下界 max":
+            t.update({"y": r(list(step_ms)), "name": "下界 max + T_AR"})
+    fig["data"].insert(2, line(fig["data"][0]["x"], comm_ms, "all-reduce T_AR", "network", dash="dot"))
+    lo, hi = fig["layout"]["yaxis"]["range"]
+    lo = min(lo, math.log10(max(min(comm_ms), 1e-6)) - 0.15)
+    hi = max(hi, math.log10(max(step_ms)) + 0.15)
+    fig["layout"]["yaxis"]["range"] = [lo, hi]
+    return fig

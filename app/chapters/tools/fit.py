@@ -174,7 +174,7 @@ def figures(o: dict[str, Any]) -> list[Figure]:
     steps = step_terms(["读取 R/β", "计算 F/Π", "all-reduce T_AR"], [o[k] for k in keys], ["read", "compute", "network"],
                        [FIT[k].fmt(o[k]) for k in keys], o["t_step_lb_ms"], "下界 " + FIT["t_step_lb_ms"].fmt(o["t_step_lb_ms"]))
     return [Figure(mem, "每卡显存怎么分", "每卡:权重 [[weights_per_gpu_gb]] + 预留 [[reserve_per_gpu_gb]] + 当前批 KV "
-                   "[[kv_held_gb]],对可用 [[usable_gb]](容量 [[capacity_gb]]):[[fits]]。", height=220),
+                   "[[kv_held_gb]],对可用 [[usable_gb]](容量 [[capacity_gb]]):[[verdict]]。", height=220),
             Figure(steps, "decode 一步的时间下界", "读取 [[t_mem_ms]]、计算 [[t_compute_ms]] 取大者,再加 all-reduce "
                    "[[t_allreduce_ms]],得下界 [[t_step_lb_ms]]。", height=230)]
 
