@@ -15,15 +15,17 @@ def memory_breakdown(parts: Mapping[str, float], texts: Mapping[str, str], usabl
     """A stacked horizontal bar (GB): weights, reserve, the batch's KV, then the KV room left (or the part
     over the usable share, shaded red) and the share the engine leaves alone; lines at η·M and M."""
     roles = {"weights": "capacity", "reserve": "waiting", "kv": "storage", "free": "state_fill", "outside": "rule_line"}
-    data = [bar([LANE], [parts[k]], labels[k], roles[k], horizontal=True, text=[texts.get(k, "")], width=0.5,
-                textposition="inside", insidetextanchor="middle", hovertemplate=f"{labels[k]}: %{{x:.4g}} GB<extra></extra>")
-            for k in roles if parts.get(k, 0) > 0]
     used = parts["weights"] + parts["reserve"] + parts["kv"]
+    shown = [k for k in roles if parts.get(k, 0) > 0 and (k != "outside" or used <= usable_gb)]   # η's remainder sits
+    data = [bar([LANE], [parts[k]], labels[k], roles[k], horizontal=True, text=[texts.get(k, "")], width=0.5,  # after a fit
+                textposition="inside", insidetextanchor="middle", hovertemplate=f"{labels[k]}: %{{x:.4g}} GB<extra></extra>")
+            for k in shown]
     top = max(used, capacity_gb) * 1.06
     lay = with_refs(layout(axis("显存 (GB)", range_=(0, top)), axis(""), height=220, barmode="stack",
                            margin=(16, 16, 36, 48)),
-                    vline(usable_gb, f"可用 η·M = {usable_gb:.4g} GB", "ink"),
-                    vline(capacity_gb, f"容量 M = {capacity_gb:.4g} GB", "over" if used > capacity_gb else "ink", "dot"))
+                    vline(usable_gb, f"可用 η·M = {usable_gb:.4g} GB ", "ink"),
+                    vline(capacity_gb, f" 容量 M = {capacity_gb:.4g} GB", "over" if used > capacity_gb else "ink", "dot"))
+    lay["annotations"][0]["xanchor"], lay["annotations"][1]["xanchor"] = "right", "left"     # the two labels never overlap
     if used > usable_gb:
         lay["shapes"].append({"type": "rect", "xref": "x", "yref": "paper", "x0": usable_gb, "x1": used, "y0": 0.15,
                               "y1": 0.85, "fillcolor": COLORS["over_fill"], "line": {"color": COLORS["over"], "width": 2}})
