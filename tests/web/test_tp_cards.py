@@ -144,3 +144,32 @@ def test_custom_gpu_needs_a_link_above_tp1(client, cid):
     key = "t_allreduce_ms" if cid == "eg-1-1" else "decode_allreduce_ms"
     assert outs(client, cid, gpu=g, tp=2, link_gbps=100)[key] > 0
     assert client.get(f"/api/cards/{cid}", params={"tp": 3}).status_code == 422
+
+
+# ---- every number at tp > 1 still explains itself -------------------------------------------------------------
+
+MOE = encode_config(json.loads((CONFIGS / "mixtral-8x7b.json").read_text(encoding="utf-8")))
+MLA = encode_config(json.loads((CONFIGS / "deepseek-v3.json").read_text(encoding="utf-8")))
+TP_STATES = [("eg-1-1", {"tp": 2}), ("eg-1-1", {"tp": 8, "model": "qwen3-8b", "batch": 64}),
+             ("quick-bounds", {"tp": 4, "gpu": "rtx-4090"}), ("fig-1-7", {"n_gpus": 3}), ("fig-1-7", {"model": QWEN25, "n_gpus": 8}),
+             ("fig-1-7", {"model": MLA, "n_gpus": 8}), ("weight-bytes", {"n_gpus": 8}),
+             ("fit-planner", {"model": MOE, "tp": 8, "weight_format": "nvfp4", "concurrency": 256}),
+             ("fit-planner", {"model": MLA, "gpu": "b200", "tp": 8, "kv_format": "int4", "context": 131072})]
+
+
+@pytest.mark.parametrize("cid,q", TP_STATES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(TP_STATES)])
+def test_derivations_at_tp_above_one(client, cid, q):
+    import math
+
+    from app.trace import evaluate
+    b = body(client, cid, **q)
+    for key, v in b["outputs"].items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        d = b["derivations"][key]
+        if d.get("input"):
+            assert d["source"], key
+            continue
+        assert d["formula"] != "(未记录推导)", key
+        if "check" in d:
+            assert math.isclose(evaluate(d["check"]), v, rel_tol=1e-6, abs_tol=1e-12), (cid, key)
