@@ -312,7 +312,7 @@ class Card:
     id: str
     title: str                     # short Chinese title as in the catalog
     label: str                     # printed label(s): "例题 1-1 / 图 1-9 ~ 1-12"; "" if none
-    section: str                   # "1.3", "3.2", "1-end", "1-open", "3-open", "3-end"
+    section: str                   # "1.3", "3.2", "1-end", "1-open", "3-open", "3-end"; "tools": a tool page
     kind: Kind
     params: type[Params]
     compute: Callable[[Any], View]
@@ -325,7 +325,9 @@ class Card:
 
     @property
     def chapter(self) -> int:
-        return int(self.section.split(".")[0].split("-")[0])
+        """The chapter number of ``section``; 0 for a section outside the chapters (``"tools"``)."""
+        head = self.section.split(".")[0].split("-")[0]
+        return int(head) if head.isdigit() else 0
 
     @property
     def display_title(self) -> str:

@@ -14,6 +14,7 @@ from .chapters import load_all
 from .live import router as live_router
 from .web.render import STATIC
 from .web.gpus_api import router as gpus_router
+from .web.tools import router as tools_router
 from .web.models_api import router as models_router
 from .web import lookup
 from .web.api import register_card_routes
@@ -70,6 +71,7 @@ def create_app() -> FastAPI:
     app.include_router(models_router)
     app.include_router(gpus_router)
     app.include_router(live_router)
+    app.include_router(tools_router)
     if os.environ.get("AIINFRA_BENCH") == "1":
         from .web.bench import router as bench_router
         app.include_router(bench_router)

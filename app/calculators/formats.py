@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..trace import given
+
 
 @dataclass(frozen=True)
 class Format:
@@ -31,8 +33,13 @@ class Format:
     layout: str           # how the bits add up (for a derivation line)
 
     @property
-    def bytes_per_value(self) -> Fraction:
-        return self.bits / 8
+    def bytes_per_value(self) -> float:
+        """bits/8 as a float: every layout here is a dyadic fraction (33/64, 9/16 …), so the float is exact."""
+        return float(self.bits / 8)
+
+    def width(self, sym: str, what: str) -> float:
+        """bits/8 as a traced input named ``sym``, its source the layout (for derivations)."""
+        return given(self.bytes_per_value, sym, "B", source=f"{what} {self.label}:{self.layout},÷ 8 得每值字节数")
 
 
 WEIGHT_FORMATS: dict[str, Format] = {f.id: f for f in (
@@ -77,11 +84,21 @@ def compute_peak(weight_format: str, peaks: dict[str, float]) -> ComputePeak:
                        f"该卡未收录 {fmt.compute.upper()} 峰值(不支持或未证实),回退到 BF16 峰值")
 
 
-def weight_bytes(linear_params: int, other_params: int, weight_format: str) -> Fraction:
-    """Stored weight bytes: linear · bits/8 + other (embedding, LM head, norms) · 2 B."""
-    return linear_params * WEIGHT_FORMATS[weight_format].bytes_per_value + other_params * UNQUANTISED_BYTES
+def weight_width(weight_format: str) -> float:
+    """b_W: bytes per quantised weight (scales included), a traced input."""
+    return WEIGHT_FORMATS[weight_format].width("b_W", "权重格式")
 
 
-def kv_bytes(values: int, kv_format: str) -> Fraction:
-    """Bytes of ``values`` cached KV values: values · bits/8."""
-    return values * KV_FORMATS[kv_format].bytes_per_value
+def kv_width(kv_format: str) -> float:
+    """b_KV: bytes per cached KV value (scales included), a traced input."""
+    return KV_FORMATS[kv_format].width("b_{KV}", "KV 格式")
+
+
+def weight_bytes(linear_params: int, other_params: int, weight_format: str) -> float:
+    """Stored weight bytes: linear · b_W + other (embedding, LM head, norms) · 2 B. Exact: b_W is dyadic."""
+    return linear_params * weight_width(weight_format) + other_params * UNQUANTISED_BYTES
+
+
+def kv_bytes(values: int, kv_format: str) -> float:
+    """Bytes of ``values`` cached KV values: values · b_KV."""
+    return values * kv_width(kv_format)

@@ -2,7 +2,8 @@
 
 Memory per GPU (what a serving engine does with ``gpu_memory_utilization``): the usable share is
 mem_util · memory; from it come the weights (``parallel.weight_bytes_per_gpu``) and a reserve for
-activations, the runtime and CUDA graphs; what is left is the KV budget.
+activations, the runtime and CUDA graphs; what is left is the KV budget. The usable share is
+rounded to whole bytes (round(mem_util · memory)); every other byte count is exact (see ``parallel``).
 
 * ``DEFAULT_RESERVE_BYTES`` = 4 GB per GPU: an assumption (a decode batch's activations and workspace,
   the CUDA context outside the allocator and captured graphs are typically 1–4 GB); the card states it.
@@ -21,8 +22,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 
+from ..trace import name, tmax
 from . import parallel as par
 from .formats import ComputePeak, compute_peak
 from .model_config import ModelShape
@@ -71,10 +72,11 @@ class Plan:
     t_compute_s: float
     t_allreduce_s: float
     concurrency: int
+    usable_bytes: float = 0.0
 
     @property
     def t_step_lb_s(self) -> float:
-        return max(self.t_mem_s, self.t_compute_s) + self.t_allreduce_s
+        return name(tmax(self.t_mem_s, self.t_compute_s) + self.t_allreduce_s, "T_{step}", "s")
 
     @property
     def t_step_lb_ms(self) -> float:
@@ -96,31 +98,30 @@ def _check(tp: int, mem_util: float, reserve_bytes: float, context: int, concurr
         raise ValueError(f"mem_util 应在 (0, 1] 内,收到 {mem_util!r}")
     if reserve_bytes < 0:
         raise ValueError(f"reserve 不能为负,收到 {reserve_bytes!r}")
-    for name, v in (("context", context), ("concurrency", concurrency)):
+    for label, v in (("context", context), ("concurrency", concurrency)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} 应为正整数,收到 {v!r}")
+            raise ValueError(f"{label} 应为正整数,收到 {v!r}")
 
 
-def max_context(kv: par.KvPerGpu, budget: Fraction, concurrency: int) -> int | None:
-    """Largest n with concurrency · (full·n + window·min(n, W)) ≤ budget; None when memory does not bound n."""
-    per_seq = budget / concurrency
-    if per_seq <= 0:
-        return 0
-    n = math.floor(per_seq / kv.bytes_per_token)
+def max_context(kv: par.KvPerGpu, budget: float, concurrency: int) -> int | None:
+    """Largest n with C · (full·n + window·min(n, W)) ≤ budget; None when memory does not bound n.
+    Each answer is one division of exact byte counts, so the floor is exact."""
+    n = tmax(0, math.floor(budget / (concurrency * kv.bytes_per_token)))
     if not kv.window or not kv.window_bytes_per_token or n < kv.window:
         return n
     if not kv.full_bytes_per_token:
         return None
-    return math.floor((per_seq - kv.window_bytes_per_token * kv.window) / kv.full_bytes_per_token)
+    return math.floor((budget - concurrency * kv.window_bytes_per_token * kv.window) / (concurrency * kv.full_bytes_per_token))
 
 
-def _memory(acc: Accelerator, s: ModelShape, tp: int, weight_format: str, kv_format: str,
-            mem_util: float, reserve_bytes: float) -> tuple[Fraction, Fraction, Fraction, par.KvPerGpu]:
-    """(usable = mem_util·memory, weights per GPU, KV budget, KV layout per GPU) — exact fractions."""
-    usable = Fraction(str(mem_util)) * Fraction(acc.mem_bytes)
-    weights = par.weight_bytes_per_gpu(s, weight_format, tp)
-    budget = usable - weights - Fraction(reserve_bytes)
-    return usable, weights, budget, par.kv_per_gpu(s, kv_format, tp)
+def usable_bytes(mem_bytes: float, mem_util: float) -> int:
+    """M_use = round(η·M): the share of memory the engine may allocate, in whole bytes."""
+    return name(round(mem_util * mem_bytes), "M_{use}", "B")
+
+
+def kv_budget(usable: float, weights: float, reserve_bytes: float) -> float:
+    """M_KV = M_use − W_gpu − M_res: what is left on one GPU for the KV cache."""
+    return name(usable - weights - reserve_bytes, "M_{KV}", "B")
 
 
 def plan(s: ModelShape, acc: Accelerator, *, tp: int = 1, weight_format: str = "bf16", kv_format: str = "bf16",
@@ -130,24 +131,27 @@ def plan(s: ModelShape, acc: Accelerator, *, tp: int = 1, weight_format: str = "
     _check(tp, mem_util, reserve_bytes, context, concurrency)
     if not acc.bw_bytes_s:
         raise ValueError("该加速器没有收录显存带宽,无法算步时下界")
-    usable, weights, budget, kv = _memory(acc, s, tp, weight_format, kv_format, mem_util, reserve_bytes)
-    seq = par.seq_kv_bytes(kv, context)
-    kv_held = concurrency * seq
+    usable = usable_bytes(acc.mem_bytes, mem_util)
+    weights = par.weight_bytes_per_gpu(s, weight_format, tp)
+    budget = kv_budget(usable, weights, reserve_bytes)
+    kv = par.kv_per_gpu(s, kv_format, tp)
+    seq = name(par.seq_kv_bytes(kv, context), "KV_{seq}", "B")
+    kv_held = name(concurrency * seq, "KV_{held}", "B")
     peak = compute_peak(weight_format, acc.peaks)
     w_read = par.weight_read_bytes_per_gpu(s, weight_format, tp, concurrency)
     flops = par.decode_flops_per_gpu(s, context, concurrency, tp)
     return Plan(
-        weights_per_gpu_bytes=float(weights), kv_bytes_per_token_per_gpu=float(kv.bytes_per_token),
-        kv_bytes_per_token_per_gpu_full_layers=float(kv.full_bytes_per_token), kv_budget_bytes=float(budget),
-        kv_capacity_tokens=par.fit_count(budget, kv.bytes_per_token),
+        weights_per_gpu_bytes=weights, kv_bytes_per_token_per_gpu=kv.bytes_per_token,
+        kv_bytes_per_token_per_gpu_full_layers=kv.full_bytes_per_token, kv_budget_bytes=budget,
+        kv_capacity_tokens=name(par.fit_count(budget, kv.bytes_per_token), "N_{KV}", "token"),
         max_context_at_concurrency=max_context(kv, budget, concurrency),
         max_concurrency_at_context=par.fit_count(budget, seq), fits=kv_held <= budget,
-        memory=MemoryBreakdown(float(weights), float(kv_held), float(reserve_bytes),
-                               float(budget - kv_held), float(Fraction(acc.mem_bytes) - usable)),
+        memory=MemoryBreakdown(weights, kv_held, reserve_bytes, budget - kv_held, acc.mem_bytes - usable),
         kv_heads_per_gpu=kv.heads_per_gpu, kv_replicated=kv.replicated,
         distinct_experts=(par.expected_distinct_experts(s.n_experts, s.experts_per_token, concurrency)
                           if s.n_experts else None),
-        weight_read_bytes_per_gpu=w_read, kv_read_bytes_per_gpu=float(kv_held), flops_per_gpu=flops, peak=peak,
-        t_mem_s=(w_read + float(kv_held)) / acc.bw_bytes_s, t_compute_s=flops / peak.flops,
-        t_allreduce_s=par.allreduce_time(concurrency, s, tp, acc.link_bytes_s), concurrency=concurrency)
-
+        weight_read_bytes_per_gpu=w_read, kv_read_bytes_per_gpu=kv_held, flops_per_gpu=flops, peak=peak,
+        t_mem_s=name((w_read + kv_held) / acc.bw_bytes_s, "T_{mem}", "s"),
+        t_compute_s=name(flops / peak.flops, "T_{comp}", "s"),
+        t_allreduce_s=par.allreduce_time(concurrency, s, tp, acc.link_bytes_s), concurrency=concurrency,
+        usable_bytes=usable)

@@ -131,12 +131,23 @@ def cards_in(sec: Section) -> list[str]:
 
 
 def reading_order() -> list[str]:
-    """Every registered card in book order."""
+    """Every registered card in book order, then the cards of the tool pages (sections outside the chapters)."""
     out: list[str] = []
     for ch in CHAPTERS.values():
         for s in ch.sections:
             out += cards_in(s)
-    return out
+    return out + [cid for cid, c in REGISTRY.items() if section_of(c) is None]
+
+
+# Tool pages: cards outside the chapters (section "tools"), each on its own page /tools/{slug} with an
+# intro in ``tools/{slug}.md``.
+TOOLS: dict[str, str] = {"fit": "fit-planner"}
+
+
+@lru_cache(maxsize=None)
+def tool_intro(slug: str) -> str:
+    """The intro prose of tool page ``slug`` (Chinese, Markdown with ``$tex$``)."""
+    return (HERE / "tools" / f"{slug}.md").read_text(encoding="utf-8")
 
 
 def neighbours(card_id: str) -> tuple[str | None, str | None]:
@@ -149,5 +160,5 @@ def neighbours(card_id: str) -> tuple[str | None, str | None]:
 
 
 def load_all() -> None:
-    """Import every chapter package so its cards register."""
-    from . import ch1, ch3  # noqa: F401
+    """Import every chapter package (and the tool pages) so their cards register."""
+    from . import ch1, ch3, tools  # noqa: F401

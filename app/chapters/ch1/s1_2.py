@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
+from typing import Any, Literal
 
-from ...calculators import amdahl, latency, memory, units
-from ...calculators.units import GB
-from ...cards import Figure, Params, View, card, choice, slider
+from ...calculators import amdahl, latency, memory, parallel, units
+from ...calculators.units import GB, GIB
+from ...cards import Figure, Note, Params, View, card, choice, slider
 from ...charts import latency as lat_charts
 from ...charts.memory_budget import card_budgets, weight_formats
 from ...charts.scaling import delivery_bars, speedup_curve
@@ -178,21 +178,25 @@ WEIGHTS = outputs(
     bf16_bytes=out("BF16 字节数", tile=False), w8_g128_bytes=out("8 比特字节数", tile=False),
     w8_part_gb=out("块内线性权重 8 比特", digits=2, tile=False), scale_part_gb=out("scale", digits=2, tile=False),
     bf16_kept_part_gb=out("保留 BF16 的参数", digits=2, tile=False), bf16_over_gb=out("BF16 超出容量", digits=2, tile=False),
+    w8_per_gpu_gb=out("8 比特均分到 [[n_gpus]]卡,每张", digits=2, tile="multi", sym="W_8/n"),
 )
 
 @card("weight-bytes", title="参数存储量(M_W = N · b_W)", section="1.2", kind="calculator", params=WeightParams, outputs=WEIGHTS,
       lead="把参数个数换成字节,再和一张卡的显存比:BF16 放不下时,可以均分到几张卡,也可以量化到 8 比特。")
 def weight_bytes_card(p: WeightParams) -> View:
     s, g = shared.model(p.model), gpu_of(p.gpu)
-    o = memory.weight_outputs(name(s.params_total, "N", ""), shared.stored_weights(s, "bf16"), shared.stored_weights(s, "w8-g128"),
+    w8 = shared.stored_weights(s, "w8-g128")
+    o = memory.weight_outputs(name(s.params_total, "N", ""), shared.stored_weights(s, "bf16"), w8,
                               memory.weight_parts(s, "w8-g128"), g.mem_gb, p.n_gpus)
+    o["w8_per_gpu_gb"] = w8 / p.n_gpus / GB     # tensor parallel over n cards: every matrix split, 1/n each
     cap_name = f"{gpu_short(p.gpu)} {g.mem_gb:g} GB"
     per = (o["bf16_per_gpu_gb"], f"÷ {p.n_gpus}:每卡 " + shared.shown(WEIGHTS, o, "bf16_per_gpu_gb")) if p.n_gpus > 1 else None
     fig = weight_formats(o["bf16_gb"], [o["w8_part_gb"], o["scale_part_gb"], o["bf16_kept_part_gb"]],
                          [shared.shown(WEIGHTS, o, k) for k in ("bf16_gb", "w8_g128_gb")], shared.shown(WEIGHTS, o, "w8_part_gb", "n"),
                          g.mem_gb, cap_name, per)
     return View(o, headline="[[model_name]]:N = [[n_params|n]] 个参数",
-                ctx={"model_name": shared.MODEL_NAMES.get(p.model, "自定义模型"), "gpu_short": gpu_short(p.gpu), "cap_name": cap_name},
+                ctx={"model_name": shared.MODEL_NAMES.get(p.model, "自定义模型"), "gpu_short": gpu_short(p.gpu), "cap_name": cap_name,
+                     "multi": p.n_gpus > 1},
                 figures=[Figure(fig, "两种权重格式 vs 一张卡的容量", "BF16 [[bf16_gb]];8 比特 [[w8_g128_gb]] = [[w8_part_gb|n]](8 比特线性权重)"
                                 " + [[scale_part_gb|n]](scale)+ [[bf16_kept_part_gb|n]](保留 BF16 的参数);[[cap_name]]。")], notes=shared.notes("weight-bytes"))
 
@@ -217,18 +221,43 @@ BUDGET = outputs(
     max_kv_tokens=out("KV 最多能放", unit="token", ill="multi"),
     headroom_gb=out("余量", digits=2, tile=False), over_gb=out("超出", digits=2, tile=False),
     kv_per_token_kib=out("每 token KV", digits=0, tile=False), kv_per_token_bytes=out("每 token KV(字节)", tile=False, sym="kv"),
+    kv_heads_per_gpu=out("每卡 KV 头数 ⌈n_kv/n⌉", unit="个", tile="multi_gqa", sym="n_{kv,gpu}"),
+    kv_replicated=out("KV 在卡间复制?", tile="multi", text={True: "[[replication]]", False: "否:每卡存不同的 KV 头"}),
 )
+
+
+def kv_split_notes(s: Any, n: int, heads: int, replicated: bool) -> list[Note]:
+    """What the KV split over n cards looks like when it is not an even 1/n: replicated heads, uneven heads, MLA."""
+    if n == 1:
+        return []
+    if s.mla:
+        return [Note("MLA 只缓存压缩潜向量,没有 KV 头可分:[[n_gpus]] 张卡每张都存整份 KV。", "warn")]
+    if replicated:
+        return [Note("卡数 n = [[n_gpus]] 超过 KV 头数 [[n_kv]]:头不够分,每个 KV 头复制到几张卡上,每卡仍存 1 个头,"
+                     "每卡 KV 是整份的 1/[[n_kv]],不再随 n 减少。", "warn")]
+    if s.n_kv_heads % n:
+        return [Note("KV 按整头分:[[n_kv]] 个头分到 [[n_gpus]] 张卡,最满的卡存 ⌈n_kv/n⌉ = [[kv_heads_per_gpu]] 个头,"
+                     "按它核算。")]
+    return []
 
 @card("fig-1-7", title="显存预算计算器", label="图 1-7", section="1.2", kind="calculator", params=BudgetParams, outputs=BUDGET,
       lead="权重、KV 状态、运行时工作区要同时放在卡上:逐卡相加,再和容量比。默认是书里的例子——8 比特的 70B、8192 token 的 KV、2 GiB 工作区,放在一张 H100 上。")
 def fig_1_7(p: BudgetParams) -> View:
     s = shared.model(p.model)
-    o = memory.budget_outputs(shared.stored_weights(s, p.precision), s.kv_bytes_per_token_bf16, p.kv_tokens, p.workspace_gib,
-                              p.n_gpus, gpu_of(p.gpu).mem_gb)
+    weights, cap = shared.stored_weights(s, p.precision), gpu_of(p.gpu).mem_gb
+    o = memory.budget_outputs(weights, s.kv_bytes_per_token_bf16, p.kv_tokens, p.workspace_gib, p.n_gpus, cap)
+    kv = parallel.kv_per_gpu(s, "bf16", p.n_gpus)
+    o |= {"kv_heads_per_gpu": kv.heads_per_gpu, "kv_replicated": kv.replicated}
+    if p.n_gpus > 1:    # the KV split follows the KV heads (tensor parallel), not an even 1/n
+        o |= parallel.budget_per_gpu(weights, name(p.kv_tokens * s.kv_bytes_per_token_bf16, "M_{state}", "B"),
+                                     parallel.kv_share(s, p.n_gpus), p.workspace_gib * GIB, p.n_gpus, cap * GB,
+                                     s.kv_bytes_per_token_bf16)
     multi, short = p.n_gpus > 1, gpu_short(p.gpu)
     ctx = {"multi": multi, "gpu_short": short, "precision_short": PRECISION_SHORT[p.precision], "cmp": "≤" if o["fits"] else ">",
            "total_word": "每卡合计" if multi else "合计", "per_card": "每卡 " if multi else "", "card_word": "每张卡" if multi else "这张卡",
-           "fit_word": "刚好放下" if o["fits"] and o["headroom_gb"] < 0.05 * o["capacity_gb"] else "放得下"}
+           "fit_word": "刚好放下" if o["fits"] and o["headroom_gb"] < 0.05 * o["capacity_gb"] else "放得下",
+           "multi_gqa": multi and not s.mla, "n_kv": s.n_kv_heads,
+           "replication": "是:MLA 潜向量每卡一份" if s.mla else "是:KV 头不够分,复制到多张卡"}
     fig = card_budgets([f"{short} #{i + 1}" for i in range(p.n_gpus)] if multi else [short], o["per_gpu_weights_gb"],
                        o["per_gpu_kv_gb"], o["workspace_gb"], o["capacity_gb"],
                        {"weights": shared.shown(BUDGET, o, "per_gpu_weights_gb", "n"), "over": "超出 " + shared.shown(BUDGET, o, "over_gb"),
@@ -238,7 +267,8 @@ def fig_1_7(p: BudgetParams) -> View:
                             "[[cmp]] [[capacity_gb]]", ctx=ctx, figures=[Figure(
         fig, "图 1-7 · 逐卡显存预算", "[[card_word]]上:权重 [[per_gpu_weights_gb]]、KV [[per_gpu_kv_gb]]、工作区 [[workspace_gb]],"
         "合计 [[per_gpu_total_gb]],容量 [[capacity_gb]]:" + fit + "。", illustrative=multi, height=340)],
-                notes=shared.notes("fig-1-7", multi=multi, a6000=p.gpu == "rtx-a6000"))
+                notes=shared.notes("fig-1-7", multi=multi, a6000=p.gpu == "rtx-a6000")
+                + kv_split_notes(s, p.n_gpus, kv.heads_per_gpu, kv.replicated))
 
 
 # ---- 1.2.3 链路换算 · 练习 1-2 ---------------------------------------------------------------------------------

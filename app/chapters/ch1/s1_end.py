@@ -3,16 +3,20 @@ lower-bound calculator built on them)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from ...calculators import decode, roofline
+from pydantic import ValidationInfo, field_validator
+
+from ...calculators import decode, parallel, roofline
 from ...calculators.units import GIB
-from ...cards import Figure, Params, Table, View, card, slider
+from ...cards import Figure, Note, Params, Table, View, card, slider
 from ...charts.decode import stage_bounds
 from ...data import gpu_options
 from ...outputs import out, outputs
 from ...params_domain import gpu_choice, gpu_of
 from ...trace import given, name, tmax
 from ..shared import ch1 as shared
+from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, require_link, tp_choice
 
 WORKSPACE = given(2, "M_{work}", "GiB", source="示意值(书中未给出)")   # fallacy 2: workspace + runtime reserve
 
@@ -91,6 +95,14 @@ def tab_qwen3_8b(p: Params) -> View:
 class QuickParams(Params):
     gpu: shared.GpuId = gpu_choice("rtx-pro-6000", gpu_options(), label="加速器")
     context_tokens: int = slider(2048, ge=128, le=32768, step=128, label="decode 上下文长度 S", unit="token")
+    link_gbps: float | None = link_override()
+    tp: TpDegree = tp_choice()  # type: ignore[valid-type]
+    cross_field_rules = (LINK_RULE,)
+
+    @field_validator("tp")
+    @classmethod
+    def _link_for_tp(cls, v: int, info: ValidationInfo) -> int:
+        return require_link(v, info)
 
 QUICK = outputs(
     prefill_tflop=out("prefill 运算(2048 token)", digits=2, sym="F_{prefill}"), prefill_compute_ms=out("prefill 计算下界", sig=4),
@@ -99,7 +111,28 @@ QUICK = outputs(
     decode_lb_ms=out("decode 单步下界", digits=2, em=True, sym="T_{step}"),
     fits=out("权重 + 一份 KV 放得下?", text={True: "放得下 [[need_gb|n]]/[[capacity_gb|c]]", False: "放不下 [[need_gb|n]]/[[capacity_gb|c]]"}),
     need_gb=out("权重 + 一份 KV", digits=2, tile=False), capacity_gb=out("显存容量", digits=1, tile=False, sym="M"),
+    decode_read_per_gpu_gb=out("每卡 decode 读取", digits=2, tile="multi", sym="R_{gpu}"),
+    decode_allreduce_ms=out("decode all-reduce T_AR(另加)", sig=3, tile="multi", sym="T_{AR}"),
+    prefill_allreduce_ms=out("prefill all-reduce(2048 token,另计)", sig=3, tile="multi", sym="T_{AR,prefill}"),
 )
+
+
+def tp_quick(q: decode.QuickNumbers, p: QuickParams, bw: float, peak: float, cap_gb: float) -> dict[str, Any]:
+    """Qwen3-8B on tp ranks: each reads 1/tp of the weights and its ⌈n_kv/tp⌉ of 8 KV heads, does 1/tp of the FLOPs;
+    the all-reduce (per token: twice per layer, ring) is its own term. At tp = 1 the book's outputs stand."""
+    s = shared.model(shared.QWEN3_8B)
+    share, link = parallel.kv_share(s, p.tp), link_bytes_s(p.gpu, p.link_gbps)
+    t_ar = parallel.allreduce_time(given(1, "B", "请求", source="书中条件:并发 1"), s, p.tp, link)
+    t_ar_pre = parallel.allreduce_time(q.prefill_tokens, s, p.tp, link)
+    r_gpu = name(q.decode_weight_read_bytes / p.tp + share * q.decode_kv_read_bytes, "R_{gpu}", "B")
+    x = {"decode_read_per_gpu_gb": r_gpu / 1e9, "decode_allreduce_ms": t_ar * 1e3, "prefill_allreduce_ms": t_ar_pre * 1e3}
+    if p.tp == 1:
+        return x
+    st = parallel.tp_step(r_gpu, name(q.decode_flops / p.tp, "F_{gpu}", "FLOP"), bw, peak, t_ar)
+    need = name(q.weights_bytes / p.tp + share * q.kv_context_bytes, "M_{gpu}", "B")
+    return x | {"prefill_compute_ms": q.prefill_flops / p.tp / peak * 1e3, "decode_compute_ms": st.t_compute * 1e3,
+                "decode_memory_ms": st.t_mem * 1e3, "decode_lb_ms": st.t_step * 1e3, "fits": need <= cap_gb * 1e9,
+                "need_gb": need / 1e9}
 
 @card("quick-bounds", title="用速查数字估下界", section="1.end", kind="calculator", params=QuickParams, outputs=QUICK,
       badges=(("速查表", "tab-qwen3-8b"),),
@@ -107,10 +140,19 @@ QUICK = outputs(
 def quick_bounds(p: QuickParams) -> View:
     g = gpu_of(p.gpu)
     bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
-    o = decode.quick_bounds(quick_numbers(p.context_tokens), bw, peak, g.mem_gb, given(1, "B", "请求", source="书中条件:并发 1"))
-    keys = ["prefill_compute_ms", "decode_compute_ms", "decode_memory_ms"]
-    fig = stage_bounds(["prefill · 计算 F/Π", "decode · 计算 F/Π", "decode · 读取 R/β"], [o[k] for k in keys],
-                       ["compute", "compute", "read"], [shared.shown(QUICK, o, k, "s3") for k in keys])
-    return View(o, headline="[[gpu_name]] · prefill 2048 token · decode 上下文 [[context_tokens]]", ctx={"gpu_name": g.name},
+    q = quick_numbers(p.context_tokens)
+    o = decode.quick_bounds(q, bw, peak, g.mem_gb, given(1, "B", "请求", source="书中条件:并发 1"))
+    o |= tp_quick(q, p, bw, peak, g.mem_gb)
+    multi = p.tp > 1
+    keys = ["prefill_compute_ms", "decode_compute_ms", "decode_memory_ms"] + (["decode_allreduce_ms"] if multi else [])
+    names = ["prefill · 计算 F/Π", "decode · 计算 F/Π", "decode · 读取 R/β"] + (["decode · all-reduce T_AR"] if multi else [])
+    fig = stage_bounds(names, [o[k] for k in keys], ["compute", "compute", "read", "network"][:len(keys)],
+                       [shared.shown(QUICK, o, k, "s3") for k in keys])
+    tp_note = [Note("张量并行 tp = [[tp|n]]:每卡读 1/tp 的权重和自己那 ⌈8/tp⌉ 个 KV 头,做 1/tp 的运算;每层两次 all-reduce "
+                    "走卡间互连,decode 一步另加 [[decode_allreduce_ms]](prefill 的 2048 个 token 另需 [[prefill_allreduce_ms]])。"
+                    "“放得下”按每卡算。")] if multi else []
+    return View(o, headline="[[gpu_name]] · prefill 2048 token · decode 上下文 [[context_tokens]]" + (" · tp = [[tp|n]]" if multi else ""),
+                ctx={"gpu_name": g.name, "multi": multi},
                 figures=[Figure(fig, "各阶段的时间下界", "prefill 计算下界 [[prefill_compute_ms]];decode 计算 [[decode_compute_ms]],"
-                                "读取 [[decode_memory_ms]],较大者是读取。")], notes=shared.notes("quick-bounds"))
+                                "读取 [[decode_memory_ms]],较大者是读取。" + ("另加 all-reduce [[decode_allreduce_ms]]。" if multi else ""))],
+                notes=shared.notes("quick-bounds") + tp_note)

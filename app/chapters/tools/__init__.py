@@ -1,0 +1,7 @@
+"""Tool pages (outside the chapters, section ``"tools"``): every module in this package defines cards;
+importing the package registers them all (modules are discovered, so a new tool needs no edit here)."""
+import importlib
+import pkgutil
+
+for _m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    importlib.import_module(f"{__name__}.{_m.name}")
