@@ -20,8 +20,9 @@ $(STAMP): pyproject.toml
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --ignore-scripts
 
-$(ASSETS): node_modules/.package-lock.json scripts/assets.sh
+$(ASSETS): node_modules/.package-lock.json scripts/assets.sh scripts/precompress.py $(STAMP)
 	./scripts/assets.sh
+	$(BIN)/python scripts/precompress.py static
 	touch $(ASSETS)
 
 run: setup

@@ -166,6 +166,12 @@ def symbol_of(label: str) -> str:
 
 
 @lru_cache(maxsize=None)
+def control_map(model: type[Params]) -> dict[str, ControlSpec]:
+    """The controls by parameter name."""
+    return {s.name: s for s in controls_of(model)}
+
+
+@lru_cache(maxsize=None)
 def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
     """Read the control metadata off a Params model, in field order (cached per model)."""
     specs = []
@@ -460,7 +466,7 @@ def slot(card: Card, view: View, params: Params | None, key: str, flag: str = ""
         return decl.fmt(view.outputs[key], flags=flag or "u"), "output"
     if params is not None and key in type(params).model_fields:
         v = getattr(params, key)
-        spec = next((s for s in controls_of(card.params) if s.name == key), None)
+        spec = control_map(card.params).get(key)
         unit = spec.unit if spec and "n" not in flag.split(",") else ""
         from .format import with_unit_text
         return with_unit_text(format_plain(v), unit), "param"

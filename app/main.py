@@ -24,20 +24,44 @@ from .web.deck import router as deck_router
 from .web.docs import router as docs_router
 from .web.limits import BodyLimit
 from .web.edge import EdgeCache
+from .web.lane import FragmentLane
 from .web.security import SecurityHeaders
 
 load_all()
 
 
 class CachedStatic(StaticFiles):
-    """Static assets: fingerprinted URLs (?v=hash) are immutable for a year."""
+    """Static assets: fingerprinted URLs (?v=hash) are immutable for a year; a client that takes
+    brotli or gzip gets the file compressed at set-up (``scripts/precompress.py``) while that copy
+    is newer than the file."""
 
     async def get_response(self, path, scope):
-        resp = await super().get_response(path, scope)
+        resp = await self._precompressed(path, scope) or await super().get_response(path, scope)
         qs = scope.get("query_string", b"")
         resp.headers["Cache-Control"] = ("public, max-age=31536000, immutable" if b"v=" in qs
                                          else "public, max-age=300")
         return resp
+
+    async def _precompressed(self, path, scope):
+        from starlette.responses import FileResponse
+
+        from .web.edge import negotiate
+        enc = negotiate(dict(scope.get("headers") or []).get(b"accept-encoding", b""))
+        if enc == "identity":
+            return None
+        from starlette.concurrency import run_in_threadpool
+        full, stat = await run_in_threadpool(self.lookup_path, path)
+        if full is None or stat is None:
+            return None
+        packed = full + (".br" if enc == "br" else ".gz")
+        try:
+            if os.stat(packed).st_mtime < stat.st_mtime:
+                return None            # an edited file: its old compressed copy is never served
+        except OSError:
+            return None
+        import mimetypes
+        media = mimetypes.guess_type(full)[0] or "application/octet-stream"
+        return FileResponse(packed, media_type=media, headers={"Content-Encoding": enc, "Vary": "Accept-Encoding"})
 
 
 async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -83,6 +107,7 @@ def create_app() -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_middleware(GZipMiddleware, minimum_size=800)
     app.add_middleware(BodyLimit)        # 413 for bodies over 1 MB, read before answering
+    app.add_middleware(FragmentLane)     # a slider's fragment request, answered without the router
     app.add_middleware(SecurityHeaders)
     app.add_middleware(EdgeCache)        # outermost: a URL seen before never enters the app
     return app

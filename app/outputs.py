@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Callable, Iterator, Mapping
 
 from . import format as fmt
@@ -31,6 +32,7 @@ SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
 )
 
 
+@lru_cache(maxsize=None)
 def unit_of_key(key: str) -> str:
     for suffix, unit in SUFFIX_UNITS:
         if key.endswith(suffix):
@@ -89,11 +91,8 @@ class Out:
         zeros), ``dK`` K decimals, ``sK`` K significant figures, ``a`` with "≈", ``g0`` no thousands
         separator."""
         if flags:
-            f = set(flags.split(","))
-            digits = next((int(x[1:]) for x in f if x[:1] == "d" and x[1:].isdigit()), self.digits)
-            sig = next((int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), None if digits != self.digits else self.sig)
-            d = replace(self, digits=digits, sig=sig, trim=self.trim or "c" in f, sep=self.sep and "g0" not in f)
-            return d.fmt(value, approx="a" in f, unit="n" not in f)
+            d, approx_flag, with_unit = _flagged(self, flags)
+            return d.fmt(value, approx=approx_flag, unit=with_unit)
         if not _numeric(value):
             return self.words(value)
         shown = self.shown(value)
@@ -126,6 +125,24 @@ class Out:
         s = self.prefix + (("≈" if self.glued else "≈ ") if approx and s != self.none else "") + s
         u = self.display_unit if unit else ""
         return s + u if self.glued else fmt.with_unit_text(s, u)
+
+
+_FLAGGED: dict[tuple[int, str], tuple[Out, Out, bool, bool]] = {}
+
+
+def _flagged(decl: Out, flags: str) -> tuple[Out, bool, bool]:
+    """A declaration as a slot's flags change it (parsed once per declaration and flags; keyed by
+    identity, as a declaration may hold a dict of words)."""
+    hit = _FLAGGED.get((id(decl), flags))
+    if hit is not None and hit[0] is decl:
+        return hit[1], hit[2], hit[3]
+    f = set(flags.split(","))
+    digits = next((int(x[1:]) for x in f if x[:1] == "d" and x[1:].isdigit()), decl.digits)
+    sig = next((int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), None if digits != decl.digits else decl.sig)
+    d = replace(decl, digits=digits, sig=sig, trim=decl.trim or "c" in f, sep=decl.sep and "g0" not in f)
+    if len(_FLAGGED) < 20_000:
+        _FLAGGED[(id(decl), flags)] = (decl, d, "a" in f, "n" not in f)
+    return d, "a" in f, "n" not in f
 
 
 def _is_input(value: Any) -> bool:

@@ -8,6 +8,7 @@ number came from ("H100 SXM 预设") rather than printing a bare constant.
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 import re
 from typing import Annotated, Any, Sequence
 
@@ -103,8 +104,10 @@ _SHAPE_SYMBOLS = {
 }
 
 
+@lru_cache(maxsize=128)
 def shape_of_model(ref: str, name: str = "") -> ModelShape:
-    """A model's shape with its counts as traced inputs (source: its config.json)."""
+    """A model's shape with its counts as traced inputs (source: its config.json). Cached: a config
+    is counted once per process (the shape is frozen; traced inputs cost nothing when not tracing)."""
     s = shape_of(model_config(ref))
     src = f"{name or ('自定义 config.json' if ref.startswith(CUSTOM_MODEL) else ref)} 的 config.json(逐层累加)"
     upd = {f: leaf(getattr(s, f), sym, "B" if "bytes" in f else "", src) for f, sym in _SHAPE_SYMBOLS.items()

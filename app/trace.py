@@ -276,9 +276,12 @@ def _ev(n: ast.AST) -> Any:
         return n.value
     if isinstance(n, ast.BinOp) and type(n.op) in _BINOPS:
         a, b = _ev(n.left), _ev(n.right)
-        if isinstance(n.op, ast.Pow) and abs(b) > 1000:
-            raise ValueError("exponent too large")
-        return _BINOPS[type(n.op)](a, b)
+        if isinstance(n.op, ast.Pow) and isinstance(a, int) and isinstance(b, int) and abs(b) > 1000:
+            raise ValueError("exponent too large")      # exact integer powers could be enormous
+        try:
+            return _BINOPS[type(n.op)](a, b)
+        except OverflowError:
+            raise ValueError("result too large") from None
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
         v = _ev(n.operand)
         return -v if isinstance(n.op, ast.USub) else v

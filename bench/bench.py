@@ -1,19 +1,24 @@
-"""`make bench`: speed and size of the card engine, measured side by side in one run, printed as
+"""`make bench`: speed and size of the card engine, measured side by side in one run and printed as
 one table of target vs measured.
 
-- Server: uvicorn with 2 workers on loopback (AIINFRA_BENCH=1 adds /bench/ceiling: the same stack
-  returning precomputed bytes of the fragment's size — the throughput ceiling).
-- Load: Debian's `wrk` (C, 2 threads), so the load generator is not the bottleneck.
-- Browser: Playwright + Debian Chromium: slider change → numbers and both charts redrawn (eg-1-1);
-  section page with ~10 cards until interactive.
-- Size: the first page (HTML + CSS + JS) raw and gzipped, as served.
+- The bare limit: ``bench/bare.py``, a minimal FastAPI app whose ``async def`` route returns
+  precomputed bytes of the fragment's size, run with the same 2 uvicorn workers and driven by the
+  same wrk clients as the app (every run sends ``Accept-Encoding: gzip, deflate, br`` as browsers do).
+- The app (2 uvicorn workers, AIINFRA_BENCH=1 adds /bench/ceiling: the app's own stack returning
+  precomputed bytes, answered past the edge cache: an information row).
+- Warm fragment (URLs seen before), every-request-new fragment (fresh slider values), an open-loop
+  run of new states across mixed cards at a fixed arrival rate (bench/openloop.py).
+- Browser (Playwright + Debian Chromium): slider change → numbers and both eg-1-1 charts redrawn,
+  against a bare ``Plotly.react`` of the same two figures in the same page; a section page until
+  interactive.
+- Size: the first page /ch/1/1.3 and its assets as served with brotli.
 
 `--smoke` runs every measurement briefly (CI): it must finish, not meet targets.
 """
 from __future__ import annotations
 
 import argparse
-import gzip
+import asyncio
 import json
 import os
 import re
@@ -28,7 +33,9 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 CARD = "eg-1-1"
+BROWSER = "gzip, deflate, br"
 
 
 def free_port() -> int:
@@ -39,43 +46,42 @@ def free_port() -> int:
     return p
 
 
-def start_server(workers: int = 2) -> tuple[subprocess.Popen, str]:
+def start_server(workers: int = 2, app: str = "app.main:app", env: dict | None = None) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    env = {**os.environ, "AIINFRA_BENCH": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
-                             str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log"],
-                            cwd=ROOT, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
+                             "--workers", str(workers), "--log-level", "warning", "--no-access-log"],
+                            cwd=ROOT, env={**os.environ, "AIINFRA_BENCH": "1", **(env or {})})
     url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
+    for _ in range(600):
         try:
             urllib.request.urlopen(url + "/healthz", timeout=1)
             return proc, url
         except Exception:
             time.sleep(0.05)
     proc.kill()
-    raise SystemExit("server did not start")
+    raise SystemExit(f"{app} did not start")
 
 
-def get(url: str, gz: bool = False) -> tuple[bytes, dict]:
-    req = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"} if gz else {})
+def get(url: str, encoding: str | None = None) -> tuple[bytes, dict]:
+    req = urllib.request.Request(url, headers={"Accept-Encoding": encoding} if encoding else {})
     with urllib.request.urlopen(req) as r:
         return r.read(), dict(r.headers)
 
 
-LUA_COLD = """
+LUA_NEW = """
 counter = 0
 request = function()
   counter = counter + 1
-  -- a new state every request: the LRU never helps (a reader dragging through fresh values)
+  -- a new state every request: no cache helps (a reader dragging through fresh values)
   local n = 20 + (counter %% 9000) / 10.0 + math.random()
-  return wrk.format("GET", "/cards/%s/fragment?batch=" .. (1 + counter %% 512) .. "&params_billion=" .. n)
+  return wrk.format("GET", "/cards/%s/fragment?batch=" .. (1 + counter %% 512) .. "&params_billion=" .. n, HEADERS)
 end
 """
 LUA_WARM = """
 counter = 0
 request = function()
   counter = counter + 1
-  return wrk.format("GET", "/cards/%s/fragment?batch=" .. (1 + counter %% 512))
+  return wrk.format("GET", "/cards/%s/fragment?batch=" .. (1 + counter %% 512), HEADERS)
 end
 """
 LUA_DONE = """
@@ -89,33 +95,51 @@ end
 
 
 def wrk(url: str, path_or_lua: str, conns: int, seconds: float) -> dict:
+    """Closed-loop load with wrk (C, 2 threads), browser encodings on every request."""
     if not shutil.which("wrk"):
         raise SystemExit("wrk not installed: apt-get install wrk")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        f.write(f'HEADERS = {{["Accept-Encoding"] = "{BROWSER}"}}\n')
         if path_or_lua.startswith("/"):
-            f.write(f'request = function() return wrk.format("GET", "{path_or_lua}") end\n')
+            f.write(f'request = function() return wrk.format("GET", "{path_or_lua}", HEADERS) end\n')
         else:
             f.write(path_or_lua)
         f.write(LUA_DONE)
         script = f.name
-    threads = min(2, conns)
-    out = subprocess.run(["wrk", f"-t{threads}", f"-c{conns}", f"-d{max(1, round(seconds))}s", "-s", script, url],
+    out = subprocess.run(["wrk", f"-t{min(2, conns)}", f"-c{conns}", f"-d{max(1, round(seconds))}s", "-s", script, url],
                          capture_output=True, text=True, check=True).stdout
     os.unlink(script)
     return json.loads(re.search(r"JSON(\{.*\})", out).group(1))
 
 
 def page_weight(url: str, path: str) -> tuple[int, int, int]:
-    """(raw bytes, gzipped bytes as served, number of files) of a page and its CSS/JS."""
+    """(raw bytes, bytes as served with brotli, number of files) of a page and its CSS/JS."""
     html, _ = get(url + path)
     assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', html.decode())
-    raw = gz = 0
+    raw = served = 0
     for p in [path] + assets:
-        b, _ = get(url + p)
-        g, h = get(url + p, gz=True)
-        raw += len(b)
-        gz += len(g) if h.get("Content-Encoding") == "gzip" else len(gzip.compress(b, 6)) if False else len(g)
-    return raw, gz, 1 + len(assets)
+        raw += len(get(url + p)[0])
+        served += len(get(url + p, "br")[0])      # urllib does not decode: the bytes on the wire
+    return raw, served, 1 + len(assets)
+
+
+SLIDER_JS = """(v) => new Promise((resolve) => {
+    const card = document.getElementById('%s'), box = document.getElementById('%s-batch');
+    const t0 = performance.now();
+    card.addEventListener('card:drawn', () => resolve(performance.now() - t0), {once: true});
+    box.value = String(v);
+    box.dispatchEvent(new Event('input', {bubbles: true}));
+})"""
+# the same two figures redrawn by Plotly.react alone, from the figure data the page holds (no request,
+# no swap): what a redraw costs when nothing else is done
+BARE_REACT_JS = """async (i) => {
+    const els = [0, 1].map(k => document.getElementById('plot-%s-' + k));
+    const figs = els.map(el => JSON.parse(document.querySelector('script.figdata[data-plot="' + el.id + '"]').textContent));
+    figs.forEach(f => f.data.forEach(t => { if (t.y) t.y = t.y.map(y => y === null ? y : y * (1 + 1e-3 * ((i %% 7) + 1))); }));
+    const t0 = performance.now();
+    await Promise.all(els.map((el, k) => Plotly.react(el, figs[k].data, figs[k].layout)));
+    return performance.now() - t0;
+}"""
 
 
 def browser_measures(url: str, changes: int) -> dict:
@@ -131,20 +155,12 @@ def browser_measures(url: str, changes: int) -> dict:
         pg = b.new_page(viewport={"width": 1280, "height": 900})
         pg.goto(url + f"/cards/{CARD}")
         pg.wait_for_function(f"() => document.getElementById('plot-{CARD}-1') && document.getElementById('plot-{CARD}-1').data")
-        times = []
+        ours, bare = [], []
         for i in range(changes):
-            v = 2 + (i * 37) % 500
-            ms = pg.evaluate("""(v) => new Promise((resolve) => {
-                const card = document.getElementById('%s'), box = document.getElementById('%s-batch');
-                const t0 = performance.now();
-                card.addEventListener('card:drawn', () => resolve(performance.now() - t0), {once: true});
-                box.value = String(v);
-                box.dispatchEvent(new Event('input', {bubbles: true}));
-            })""" % (CARD, CARD), v)
-            times.append(ms)
-        res["slider_ms"] = statistics.median(times)
-        res["slider_p90_ms"] = sorted(times)[int(0.9 * (len(times) - 1))]
-        # a long section page: time until the first card's chart is drawn and its controls respond
+            ours.append(pg.evaluate(SLIDER_JS % (CARD, CARD), 2 + (i * 37) % 500))
+            bare.append(pg.evaluate(BARE_REACT_JS % CARD, i))
+        res["slider_ms"], res["slider_p90_ms"] = statistics.median(ours), sorted(ours)[int(0.9 * (len(ours) - 1))]
+        res["react_ms"] = statistics.median(bare)
         loads = []
         for _ in range(3 if changes > 5 else 1):
             pg2 = b.new_page(viewport={"width": 1280, "height": 900})
@@ -159,65 +175,99 @@ def browser_measures(url: str, changes: int) -> dict:
     return res
 
 
+def open_loop(url: str, rate: float, seconds: float) -> dict:
+    from bench.openloop import fresh_paths, run
+    paths = fresh_paths(int(rate * seconds) + 10, seed=int(rate))
+    return asyncio.run(run(url, paths, rate, seconds))
+
+
+def measure(secs: float, smoke: bool) -> dict:
+    """Everything, in one run: the bare app first (its own workers), then the app."""
+    m: dict = {}
+    proc, url = start_server(2)
+    try:
+        frag, _ = get(url + f"/cards/{CARD}/fragment?batch=8")
+        m["fsize"], m["fbr"] = len(frag), len(get(url + f"/cards/{CARD}/fragment?batch=8", "br")[0])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    bare, burl = start_server(2, "bench.bare:app", {"BARE_SIZE": str(m["fsize"])})
+    try:
+        wrk(burl, "/bare", 4, 1)
+        m["bare"] = wrk(burl, "/bare", 16, secs)
+    finally:
+        bare.terminate()
+        bare.wait(timeout=10)
+    proc, url = start_server(2)
+    try:
+        for _ in range(2):   # every URL of the warm run seen before by both workers
+            wrk(url, LUA_WARM % CARD, 4, 2)
+        for c in (1, 16, 64):
+            m[("warm", c)] = wrk(url, LUA_WARM % CARD, c, secs)
+        m["new"] = wrk(url, LUA_NEW % CARD, 16, secs)
+        m["stack"] = wrk(url, f"/bench/ceiling?size={m['fsize']}", 16, secs)
+        m["open600"] = open_loop(url, 600, 3 if smoke else 20)
+        m["open1200"] = open_loop(url, 1200, 2 if smoke else 10)
+        m["weight"] = page_weight(url, "/ch/1/1.3")
+        m["browser"] = browser_measures(url, 5 if smoke else 25)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    return m
+
+
+def report(m: dict, secs: float, smoke: bool) -> bool:
+    rows: list[bool] = []
+
+    def row(name: str, target: str, measured: str, ok: bool = True) -> None:
+        print(f"{name:62} {target:>12} {measured:>22}  {'✓' if ok else '✗'}")
+        rows.append(ok)
+
+    bare, new, stack = m["bare"], m["new"], m["stack"]
+    print(f"\nAI Infra 图解 · make bench{' (smoke)' if smoke else ''} · card {CARD} · 2 uvicorn workers · wrk {secs:g}s, "
+          f"Accept-Encoding: {BROWSER}\n")
+    print(f"{'measure':62} {'target':>12} {'measured':>22}  ok\n" + "-" * 104)
+    row("bare FastAPI async route, same bytes, 16 clients: req/s · p99 ms", "(limit)", f"{bare['rps']:.0f} · {bare['p99']:.1f}")
+    for c in (1, 16, 64):
+        r = m[("warm", c)]
+        row(f"warm fragment (URL seen before), {c:>2} clients: req/s · p99 ms", "(info)", f"{r['rps']:.0f} · {r['p99']:.1f}",
+            r["errors"] + r["non2xx"] == 0)
+    w16 = m[("warm", 16)]
+    row("warm fragment ÷ bare route (16 clients)", "≥ 0.85", f"{w16['rps'] / bare['rps']:.2f}", w16["rps"] >= 0.85 * bare["rps"])
+    row("app stack past the edge cache, same bytes (info): req/s", "(info)", f"{stack['rps']:.0f}")
+    row("every request a new state, 16 clients: req/s · p99 ms", "(info)", f"{new['rps']:.0f} · {new['p99']:.1f}",
+        new["errors"] + new["non2xx"] == 0)
+    row("new states ÷ bare route", "≥ 0.15", f"{new['rps'] / bare['rps']:.3f}", new["rps"] >= 0.15 * bare["rps"])
+    for key, target in (("open600", 50.0), ("open1200", None)):
+        o = m[key]
+        label = f"open loop {o['rate']:.0f}/s new states, mixed cards: p50 · p99 ms (errors)"
+        ok = o["errors"] == 0 and (target is None or o["p99"] <= target)
+        row(label, f"p99 ≤ {target:.0f}" if target else "(info)", f"{o['p50']:.1f} · {o['p99']:.1f} ({o['errors']})", ok)
+    row("bytes per update (fragment raw / brotli)", "(info)", f"{m['fsize'] / 1000:.1f} / {m['fbr'] / 1000:.1f} kB")
+    raw, served, nfiles = m["weight"]
+    row(f"first page /ch/1/1.3 + {nfiles - 1} assets, raw", "(info)", f"{raw / 1000:.0f} kB")
+    row("first page, as served with brotli", "≤ 400 kB", f"{served / 1000:.0f} kB", served <= 400_000)
+    br = m["browser"]
+    if br:
+        row("bare Plotly.react of the same two figures (median)", "(info)", f"{br['react_ms']:.0f} ms")
+        row("slider change → numbers + 2 charts redrawn (median)", "≤ 1.0× react", f"{br['slider_ms']:.0f} ms "
+            f"({br['slider_ms'] / br['react_ms']:.2f}×)", br["slider_ms"] <= br["react_ms"])
+        row("slider change (p90)", "(info)", f"{br['slider_p90_ms']:.0f} ms")
+        row(f"section page with {br['section_cards']} cards → interactive", "(info)", f"{br['section_ms']:.0f} ms")
+    else:
+        print("(browser measures skipped: no chromium)")
+    print()
+    return all(rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--smoke", action="store_true", help="brief run for CI: must finish, targets not enforced")
     ap.add_argument("--seconds", type=float, default=None)
     a = ap.parse_args()
     secs = a.seconds or (1 if a.smoke else 8)
-    proc, url = start_server(2)
-    rows = []
-    try:
-        frag, _ = get(url + f"/cards/{CARD}/fragment?batch=8")
-        fsize = len(frag)
-        fgz = len(get(url + f"/cards/{CARD}/fragment?batch=8", gz=True)[0])
-        for _ in range(2):   # warm both workers' caches for the warm run
-            wrk(url, LUA_WARM % CARD, 4, 1)
-        results = {}
-        for c in (1, 16, 64):
-            results[("warm", c)] = wrk(url, LUA_WARM % CARD, c, secs)
-        results[("cold", 16)] = wrk(url, LUA_COLD % CARD, 16, secs)
-        results[("ceiling", 16)] = wrk(url, f"/bench/ceiling?size={fsize}", 16, secs)
-        raw, gz, nfiles = page_weight(url, "/ch/1/1.3")
-        br = browser_measures(url, 5 if a.smoke else 25)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-    ceil = results[("ceiling", 16)]
-    print(f"\nAI Infra 图解 · make bench{' (smoke)' if a.smoke else ''} · card {CARD} · 2 uvicorn workers · wrk {secs:g}s per run\n")
-    print(f"{'measure':58} {'target':>14} {'measured':>14}  ok")
-    print("-" * 94)
-
-    def row(name, target, measured, ok):
-        print(f"{name:58} {target:>14} {measured:>14}  {'✓' if ok else '✗'}")
-        rows.append(ok)
-
-    for c in (1, 16, 64):
-        r = results[("warm", c)]
-        print(f"{f'fragment, {c:>2} clients (LRU warm): req/s · p50 · p99 ms':58} {'':>14} "
-              f"{r['rps']:>8.0f} · {r['p50']:.1f} · {r['p99']:.1f}   errors {r['errors'] + r['non2xx']}")
-    cold = results[("cold", 16)]
-    print(f"{'fragment, 16 clients (every state new): req/s · p50 · p99':58} {'':>14} "
-          f"{cold['rps']:>8.0f} · {cold['p50']:.1f} · {cold['p99']:.1f}   errors {cold['errors'] + cold['non2xx']}")
-    print(f"{'ceiling: precomputed bytes, same size, same stack, 16 clients':58} {'':>14} {ceil['rps']:>8.0f} · {ceil['p50']:.1f} · {ceil['p99']:.1f}")
-    print("-" * 94)
-    w16 = results[("warm", 16)]
-    row("card update throughput ÷ ceiling (16 clients, warm)", "≥ 0.80", f"{w16['rps'] / ceil['rps']:.2f}", w16["rps"] >= 0.8 * ceil["rps"])
-    row("card update throughput ÷ ceiling (16 clients, all new)", "(info)", f"{cold['rps'] / ceil['rps']:.2f}", True)
-    row("p99 latency, 16 clients (warm)", "≤ 20 ms", f"{w16['p99']:.1f} ms", w16["p99"] <= 20)
-    row("p99 latency, 16 clients (all new; cold render, info)", "(info)", f"{cold['p99']:.1f} ms", True)
-    row("bytes per update (fragment raw / gzipped)", "(info)", f"{fsize / 1000:.1f} / {fgz / 1000:.1f} kB", True)
-    row(f"first page /ch/1/1.3 + {nfiles - 1} assets, raw", "(info)", f"{raw / 1000:.0f} kB", True)
-    row("first page, gzipped as served", "≤ 450 kB", f"{gz / 1000:.0f} kB", gz <= 450_000)
-    if br:
-        row("slider change → numbers + 2 charts redrawn (median)", "≤ 80 ms", f"{br['slider_ms']:.0f} ms", br["slider_ms"] <= 80)
-        row("slider change (p90)", "(info)", f"{br['slider_p90_ms']:.0f} ms", True)
-        row(f"section page with {br['section_cards']} cards → interactive", "≤ 1500 ms", f"{br['section_ms']:.0f} ms", br["section_ms"] <= 1500)
-    else:
-        print("(browser measures skipped: no chromium)")
-    print()
-    if not a.smoke and not all(rows):
+    ok = report(measure(secs, a.smoke), secs, a.smoke)
+    if not a.smoke and not ok:
         print("some targets missed")
 
 

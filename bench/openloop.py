@@ -48,10 +48,21 @@ def fresh_paths(n: int, seed: int = 11) -> list[str]:
         v = min(v, s.le)
         text = str(int(round(v))) if s.is_int else f"{v:.10g}"
         path = f"/cards/{cid}/fragment?" + urlencode({s.name: text})
-        if path not in seen:
+        if path not in seen and _accepted(cid, s.name, text):
             seen.add(path)
             out.append(path)
     return out
+
+
+def _accepted(cid: str, name: str, text: str) -> bool:
+    """Whether the card takes this value (a cross-field rule may refuse it: that would be a 422)."""
+    from app.cards import REGISTRY
+    from app.web.query import ParamError, parse_query
+    try:
+        parse_query(REGISTRY[cid], [(name, text)])
+        return True
+    except ParamError:
+        return False
 
 
 async def run(url: str, paths: list[str], rate: float, seconds: float, timeout: float = 10.0) -> dict:

@@ -94,6 +94,21 @@
     (t.querySelectorAll ? t.querySelectorAll("script.livevals") : []).forEach(updateLive);
   });
 
+  // A worked solution is the answer's derivation: shown when the reader opens 查看解答
+  document.addEventListener("toggle", function (e) {
+    var d = e.target;
+    if (!d.matches || !d.matches("details.solution") || !d.open) return;
+    var slot = d.querySelector(".deriv-solution");
+    if (!slot || slot.dataset.loaded) return;
+    explained(slot.dataset.explain + (slot.dataset.qs || "")).then(function (t) {
+      var sec = t.content.querySelector('section.deriv[data-key="' + slot.dataset.key + '"]');
+      if (!sec) return;
+      slot.textContent = "";
+      Array.prototype.forEach.call(sec.children, function (c) { if (!c.classList.contains("d-head")) slot.appendChild(document.importNode(c, true)); });
+      slot.dataset.loaded = "1";
+    });
+  }, true);
+
   function updateLive(s) {
     var vals;
     try { vals = JSON.parse(s.textContent); } catch (err) { return; }

@@ -65,7 +65,7 @@ def step_outputs(n: float, b_w: float, batch: int, bw: float, peak: float, targe
     }
 
 
-def batch_grid(b_star: float, current: int, lo: int = 1, hi: int = 512, n: int = 40) -> list[float]:
+def batch_grid(b_star: float, current: int, lo: int = 1, hi: int = 512, n: int = 28) -> list[float]:
     """Log-spaced B values that include ⌊B*⌋, ⌈B*⌉ and the current B, so the kink sits where it is."""
     pts = {round(lo * (hi / lo) ** (i / (n - 1)), 3) for i in range(n)}
     pts |= {float(current)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .theme import COLORS, axis, bar, figure, hline, layout, line, points, vline, with_refs
+from .theme import r, COLORS, axis, bar, figure, hline, layout, line, points, vline, with_refs
 
 
 def batch_axis(hi: int = 512) -> dict:
@@ -17,6 +17,7 @@ def bounds_vs_batch(grid: Sequence[float], t_mem: Sequence[float], t_cmp: Sequen
     """图 1-11: the read bound (flat), the compute bound (rising) and their max, with the target.
     Fixed y range: a batch change then moves only the traces (the client's fast redraw path)."""
     t_max = [max(a, c) for a, c in zip(t_mem, t_cmp)]
+    grid = r(grid)                     # shared by three traces: rounded once
     lo, hi = min([*t_mem, *t_cmp]), max([*t_mem, *t_cmp, target_ms])
     y = axis("时间下界 (ms,对数)", log=True, range_=(math.log10(lo) - 0.15, math.log10(hi) + 0.15))
     return figure([

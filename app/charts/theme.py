@@ -40,11 +40,22 @@ ROLE_LABELS = {
 }
 
 
+class Rounded(list):
+    """A list :func:`r` already rounded: rounding it again returns it as it is (a grid shared by
+    several traces is rounded once)."""
+
+    __slots__ = ()
+
+
 def r(x: Any, sig: int = 5) -> Any:
     """Round for the wire: figures need ~5 significant digits, not 17 (one C-level format per value)."""
+    if isinstance(x, Rounded):
+        return x
     if isinstance(x, float):
         return float(f"{x:.{sig}g}") if x == x and x not in (float("inf"), float("-inf")) else None
     if isinstance(x, (list, tuple)):
+        if len(x) > 2 and isinstance(x[0], float) and x.count(x[0]) == len(x):   # a flat line: one format
+            return Rounded([r(x[0], sig)] * len(x))
         fmt = f"{{:.{sig}g}}"
         out = []
         for v in x:
@@ -54,10 +65,15 @@ def r(x: Any, sig: int = 5) -> Any:
                 out.append(r(v, sig))
             else:
                 out.append(v)
-        return out
+        return Rounded(out)
     if hasattr(x, "tolist"):
         return r(x.tolist(), sig)
     return x
+
+
+def _seq(x: Iterable) -> list:
+    """A list as it is (a :class:`Rounded` stays rounded), anything else as a new list."""
+    return x if isinstance(x, list) else list(x)
 
 
 def color(role: str) -> str:
@@ -96,7 +112,7 @@ def layout(x: dict | None = None, y: dict | None = None, *, height: int = 320, l
 
 def line(x: Iterable, y: Iterable, name: str, role: str, *, dash: str | None = None,
          mode: str = "lines", width: float = 2.5, **kw: Any) -> dict:
-    t = {"type": "scatter", "mode": mode, "x": r(list(x)), "y": r(list(y)), "name": name,
+    t = {"type": "scatter", "mode": mode, "x": r(_seq(x)), "y": r(_seq(y)), "name": name,
          "line": {"color": color(role), "width": width}}
     if dash:
         t["line"]["dash"] = dash
@@ -108,7 +124,7 @@ def line(x: Iterable, y: Iterable, name: str, role: str, *, dash: str | None = N
 
 def points(x: Iterable, y: Iterable, name: str, role: str, *, size: int = 10, symbol: str = "circle",
            **kw: Any) -> dict:
-    t = {"type": "scatter", "mode": "markers", "x": r(list(x)), "y": r(list(y)), "name": name,
+    t = {"type": "scatter", "mode": "markers", "x": r(_seq(x)), "y": r(_seq(y)), "name": name,
          "marker": {"color": color(role), "size": size, "symbol": symbol}}
     t.update(kw)
     return t

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Protocol
 
 from markupsafe import Markup, escape
@@ -50,8 +51,19 @@ class Marker:
         self.pattern = re.compile("|".join(_form_re(f) for f in forms)) if forms else None
 
     def mark(self, html: str, scope: Scope) -> Markup:
+        """``html`` with the terms not yet seen in ``scope`` marked (the first time each appears)."""
         if not self.pattern or not html:
             return Markup(html)
+        out, marked = self._mark(html, scope.prefix, scope.anchors, frozenset(scope.seen))
+        scope.seen |= marked
+        return out
+
+    @lru_cache(maxsize=4096)   # card text repeats from state to state: mark each text once
+    def _mark(self, html: str, prefix: str, anchors: bool, seen: frozenset[str]) -> tuple[Markup, frozenset[str]]:
+        scope = Scope(prefix, anchors, set(seen))
+        return self._scan(html, scope), frozenset(scope.seen - seen)
+
+    def _scan(self, html: str, scope: Scope) -> Markup:
         out, pos, skip = [], 0, 0
         for m in _TAG.finditer(html):
             text = html[pos:m.start()]

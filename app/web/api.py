@@ -17,7 +17,7 @@ from .card_parts import FRAGMENT_CACHE
 from .lookup import CardRef
 from .pages import solutions_allowed
 from .query import ParamError, parse_query, validate
-from .render import cached_json, compute, outputs_json
+from .render import cached_json, compute, dumps, outputs_json
 from .schemas import result_model
 
 router = APIRouter()
@@ -120,8 +120,7 @@ def _api_endpoint(card: Card):
             params = parse_query(card, list(request.query_params.multi_items()))
         except ParamError as e:
             return JSONResponse({"detail": e.errors}, 422)
-        body = cached_json(card, params, lambda: json.dumps(card_json(card, params), ensure_ascii=False,
-                                                            separators=(",", ":"), allow_nan=False).encode())
+        body = cached_json(card, params, lambda: dumps(card_json(card, params)))
         return Response(body, media_type="application/json", headers={"Cache-Control": FRAGMENT_CACHE})
     endpoint.__name__ = "card_" + card.id.replace("-", "_")
     return endpoint

@@ -1,4 +1,4 @@
-"""Bench-only routes (mounted only when AIINFRA_BENCH=1): the throughput ceiling — the same server
+"""Bench-only routes (mounted only when AIINFRA_BENCH=1): the app's own stack — the same server
 stack returning precomputed bytes of a given size, with the same headers a fragment gets."""
 from __future__ import annotations
 
@@ -16,4 +16,4 @@ def ceiling(size: int = 20000) -> Response:
     if body is None:
         body = _BODIES[size] = (b"<p>" + b"x" * size)[:size]
     return Response(body, media_type="text/html; charset=utf-8",
-                    headers={"ETag": '"ceiling"', "Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"})
+                    headers={"Cache-Control": "private, max-age=0", "Vary": "Accept-Encoding"})   # past the edge cache

@@ -1,0 +1,74 @@
+"""The two parts of a card's result that every slider drag redraws, the tiles and the figures,
+built as strings (a Jinja macro per tile costs more than the rest of the fragment). The markup is
+the one ``_parts.html`` documented; the other parts stay templates."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from markupsafe import Markup, escape
+
+from ..cards import Card, Figure, Stat, View
+from ..text import rich
+
+
+def _num_value(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _tile(s: Stat, text: str) -> str:
+    cls = "stat" + (" em" if s.emphasis else "") + (" ill" if s.illustrative else "")
+    key = escape(s.key)
+    value = (f'<button type="button" class="v why" data-key="{key}" aria-expanded="false" title="看它怎么算出来的">'
+             f"{escape(text)}</button>" if _num_value(s.value) else f'<span class="v">{escape(text)}</span>')
+    unit = f'<span class="u">{escape(s.unit)}</span>' if s.unit and (s.text is None or _num_value(s.value)) else ""
+    book = f' <span class="book" title="书中写法">{escape(s.book)}</span>' if s.book else ""
+    ill = ' <span class="badge-ill">示意</span>' if s.illustrative else ""
+    return (f'  <div class="{cls}" data-key="{key}">\n    <dt>{rich(s.label)}</dt>\n'
+            f"    <dd>{value}{unit}{book}{ill}</dd>\n  </div>\n")
+
+
+def stats_html(card: Card, tiles: list[Stat], qs: str, stat_text: Callable[[Stat], str]) -> Markup:
+    """The tiles, then the (hidden) panel their derivations open in."""
+    if not tiles:
+        return Markup("")
+    cid = escape(card.id)
+    body = "".join(_tile(s, stat_text(s)) for s in tiles)
+    return Markup(f'<dl class="stats">\n{body}</dl>\n<div class="why-panel" id="why-{cid}" hidden tabindex="-1" role="region" '
+                  f'aria-label="推导" data-explain="/cards/{cid}/explain" data-qs="{escape(qs)}"></div>\n')
+
+
+def _legend(items: list[dict[str, str]]) -> str:
+    if not items:
+        return ""
+    lis = "".join(f'<li><span class="sw sw-{escape(it["kind"])} dash-{escape(it["dash"])}" style="--c: {escape(it["color"])}">'
+                  f'</span>{rich(it["name"])}</li>' for it in items)
+    return f'<ul class="legend" aria-label="图例">{lis}</ul>'
+
+
+def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], *, legend_items: Callable[[Figure], list],
+                 wire: Callable[[Figure], dict], json_script: Callable[[Any], Markup]) -> Markup:
+    """Each figure: caption, HTML legend, the plot div and its data, the summary, the data table."""
+    if not view.figures:
+        return Markup("")
+    out = ['<div class="figs">\n']
+    cid, q = escape(card.id), escape(qs)
+    for i, f in enumerate(view.figures):
+        pid = f"plot-{cid}-{i}"
+        ill = ' <span class="badge-ill">示意</span>' if f.illustrative else ""
+        cap = f"<figcaption>{tpl(f.title)}{ill}</figcaption>" if f.title else ""
+        show = f.fig.get("layout", {}).get("showlegend") is not False
+        height = f.fig.get("layout", {}).get("height") or f.height
+        desc = f' aria-describedby="{pid}-sum"' if f.summary else ""
+        summary = f'<p class="fig-summary" id="{pid}-sum">{tpl(f.summary)}</p>' if f.summary else ""
+        out.append(
+            f'  <figure class="fig{" animated" if f.animated else ""}" data-idx="{i}">\n    {cap}\n'
+            f"    {_legend(legend_items(f) if show else [])}\n"
+            f'    <div class="plot" id="{pid}" hx-preserve="true"{desc} style="min-height: {height}px"></div>\n'
+            f'    <script type="application/json" class="figdata" data-plot="{pid}">{json_script(wire(f))}</script>\n'
+            f"    {summary}\n"
+            f'    <details class="fig-table">\n      <summary>数据表</summary>\n'
+            f'      <div class="fig-table-body" hx-get="/cards/{cid}/figure/{i}.html{q}" hx-trigger="toggle from:closest details once" '
+            f'hx-swap="innerHTML">载入中…</div>\n'
+            f'      <a class="csv" href="/cards/{cid}/figure/{i}.csv{q}" download>下载 CSV</a>\n    </details>\n  </figure>\n')
+    out.append("</div>\n")
+    return Markup("".join(out))
