@@ -113,8 +113,23 @@ def create_app() -> FastAPI:
     return app
 
 
+def warm() -> None:
+    """Render every card once at its defaults: templates compile, maths typesets and the glossary's
+    patterns run here, at start-up, not in the first reader's request (a class opening a section
+    at once would otherwise queue behind every first render). ``AIINFRA_WARM=0`` skips it."""
+    if os.environ.get("AIINFRA_WARM", "1") == "0":
+        return
+    from .cards import REGISTRY
+    from .web.render import fragment_bytes
+    for card in REGISTRY.values():
+        fragment_bytes(card, card.defaults())
+
+
 app = create_app()
-# Everything built at start-up (cards, templates, data) lives for the whole process: move it out of
-# the collector's reach so full GC passes stay short under load.
+warm()
+# Everything built at start-up (cards, templates, data, the warm renders) lives for the whole process:
+# move it out of the collector's reach, and collect the young generation less often (a request makes
+# many short-lived objects; the default threshold runs a collection every few requests).
 gc.collect()
 gc.freeze()
+gc.set_threshold(20_000, 20, 20)

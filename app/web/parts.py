@@ -72,3 +72,47 @@ def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], 
             f'      <a class="csv" href="/cards/{cid}/figure/{i}.csv{q}" download>下载 CSV</a>\n    </details>\n  </figure>\n')
     out.append("</div>\n")
     return Markup("".join(out))
+
+
+def tables_html(card: Card, view: View, tpl: Callable[[str], Markup], cell_text: Callable) -> Markup:
+    """Each table: caption, header, rows (numbers in the column's declared format; 示意 cells badged;
+    a row may link to a card), its note."""
+    out = []
+    for t in view.tables:
+        rows = []
+        for ri, row in enumerate(t.rows):
+            cells = []
+            for ci, c in enumerate(row):
+                ill = (ri, ci) in t.illustrative_cells
+                if ci == 0 and ri in t.links:
+                    inner = f'<a href="/cards/{escape(t.links[ri])}">{rich(str(c))}</a>'
+                elif _num_value(c):
+                    inner = str(rich(cell_text(card, t, ci, c)))
+                else:
+                    inner = str(tpl(str(c)))
+                badge = ' <span class="badge-ill">示意</span>' if ill else ""
+                cells.append(f'<td{" class=" + chr(34) + "ill" + chr(34) if ill else ""}>{inner}{badge}</td>')
+            rows.append(f"    <tr>{''.join(cells)}</tr>\n")
+        caption = f"  <caption>{rich(t.title)}</caption>\n" if t.title else ""
+        head = "".join(f'<th scope="col">{rich(c)}</th>' for c in t.columns)
+        note = f'<p class="table-note">{rich(t.note)}</p>\n' if t.note else ""
+        out.append(f'<div class="table-wrap">\n<table class="data">\n{caption}  <thead><tr>{head}</tr></thead>\n'
+                   f"  <tbody>\n{''.join(rows)}  </tbody>\n</table>\n{note}</div>\n")
+    return Markup("".join(out))
+
+
+def links_html(view: View) -> Markup:
+    if not view.links:
+        return Markup("")
+    title = escape(view.links_title)
+    items = "".join(f'<li><a href="{escape(link.href)}">{rich(link.text)}</a></li>' for link in view.links)
+    return Markup(f'<nav class="try-links" aria-label="{title}">\n  <strong>{title}:</strong>\n  <ul>{items}</ul>\n</nav>\n')
+
+
+def notes_html(card: Card, view: View, tpl: Callable[..., Markup], scope: Any) -> Markup:
+    """The notes, glossary terms marked the first time they appear in them."""
+    if not view.notes:
+        return Markup("")
+    items = "".join(f'<li class="note-{escape(n.kind)}">{"<span class=" + chr(34) + "badge-ill" + chr(34) + ">示意</span> " if n.kind == "illustrative" else ""}'
+                    f"{tpl(n.text, scope)}</li>" for n in view.notes)
+    return Markup(f'<ul class="notes">\n{items}\n</ul>\n')

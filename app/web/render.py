@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 import orjson
 from functools import cache, lru_cache
@@ -23,7 +24,7 @@ from ..derivation import Derivation
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
 from .cache import LRU
-from .parts import figures_html, stats_html
+from .parts import figures_html, links_html, notes_html, stats_html, tables_html
 from .query import to_query
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -63,7 +64,8 @@ def stat_text(s: Stat) -> str:
 
 
 env = Environment(loader=FileSystemLoader(str(ROOT / "app" / "templates")),
-                  autoescape=select_autoescape(["html", "svg", "j2"]), trim_blocks=True, lstrip_blocks=True)
+                  autoescape=select_autoescape(["html", "svg", "j2"]), trim_blocks=True, lstrip_blocks=True,
+                  auto_reload=os.environ.get("AIINFRA_RELOAD") == "1")   # templates are read once unless developing
 env.globals.update(static=static_url, rich=rich, markdown=markdown, CHAPTERS=CHAPTERS, REGISTRY=REGISTRY,
                    ROLE_LABELS=ROLE_LABELS, json_script=_json_script, fmtnum=fmt.num, stat_text=stat_text,
                    controls_of=controls_of, section_of=section_of,
@@ -156,6 +158,8 @@ def view_context(card: Card, params, view: View, *, solutions: bool = True,
             "stats_html": lambda tiles, qs: stats_html(card, tiles, qs, stat_text),
             "figures_html": lambda qs, tpl: figures_html(card, view, qs, tpl, legend_items=legend_items, wire=wire_figure,
                                                          json_script=_json_script),
+            "tables_html": lambda tpl: tables_html(card, view, tpl, cell_text), "links_html": lambda: links_html(view),
+            "notes_html": lambda tpl: notes_html(card, view, tpl, Scope(f"n-{card.id}")),
             "fill_text": lambda text: label_text(text, card, view, params)}
 
 
