@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Callable, ClassVar, Literal, Sequence
+from functools import cache
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -24,7 +25,7 @@ from .trace import leaf, tracing
 
 def _list_item_schema(schema: dict[str, Any], model: type) -> None:
     """JSON schema: a ``number_list``'s items carry its bounds (``minimum``/``maximum``)."""
-    for name, prop in schema.get("properties", {}).items():
+    for prop in schema.get("properties", {}).values():
         if prop.get("control") == "list" and isinstance(prop.get("items"), dict):
             bounds = {"minimum": prop.get("item_ge"), "maximum": prop.get("item_le")}
             prop["items"].update({k: v for k, v in bounds.items() if v is not None})
@@ -100,8 +101,9 @@ def number_list(default: Sequence[float], *, ge: float, le: float, step: float, 
 def number_type(options: Sequence[float]) -> Any:
     """The type of a select whose options are numbers: a number equal to one option. Text from a
     query or a form (``"2796"``, ``"2796.0"``) selects the option of that value; booleans never do."""
-    from pydantic import BeforeValidator, WithJsonSchema
     from typing import Annotated
+
+    from pydantic import BeforeValidator, WithJsonSchema
     opts = tuple(options)
 
     def pick(v: Any) -> Any:
@@ -165,13 +167,13 @@ def symbol_of(label: str) -> str:
     return m.group(1) if m else core
 
 
-@lru_cache(maxsize=None)
+@cache
 def control_map(model: type[Params]) -> dict[str, ControlSpec]:
     """The controls by parameter name."""
     return {s.name: s for s in controls_of(model)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
     """Read the control metadata off a Params model, in field order (cached per model)."""
     specs = []
@@ -300,7 +302,7 @@ class View:
     links_title: str = "动手试"
     ctx: dict[str, Any] = field(default_factory=dict)  # run-time values for labels and conditions
 
-    def stat(self, key: str, label: str, unit: str = "", **kw: Any) -> "View":
+    def stat(self, key: str, label: str, unit: str = "", **kw: Any) -> View:
         """Show output ``key`` as a labelled number (chainable)."""
         self.stats.append(Stat(key=key, label=label, value=self.outputs[key], unit=unit, **kw))
         return self

@@ -57,7 +57,7 @@ class Gpu:
         return {f: t * 1e12 for f in PEAK_FIELDS if (t := self.peak_tflops(f)) is not None}
 
 
-@lru_cache(maxsize=None)
+@cache
 def gpus() -> dict[str, Gpu]:
     raw = json.loads((DATA / "gpus.json").read_text(encoding="utf-8"))["gpus"]
     return {k: Gpu(id=k, **{**v, "source": tuple(v.get("source", ()))}) for k, v in raw.items()}
@@ -73,6 +73,7 @@ def parse_custom_gpu(ref: str) -> Gpu:
     plain decimal (no sign, exponent or leading zeros) within ``GPU_LIMITS``, compared exactly, so the
     published pattern (``app.numpattern.decimal_range``) accepts exactly these strings."""
     from decimal import Decimal
+
     from .numpattern import is_decimal
     parts = ref[len(CUSTOM_GPU):].split(",")
     if len(parts) != len(GPU_LIMITS) or not all(is_decimal(x) for x in parts):
@@ -159,7 +160,7 @@ def model_ids() -> list[str]:
     return sorted(p.stem for p in (DATA / "models").glob("*.json"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def read_csv(name: str) -> list[dict[str, str]]:
     with open(DATA / name, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))

@@ -7,7 +7,8 @@ parameters, so an answer can never disagree with the chart.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .cards import Question
 

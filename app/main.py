@@ -12,20 +12,20 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from .chapters import load_all
 from .live import router as live_router
-from .web.render import STATIC
-from .web.gpus_api import router as gpus_router
-from .web.tools import router as tools_router
-from .web.models_api import router as models_router
 from .web import lookup
 from .web.api import register_card_routes
 from .web.card_parts import router as card_parts_router
-from .web.pages import router as pages_router
 from .web.deck import router as deck_router
 from .web.docs import router as docs_router
-from .web.limits import BodyLimit
 from .web.edge import EdgeCache
+from .web.gpus_api import router as gpus_router
 from .web.lane import FragmentLane
+from .web.limits import BodyLimit
+from .web.models_api import router as models_router
+from .web.pages import router as pages_router
+from .web.render import STATIC
 from .web.security import SecurityHeaders
+from .web.tools import router as tools_router
 
 load_all()
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Any, Callable, Iterator, Mapping
+from functools import cache
+from typing import Any
 
 from . import format as fmt
 
@@ -32,7 +33,7 @@ SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def unit_of_key(key: str) -> str:
     for suffix, unit in SUFFIX_UNITS:
         if key.endswith(suffix):

@@ -8,9 +8,10 @@ number came from ("H100 SXM 预设") rather than printing a bare constant.
 from __future__ import annotations
 
 import dataclasses
-from functools import lru_cache
 import re
-from typing import Annotated, Any, Sequence
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 
@@ -18,6 +19,7 @@ from .calculators.model_config import ConfigError, ModelShape, shape_of
 from .data import CUSTOM_GPU, CUSTOM_MODEL, GPU_LIMITS, Gpu, gpu, model_config, parse_custom_gpu
 from .numpattern import decimal_range
 from .trace import leaf
+
 
 def _check_gpu(v: str, allowed: tuple[str, ...]) -> str:
     if v in allowed:

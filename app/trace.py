@@ -17,9 +17,10 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator
+from typing import Any
 
 _ON: ContextVar[bool] = ContextVar("aiinfra_trace_on", default=False)
 

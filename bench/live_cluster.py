@@ -115,7 +115,7 @@ def start_uvicorn(port: int, env: dict, log: Path | None = None, access_log: boo
 
 def start_serve_prod(port: int, env: dict, workers: int = 2, log: Path | None = None) -> Proc:
     """`make serve-prod` itself (gunicorn, deploy/gunicorn.conf.py) on ``port``."""
-    p = spawn("serve-prod", ["make", "-s", "serve-prod", f"HOST=127.0.0.1", f"PORT={port}"],
+    p = spawn("serve-prod", ["make", "-s", "serve-prod", "HOST=127.0.0.1", f"PORT={port}"],
               {**env, "WORKERS": str(workers)}, log)
     wait_http(f"http://127.0.0.1:{port}/healthz")
     return p

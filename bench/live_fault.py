@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.live_cluster import (Follower, call, free_port, missing, run_coroutine, start_nginx, start_redis,  # noqa: E402
-                                start_uvicorn)
+from bench.live_cluster import Follower, call, free_port, missing, run_coroutine, start_nginx, start_redis, start_uvicorn  # noqa: E402
 
 
 async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int) -> dict:

@@ -12,16 +12,16 @@ import re
 import subprocess
 import sys
 import tempfile
-from urllib.parse import urlencode
 from pathlib import Path
+from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.bench import start_server  # noqa: E402
 
 
 def mixed_paths(n: int = 600) -> list[str]:
-    from app.main import app  # noqa: F401  (registers every card)
     from app.cards import REGISTRY, controls_of
+    from app.main import app  # noqa: F401  (registers every card)
     rnd = random.Random(7)
     ids = sorted(REGISTRY)
     paths = ["/", "/ch/1", "/ch/3/3.1"]

@@ -19,10 +19,10 @@ def precompress(root: Path) -> int:
         if not p.is_file() or p.suffix not in SUFFIXES or p.stat().st_size < MIN_BYTES:
             continue
         raw = p.read_bytes()
-        for ext, data in ((".br", lambda: brotli.compress(raw, quality=11)), (".gz", lambda: gzip.compress(raw, 9, mtime=0))):
+        for ext in (".br", ".gz"):
             out = p.with_name(p.name + ext)
             if not out.exists() or out.stat().st_mtime < p.stat().st_mtime:
-                out.write_bytes(data())
+                out.write_bytes(brotli.compress(raw, quality=11) if ext == ".br" else gzip.compress(raw, 9, mtime=0))
                 n += 1
     return n
 

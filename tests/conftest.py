@@ -17,9 +17,8 @@ _live_tmp = tempfile.mkdtemp(prefix="aiinfra-live-")
 atexit.register(shutil.rmtree, _live_tmp, True)
 os.environ.setdefault("AIINFRA_LIVE_DB", str(Path(_live_tmp) / "live.db"))
 
-from fastapi.testclient import TestClient  # noqa: E402
-
 from app.main import app  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
 
 
 def pytest_configure(config):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from ..cards import REGISTRY, Card
@@ -89,7 +89,7 @@ def section_of(card: Card) -> Section | None:
     return next((s for s in ch.sections if s.key == card.section), None) if ch else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def words(chapter_dir: str, name: str) -> dict:
     """A card-words file ``chN/<name>.toml`` (diagram content, notes, question texts: the words a
     group of cards shows, kept beside the section prose so the modules read as declarations and a
@@ -98,7 +98,7 @@ def words(chapter_dir: str, name: str) -> dict:
     return tomllib.loads((HERE / chapter_dir / f"{name}.toml").read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def prose(sec_key: str) -> str:
     ch = sec_key.split(".")[0]
     p = HERE / f"ch{ch}" / f"{sec_key}.md"
@@ -144,7 +144,7 @@ def reading_order() -> list[str]:
 TOOLS: dict[str, str] = {"fit": "fit-planner"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def tool_intro(slug: str) -> str:
     """The intro prose of tool page ``slug`` (Chinese, Markdown with ``$tex$``)."""
     return (HERE / "tools" / f"{slug}.md").read_text(encoding="utf-8")

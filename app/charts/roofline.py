@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .theme import r, COLORS, axis, bar, figure, hline, layout, line, points, vline, with_refs
+from .theme import COLORS, axis, bar, figure, hline, layout, line, points, r, vline, with_refs
 
 
 def batch_axis(hi: int = 512) -> dict:

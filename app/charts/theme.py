@@ -9,7 +9,8 @@ waiting/idle gray, backlog/over-limit red.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 COLORS: dict[str, str] = {
     # chapter 1
@@ -98,9 +99,9 @@ def axis(title: str = "", *, log: bool = False, range_: Sequence[float] | None =
 def layout(x: dict | None = None, y: dict | None = None, *, height: int = 320, legend: bool = True,
            margin: tuple[int, int, int, int] = (56, 16, 16, 48), **kw: Any) -> dict:
     """Fixed margins (l, r, t, b) so Plotly skips auto-margin passes on every redraw."""
-    l, rr, t, b = margin
+    left, right, top, bottom = margin
     lay: dict[str, Any] = {
-        "height": height, "margin": {"l": l, "r": rr, "t": t, "b": b},
+        "height": height, "margin": {"l": left, "r": right, "t": top, "b": bottom},
         "xaxis": x or axis(), "yaxis": y or axis(), "showlegend": legend,
         "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "font": {"size": 12}},
         "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",

@@ -18,10 +18,38 @@ from ..web.render import compute
 from . import cardinfo
 from .deps import Instructor, LiveSession, body, card_state, check_token, fail
 from .ids import new_code, new_token, token_hash
-from .limits import (ANSWER_WINDOW_S, ANSWERS_PER_WINDOW, JOIN_WINDOW_S, JOINS_PER_WINDOW, MAX_FOLLOWERS,
-                     MAX_QUESTIONS, MAX_SESSIONS, SNAPSHOT_WINDOW_S, SNAPSHOTS_PER_WINDOW)
-from .models import (Accepted, AnswerIn, Askables, AskIn, CardRef, Created, CreateIn, Joined, JoinIn, QidOut, Results,
-                     SeqOut, SidOut, SnapshotIn, Snapshots, StateIn, StateOut, errors, request_body)
+from .limits import (
+    ANSWER_WINDOW_S,
+    ANSWERS_PER_WINDOW,
+    JOIN_WINDOW_S,
+    JOINS_PER_WINDOW,
+    MAX_FOLLOWERS,
+    MAX_QUESTIONS,
+    MAX_SESSIONS,
+    SNAPSHOT_WINDOW_S,
+    SNAPSHOTS_PER_WINDOW,
+)
+from .models import (
+    Accepted,
+    AnswerIn,
+    Askables,
+    AskIn,
+    CardRef,
+    Created,
+    CreateIn,
+    Joined,
+    JoinIn,
+    QidOut,
+    Results,
+    SeqOut,
+    SidOut,
+    SnapshotIn,
+    Snapshots,
+    StateIn,
+    StateOut,
+    errors,
+    request_body,
+)
 from .results import summary, to_question_unit
 from .store import Full, Session, get_store
 

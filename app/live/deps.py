@@ -2,7 +2,8 @@
 session lookup and the instructor's capability check (FastAPI ``Annotated`` dependencies)."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qsl
 
 from fastapi import Depends, HTTPException, Request

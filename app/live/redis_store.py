@@ -160,7 +160,7 @@ class RedisStore(Store):
         return self._r
 
     def _run(self, name: str, keys: list[str], args: list[Any]):
-        self.r   # connect lazily
+        _ = self.r   # connect lazily
         return self._scripts[name](keys=keys, args=args)
 
     def _base(self, code: str) -> tuple[list[str], list[Any]]:

@@ -7,8 +7,9 @@ import json
 import sqlite3
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .limits import IDLE_TTL_S, MAX_FOLLOWERS, MAX_SESSIONS, MAX_SNAPSHOTS, PRESENCE_TTL_S
 from .store import AnswerOutcome, Full, Session, Store, public_question

@@ -114,7 +114,7 @@ class Store(ABC):
     async def purge(self) -> int:
         """Drop sessions idle longer than IDLE_TTL_S; how many went."""
 
-    async def start(self, hub) -> None:
+    async def start(self, hub) -> None:  # noqa: B027  (a hook: most stores deliver in-process)
         """Begin delivering published events to ``hub`` (Redis: the one subscriber task)."""
 
     async def current_seq(self, code: str) -> int | None:

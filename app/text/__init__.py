@@ -3,8 +3,8 @@ server, no script), the rest is escaped. Section prose is Markdown with the same
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 import latex2mathml.converter
 from markdown_it import MarkdownIt

@@ -6,9 +6,9 @@ links, buttons, maths, code and headings is left alone."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Iterable, Protocol
+from typing import Protocol
 
 from markupsafe import Markup, escape
 
@@ -22,6 +22,7 @@ class TermLike(Protocol):
 
 SKIP = {"a", "math", "code", "pre", "button", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style",
         "summary", "label", "select", "option", "textarea", "dt"}
+_MARKED_MAX = 20_000
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*?(/?)>")
 
 
@@ -47,6 +48,7 @@ class Marker:
         for t in terms:
             for f in t.forms:
                 self.by_form.setdefault(f, t)
+        self._marked: dict[tuple, tuple[Markup, frozenset[str]]] = {}
         forms = sorted(self.by_form, key=len, reverse=True)
         self.pattern = re.compile("|".join(_form_re(f) for f in forms)) if forms else None
 
@@ -58,10 +60,17 @@ class Marker:
         scope.seen |= marked
         return out
 
-    @lru_cache(maxsize=4096)   # card text repeats from state to state: mark each text once
     def _mark(self, html: str, prefix: str, anchors: bool, seen: frozenset[str]) -> tuple[Markup, frozenset[str]]:
-        scope = Scope(prefix, anchors, set(seen))
-        return self._scan(html, scope), frozenset(scope.seen - seen)
+        """Card text repeats from state to state: each text is marked once per (scope, seen) and kept
+        (the marker lives as long as the process; at most ``_MARKED_MAX`` texts)."""
+        key = (html, prefix, anchors, seen)
+        hit = self._marked.get(key)
+        if hit is None:
+            scope = Scope(prefix, anchors, set(seen))
+            hit = (self._scan(html, scope), frozenset(scope.seen - seen))
+            if len(self._marked) < _MARKED_MAX:
+                self._marked[key] = hit
+        return hit
 
     def _scan(self, html: str, scope: Scope) -> Markup:
         out, pos, skip = [], 0, 0

@@ -4,7 +4,6 @@ from the card's declarations); ``POST /api/cards/{id}/check`` checks answers for
 asks questions."""
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request

@@ -3,7 +3,8 @@ built as strings (a Jinja macro per tile costs more than the rest of the fragmen
 the one ``_parts.html`` documented; the other parts stay templates."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from markupsafe import Markup, escape
 

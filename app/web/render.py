@@ -3,15 +3,13 @@ fragments keyed by (card, canonical params)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-
-import orjson
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import orjson
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 

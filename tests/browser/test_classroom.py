@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from app.chapters import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,6 @@ and the instructor's token in no student page."""
 from __future__ import annotations
 
 import pytest
-
 from bench.live_cluster import free_port, start_uvicorn
 
 from .conftest import ROOT, Watch

@@ -3,7 +3,6 @@ fully on screen in /present/{id} without scrolling; hiding the controls (C) give
 from __future__ import annotations
 
 import pytest
-
 from app.cards import REGISTRY
 from app.web.render import compute
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-
 from app.calculators import formats as fm
 from app.data import gpu
 

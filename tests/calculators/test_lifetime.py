@@ -2,7 +2,6 @@
 import math
 
 import pytest
-
 from app.calculators import lifetime as lt
 
 

@@ -7,11 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from app.web.model_report import steps
-
 from app.calculators import model_config as mc
 from app.data import model_config as preset
+from app.web.model_report import steps
 
 CONFIGS = Path(__file__).resolve().parent.parent / "data" / "configs"
 

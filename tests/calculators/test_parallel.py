@@ -7,7 +7,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from app.calculators import parallel as par
 from app.calculators.model_config import shape_of
 from app.data import model_config

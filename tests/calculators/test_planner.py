@@ -16,7 +16,6 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
-
 from app.calculators import planner as pl
 from app.calculators.model_config import shape_of
 from app.data import gpu, model_config

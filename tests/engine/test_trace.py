@@ -5,10 +5,24 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from app.derivation import derive
-from app.trace import (MAX_DEPTH, TFloat, TInt, evaluate, given, is_tracing, leaf, name, node_of, plain, rule, tmax,
-                       tmin, tracing, tsum)
+from app.trace import (
+    MAX_DEPTH,
+    TFloat,
+    TInt,
+    evaluate,
+    given,
+    is_tracing,
+    leaf,
+    name,
+    node_of,
+    plain,
+    rule,
+    tmax,
+    tmin,
+    tracing,
+    tsum,
+)
 
 
 def _inputs():

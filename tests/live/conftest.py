@@ -7,13 +7,12 @@ import os
 from dataclasses import dataclass
 
 import pytest
-from fastapi.testclient import TestClient
-
 from app.live.hub import HUB
 from app.live.sqlite_store import SQLiteStore
 from app.live.store import set_store
 from app.main import app
 from bench.live_cluster import call, free_port, missing, start_redis, start_uvicorn
+from fastapi.testclient import TestClient
 
 
 def need(*binaries: str) -> None:

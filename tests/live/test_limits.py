@@ -5,7 +5,6 @@ import time
 import types
 
 import pytest
-
 from app.live import limits, sqlite_store
 
 from .conftest import start_class

@@ -9,7 +9,6 @@ import os
 import subprocess
 
 import pytest
-
 from bench.live_cluster import ROOT, Follower, call, free_port, run_coroutine, start_serve_prod, start_uvicorn
 
 from .conftest import api_class

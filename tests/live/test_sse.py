@@ -8,7 +8,6 @@ import time
 
 import httpx
 import pytest
-
 from app.live.hub import HUB
 from app.live.sqlite_store import SQLiteStore
 from bench.live_cluster import call, run_coroutine, start_uvicorn

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from app.cards import REGISTRY, controls_of
 
 IDS = sorted(REGISTRY)

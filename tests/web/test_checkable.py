@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Literal
 
 import pytest
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
-
 from app import exercises
 from app.cards import REGISTRY, Card, Params, Question, View, choice, number_type, toggle
-from app.web.render import compute
 from app.web.api import _check_endpoint, check_body_model
+from app.web.render import compute
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
 WITH_QUESTIONS = sorted(cid for cid, c in REGISTRY.items() if compute(c, c.defaults()).questions)
 

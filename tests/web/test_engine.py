@@ -101,11 +101,12 @@ def test_openapi_documents_each_card(client):
 def test_every_catalog_id_is_registered_and_api_lists_them():
     import json
     from pathlib import Path
+
     from app.cards import REGISTRY
     cat = json.loads((Path(__file__).parent.parent / "data" / "catalog_ids.json").read_text(encoding="utf-8"))
     assert set(REGISTRY) == set(cat)
-    from fastapi.testclient import TestClient
     from app.main import app
+    from fastapi.testclient import TestClient
     listed = [c["id"] for c in TestClient(app).get("/api/cards").json()["cards"]]
     assert len([i for i in listed if cat[i]["file"] == "ch1.md"]) == 36
     assert len([i for i in listed if cat[i]["file"] == "ch3a.md"]) == 25

@@ -3,7 +3,6 @@ answer, rejects ×1.5, and calls a unit slip 接近 with a hint naming the slip.
 from __future__ import annotations
 
 import pytest
-
 from app.cards import REGISTRY
 from app.web.render import compute
 

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from app.data import encode_config
+
 from tests.calculators.test_planner import CASES, expected
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"

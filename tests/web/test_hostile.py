@@ -10,11 +10,10 @@ import statistics
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from app.cards import REGISTRY, controls_of
 from app.web.query import MAX_LIST, ParamError, parse_query
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 IDS = sorted(REGISTRY)
 

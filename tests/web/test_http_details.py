@@ -16,7 +16,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from app.web.limits import MAX_BODY
 
 ROOT = Path(__file__).resolve().parents[2]

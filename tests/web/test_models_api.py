@@ -5,10 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
+from app.web.models_api import MAX_BODY, router
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-
-from app.web.models_api import MAX_BODY, router
 
 CONFIGS = Path(__file__).resolve().parent.parent / "data" / "configs"
 
@@ -29,7 +28,7 @@ EXPECTED = {   # name: (params_total, kv_bytes_per_token)
 }
 
 
-def post(body: bytes, **headers) -> "object":
+def post(body: bytes, **headers) -> object:
     return client.post("/api/models/derive", content=body, headers={"content-type": "application/json", **headers})
 
 

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import jsonschema_rs
 import pytest
+from app.data import GPU_LIMITS, encode_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from app.data import GPU_LIMITS, encode_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from app.cards import REGISTRY, controls_of
 from app.data import encode_config
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from app.cards import REGISTRY
 from app.chapters import CHAPTERS
 

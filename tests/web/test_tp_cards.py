@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from app.data import encode_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
