@@ -7,7 +7,7 @@ PORT    ?= 8000
 STAMP   := $(VENV)/.installed
 ASSETS  := static/vendor/.installed
 
-.PHONY: setup run serve-prod test test-fast bench bench-smoke load nginx-demo live-bench live-fault clean
+.PHONY: setup run serve-prod lint test test-fast bench bench-smoke load nginx-demo live-bench live-fault clean
 
 setup: $(STAMP) $(ASSETS)
 
@@ -33,8 +33,13 @@ run: setup
 serve-prod: setup
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn app.main:app -c deploy/gunicorn.conf.py
 
-test: setup
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+# The whole check: lint (ruff), types (mypy), then every test on two processes (xdist)
+lint: setup
+	$(BIN)/ruff check app tests bench scripts
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $${TEST_WORKERS:-2} $(PYTEST_ARGS)
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser" $(PYTEST_ARGS)

@@ -73,3 +73,20 @@ def test_glossary_term_opens_by_keyboard(page, server):
     page.keyboard.press("Tab")
     assert _shown(page, sel) == ""
     page.watch.assert_clean()
+
+
+def test_worked_solution_is_the_answers_derivation(page, server):
+    """练习 1-3: after the hint, 查看解答 opens the answer's own derivation (formula and values)."""
+    page.goto(server + "/cards/ex-1-3")
+    q = page.locator("li.q").first
+    q.locator("details.hint summary").click()
+    sol = q.locator("details.solution")
+    sol.wait_for(state="visible")
+    sol.locator("summary").click()
+    slot = sol.locator(".deriv-solution")
+    page.wait_for_function("(el) => el.dataset.loaded === '1'", arg=slot.element_handle())
+    text = slot.inner_text()
+    key = q.get_attribute("data-key")
+    body = page.evaluate(f"() => fetch('/api/cards/ex-1-3').then(r => r.json())")
+    assert body["derivations"][key]["substituted"] in text, (text, body["derivations"][key])
+    page.watch.assert_clean()
