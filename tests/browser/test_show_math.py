@@ -87,6 +87,6 @@ def test_worked_solution_is_the_answers_derivation(page, server):
     page.wait_for_function("(el) => el.dataset.loaded === '1'", arg=slot.element_handle())
     text = slot.inner_text()
     key = q.get_attribute("data-key")
-    body = page.evaluate(f"() => fetch('/api/cards/ex-1-3').then(r => r.json())")
+    body = page.evaluate("() => fetch('/api/cards/ex-1-3').then(r => r.json())")
     assert body["derivations"][key]["substituted"] in text, (text, body["derivations"][key])
     page.watch.assert_clean()
