@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypedDict, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -62,8 +62,8 @@ def slider(default: float | int | None, *, ge: float, le: float, step: float, la
     """A numeric parameter drawn as a slider plus a number box. ``default=None`` makes it an
     optional override (blank = derived from another parameter, e.g. the GPU's bandwidth).
     ``sym`` is its book symbol in derivations (default: the symbol ending the label, else the label)."""
-    extra = {"control": "slider", "step": step, "unit": unit, "label": label, "log": log,
-             "illustrative": illustrative, "placeholder": placeholder, "sym": sym}
+    extra: dict[str, Any] = {"control": "slider", "step": step, "unit": unit, "label": label, "log": log,
+                             "illustrative": illustrative, "placeholder": placeholder, "sym": sym}
     return Field(default, ge=ge, le=le, description=help or label, json_schema_extra=extra)
 
 
@@ -78,7 +78,7 @@ def choice(default: str | float, options: dict[Any, str], *, label: str, help: s
            illustrative: bool = False) -> Any:
     """An enum parameter drawn as a select; ``options`` maps value -> Chinese label. Options that are
     numbers need the field typed with :func:`number_type` (a JSON number, not a string)."""
-    extra = {"control": "select", "options": options, "label": label, "illustrative": illustrative}
+    extra: dict[str, Any] = {"control": "select", "options": options, "label": label, "illustrative": illustrative}
     return Field(default, description=help or label, json_schema_extra=extra)
 
 
@@ -92,8 +92,8 @@ def number_list(default: Sequence[float], *, ge: float, le: float, step: float, 
                 unit: str = "", min_len: int = 1, max_len: int = 64, help: str = "",
                 illustrative: bool = False) -> Any:
     """A list parameter: one number box per item; in URLs the key repeats once per item."""
-    extra = {"control": "list", "step": step, "unit": unit, "label": label, "item_ge": ge,
-             "item_le": le, "illustrative": illustrative}
+    extra: dict[str, Any] = {"control": "list", "step": step, "unit": unit, "label": label, "item_ge": ge,
+                             "item_le": le, "illustrative": illustrative}
     return Field(list(default), min_length=min_len, max_length=max_len,
                  description=help or label, json_schema_extra=extra)
 
@@ -167,6 +167,23 @@ def symbol_of(label: str) -> str:
     return m.group(1) if m else core
 
 
+class ControlExtra(TypedDict, total=False):
+    """What the parameter builders above keep in a field's ``json_schema_extra``."""
+
+    control: str
+    label: str
+    unit: str
+    step: float | None
+    log: bool
+    options: dict[Any, str]
+    illustrative: bool
+    placeholder: str
+    custom: str
+    sym: str
+    item_ge: float | None
+    item_le: float | None
+
+
 @cache
 def control_map(model: type[Params]) -> dict[str, ControlSpec]:
     """The controls by parameter name."""
@@ -178,13 +195,15 @@ def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
     """Read the control metadata off a Params model, in field order (cached per model)."""
     specs = []
     for name, f in model.model_fields.items():
-        extra = dict(f.json_schema_extra or {})
+        raw = f.json_schema_extra
+        extra = cast(ControlExtra, dict(raw) if isinstance(raw, dict) else {})
         ge = le = None
         for m in f.metadata:
             ge = getattr(m, "ge", ge)
             le = getattr(m, "le", le)
         ann = f.annotation
-        is_int = ann is int or (getattr(ann, "__args__", None) and int in ann.__args__ and float not in ann.__args__)
+        args = getattr(ann, "__args__", None) or ()
+        is_int = ann is int or (int in args and float not in args)
         if extra.get("control") == "list":
             ge, le = extra.get("item_ge"), extra.get("item_le")
             inner = getattr(ann, "__args__", (float,))[0]

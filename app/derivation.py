@@ -296,6 +296,7 @@ def derive(value: Any, sym: str, result: str, rule_text: str = "") -> Derivation
     left = sym_text(top.sym) if top.kind == "named" and top.sym else sym_text(sym)
     left_tex = sym_tex(top.sym) if top.kind == "named" and top.sym else sym_tex(sym)
     f, t, s = _define(top, text, tex, sub)
+    check: str | None
     check = _check(node)
     if len(check) > MAX_CHECK:
         check = _check(node, stop_at_named=True)

@@ -76,13 +76,13 @@ def model_type(ids: Sequence[str]) -> Any:
 def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "",
                illustrative: bool = False) -> Any:
     """A GPU select with a “自定义” entry (memory GB, bandwidth TB/s, dense BF16 TFLOP/s)."""
-    extra = {"control": "select", "options": options, "label": label, "custom": "gpu", "illustrative": illustrative}
+    extra: dict[str, Any] = {"control": "select", "options": options, "label": label, "custom": "gpu", "illustrative": illustrative}
     return Field(default, description=help or label, json_schema_extra=extra)
 
 
 def model_choice(default: str, options: dict[str, str], *, label: str = "模型", help: str = "") -> Any:
     """A model select with a “自定义” entry: paste or upload a Hugging Face config.json."""
-    extra = {"control": "select", "options": options, "label": label, "custom": "model"}
+    extra: dict[str, Any] = {"control": "select", "options": options, "label": label, "custom": "model"}
     return Field(default, description=help or label, json_schema_extra=extra)
 
 

@@ -48,7 +48,7 @@ class Node:
                  unit: str = "", source: str = "", text: str = ""):
         self.kind, self.op, self.args, self.value = kind, op, args, value
         self.sym, self.unit, self.source, self.text = sym, unit, source, text
-        self.depth = 1 + max((a.depth for a in args if isinstance(a, Node)), default=0)
+        self.depth: int = 1 + max((a.depth for a in args if isinstance(a, Node)), default=0)
 
 
 MAX_DEPTH = 120   # deeper means arithmetic traced through a loop: such a value is not a formula
@@ -214,7 +214,7 @@ def rule(text: str, sym: str = "", unit: str = "") -> Callable[[Callable], Calla
                 return mark(res)
             if isinstance(res, tuple) and not hasattr(res, "_fields"):
                 return tuple(mark(v) for v in res)
-            if dataclasses.is_dataclass(res):
+            if dataclasses.is_dataclass(res) and not isinstance(res, type):
                 upd = {f.name: mark(getattr(res, f.name), f.name) for f in dataclasses.fields(res)
                        if isinstance(getattr(res, f.name), (int, float)) and not isinstance(getattr(res, f.name), bool)}
                 return dataclasses.replace(res, **upd) if upd else res

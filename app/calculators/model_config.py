@@ -514,7 +514,7 @@ def attn_flops_per_context_token(s: ModelShape) -> int:
 
 def _attended(s: ModelShape, context_tokens: int) -> float:
     """Layer-averaged tokens one query attends to (sliding layers see at most the window)."""
-    if not s.n_sliding_layers:
+    if not s.n_sliding_layers or s.sliding_window is None:     # no window: every layer sees it all
         return context_tokens
     full = s.n_layers - s.n_sliding_layers
     return (full * context_tokens + s.n_sliding_layers * min(context_tokens, s.sliding_window)) / s.n_layers
@@ -529,7 +529,7 @@ def prefill_flops(s: ModelShape, n: int) -> float:
     """Prefill of n tokens: linear layers for all n, LM head for the last, causal attention
     (token i attends to i tokens): 2·L_lin·n + 2·LM + 4·L·H·d·n(n+1)/2. Sliding layers: token i
     attends to min(i, window)."""
-    if s.n_sliding_layers:
+    if s.n_sliding_layers and s.sliding_window is not None:
         w = s.sliding_window
         win_pairs = n * (n + 1) / 2 if n <= w else w * (w + 1) / 2 + (n - w) * w
         full = s.n_layers - s.n_sliding_layers

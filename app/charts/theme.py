@@ -133,7 +133,7 @@ def points(x: Iterable, y: Iterable, name: str, role: str, *, size: int = 10, sy
 
 def bar(x: Iterable, y: Iterable, name: str, role: str | Sequence[str], *, horizontal: bool = False,
         text: Sequence[str] | None = None, **kw: Any) -> dict:
-    colors = [color(c) for c in role] if isinstance(role, (list, tuple)) else color(role)
+    colors = color(role) if isinstance(role, str) else [color(c) for c in role]
     t: dict[str, Any] = {"type": "bar", "name": name, "marker": {"color": colors}}
     if horizontal:
         t.update({"orientation": "h", "x": r(list(y)), "y": list(x)})

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import Annotated, Any, TypeAlias
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from .. import exercises
@@ -16,7 +16,7 @@ from ..labels import label_to_id, search
 from ..text import rich
 from ..web.render import compute
 from . import cardinfo
-from .deps import Instructor, LiveSession, body, card_state, check_token, fail
+from .deps import Instructor, LiveSession, card_state, check_token, fail, json_body
 from .ids import new_code, new_token, token_hash
 from .limits import (
     ANSWER_WINDOW_S,
@@ -54,9 +54,12 @@ from .results import summary, to_question_unit
 from .store import Full, Session, get_store
 
 router = APIRouter(tags=["课堂"])
-CreateBody = body(CreateIn, optional=True)
-StateBody, AskBody, AnswerBody = body(StateIn), body(AskIn), body(AnswerIn)
-JoinBody, SnapshotBody = body(JoinIn), body(SnapshotIn)
+CreateBody: TypeAlias = Annotated[CreateIn, Depends(json_body(CreateIn, optional=True))]
+StateBody: TypeAlias = Annotated[StateIn, Depends(json_body(StateIn))]
+AskBody: TypeAlias = Annotated[AskIn, Depends(json_body(AskIn))]
+AnswerBody: TypeAlias = Annotated[AnswerIn, Depends(json_body(AnswerIn))]
+JoinBody: TypeAlias = Annotated[JoinIn, Depends(json_body(JoinIn))]
+SnapshotBody: TypeAlias = Annotated[SnapshotIn, Depends(json_body(SnapshotIn))]
 NO_STORE = {"Cache-Control": "no-store"}
 
 
@@ -70,6 +73,13 @@ def full_class() -> HTTPException:
 
 def public_state(s: Session, followers: int) -> dict:
     return {**s.event(), "followers": followers}
+
+
+def changed(new: Session | None, code: str) -> Session:
+    """The session after a store change; None means it was purged meanwhile: 404, as the lookup says."""
+    if new is None:
+        raise fail(404, "code", f"没有课堂码为 {code[:12]} 的课堂(可能已结束或过期)", "not_found")
+    return new
 
 
 # ------------------------------------------------------------------ helpers pages share
@@ -128,12 +138,12 @@ async def state(s: LiveSession) -> JSONResponse:
             openapi_extra=request_body(StateIn), summary="教师:切换卡片或参数(全班跟随)")
 async def put_state(s: Instructor, data: StateBody) -> JSONResponse:
     card, _ = card_state(data.card, data.query)
-    new = await get_store().change(s.code, card=card.id, query=data.query, frame=data.frame)
+    new = changed(await get_store().change(s.code, card=card.id, query=data.query, frame=data.frame), s.code)
     return ok({"seq": new.seq})
 
 
 async def _lock(s: Session, locked: bool) -> JSONResponse:
-    new = await get_store().change(s.code, locked=locked)
+    new = changed(await get_store().change(s.code, locked=locked), s.code)
     return ok({"seq": new.seq, "locked": new.locked})
 
 
@@ -185,7 +195,8 @@ async def ask(s: Instructor, data: AskBody) -> JSONResponse:
     rec = _question_record(card, params, data.query, data.key)
     if s.question and s.question["qid"] >= MAX_QUESTIONS:
         raise fail(429, "key", f"每个课堂最多提问 {MAX_QUESTIONS} 次", "too_many")
-    new = await get_store().ask(s.code, rec)
+    new = changed(await get_store().ask(s.code, rec), s.code)
+    assert new.question is not None     # Store.ask makes the new question the current one
     return ok({"qid": new.question["qid"], "seq": new.seq}, 201)
 
 
@@ -242,7 +253,7 @@ async def answer(s: LiveSession, qid: int, data: AnswerBody) -> JSONResponse:
 
 async def _status(s: Session, qid: int, status: str) -> JSONResponse:
     await _question(s, qid)
-    new = await get_store().set_status(s.code, qid, status)
+    new = changed(await get_store().set_status(s.code, qid, status), s.code)
     rec = await _question(s, qid)
     return ok({"seq": new.seq, "status": rec["status"]})
 

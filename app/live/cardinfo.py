@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any, TypeGuard
 
 from ..cards import Card, Params, Question, View, tiles
 
@@ -21,7 +22,7 @@ class Askable:
     question: Question = field(compare=False)
 
 
-def _is_number(v) -> bool:
+def _is_number(v: Any) -> TypeGuard[float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 

@@ -60,10 +60,6 @@ def json_body(model: type[M], optional: bool = False) -> Callable[[Request], Any
     return read
 
 
-def body(model: type[M], optional: bool = False) -> Any:
-    return Annotated[model, Depends(json_body(model, optional))]
-
-
 async def live_session(code: str) -> Session:
     """The session named in the path (codes are case-insensitive), or 404."""
     norm = normalise_code(code)

@@ -16,7 +16,7 @@ from .limits import NICK_MAX
 from .store import Session, get_store
 
 router = APIRouter(include_in_schema=False)
-_stages = LRU(2048)
+_stages: LRU[str] = LRU(2048)
 NO_STORE = {"Cache-Control": "no-store"}
 STAGE_CACHE = "public, max-age=86400"
 

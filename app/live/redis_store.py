@@ -8,10 +8,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 
+from .hub import Hub
 from .limits import IDLE_TTL_S, MAX_FOLLOWERS, MAX_SESSIONS, MAX_SNAPSHOTS, PRESENCE_TTL_S
 from .store import AnswerOutcome, Full, Session, Store, public_question
 
@@ -144,7 +145,7 @@ class RedisStore(Store):
         self._r: aioredis.Redis | None = None
         self._scripts: dict[str, Any] = {}
         self._swept: dict[str, float] = {}
-        self._hub = None
+        self._hub: Hub | None = None
 
     @property
     def r(self) -> aioredis.Redis:
@@ -214,7 +215,8 @@ class RedisStore(Store):
                                [qid, device, json.dumps(ans, ensure_ascii=False), IDLE_TTL_S, now, code])
 
     async def answers(self, code: str, qid: int) -> dict[str, dict]:
-        return {d: json.loads(a) for d, a in (await self.r.hgetall(_k("a", code, qid))).items()}
+        raw = cast(dict[str, str], await self.r.hgetall(_k("a", code, qid)))   # decode_responses=True: text
+        return {d: json.loads(a) for d, a in raw.items()}
 
     async def count_answers(self, code: str, qid: int) -> int:
         return await self.r.hlen(_k("a", code, qid))
@@ -277,21 +279,21 @@ class RedisStore(Store):
             await p.execute()
 
     # ------------------------------------------------------------------ the one subscriber of this process
-    async def start(self, hub) -> None:
+    async def start(self, hub: Hub) -> None:
         self._hub = hub
-        asyncio.get_running_loop().create_task(self._listen())
+        asyncio.get_running_loop().create_task(self._listen(hub))
 
-    async def _listen(self) -> None:
+    async def _listen(self, hub: Hub) -> None:
         backoff = 0.2
         while True:
             ps = self.r.pubsub(ignore_subscribe_messages=True)
             try:
                 await ps.subscribe(CHANNEL)
-                await self._resync()
+                await self._resync(hub)
                 backoff = 0.2
                 async for msg in ps.listen():
                     if msg.get("type") == "message":
-                        self._hub.deliver(decode_event(msg["data"]))
+                        hub.deliver(decode_event(msg["data"]))
             except asyncio.CancelledError:
                 raise
             except Exception:   # Redis restarted or the network blinked: resubscribe, then catch up
@@ -303,10 +305,10 @@ class RedisStore(Store):
                 except Exception:
                     pass
 
-    async def _resync(self) -> None:
+    async def _resync(self, hub: Hub) -> None:
         """After (re)subscribing, hand every local session its current state: anything published
         while the subscriber was away is not lost, only coalesced."""
-        for code in list(self._hub.conns):
+        for code in list(hub.conns):
             s = await self.get(code)
             if s is not None:
-                self._hub.deliver(s.event())
+                hub.deliver(s.event())

@@ -9,7 +9,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from .limits import IDLE_TTL_S, MAX_FOLLOWERS, MAX_SESSIONS, MAX_SNAPSHOTS, PRESENCE_TTL_S
 from .store import AnswerOutcome, Full, Session, Store, public_question
@@ -35,6 +35,11 @@ class SQLiteStore(Store):
         self._hits: dict[tuple[str, int], int] = {}
 
     # ------------------------------------------------------------------ connection
+    @overload
+    def _conn(self, create: Literal[True]) -> sqlite3.Connection: ...
+    @overload
+    def _conn(self, create: bool) -> sqlite3.Connection | None: ...
+
     def _conn(self, create: bool) -> sqlite3.Connection | None:
         """The connection; the file is created only by a write (``create``)."""
         if self._db is None:

@@ -14,10 +14,16 @@ from markupsafe import Markup, escape
 
 
 class TermLike(Protocol):
-    slug: str
-    term: str
-    forms: tuple[str, ...]
-    definition: str
+    """A glossary entry as marking reads it (read-only, so frozen dataclasses match)."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def term(self) -> str: ...
+    @property
+    def forms(self) -> tuple[str, ...]: ...
+    @property
+    def definition(self) -> str: ...
 
 
 SKIP = {"a", "math", "code", "pre", "button", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style",
@@ -88,7 +94,7 @@ class Marker:
         return Markup("".join(out))
 
     def _text(self, text: str, scope: Scope) -> str:
-        if not text.strip():
+        if self.pattern is None or not text.strip():
             return text
 
         def sub(m: re.Match) -> str:

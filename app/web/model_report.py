@@ -67,7 +67,7 @@ def _totals(a: Analysis) -> list[str]:
         out.append("不含 MTP(num_nextn_predict_layers)模块:它只用于训练/投机解码,不在主模型前向里")
     out.append(f"KV 缓存每 token(BF16,{L} 层都按全注意力算的最坏情况)= {L} × {_n(a.attention.kv_bytes)} B = "
                f"{_bytes_label(s.kv_bytes_per_token_bf16)}")
-    if s.n_sliding_layers:
+    if s.n_sliding_layers and s.sliding_window is not None:
         w, full, win = s.sliding_window, s.kv_full_bytes_per_token, s.kv_window_bytes_per_token
         out.append(f"滑动窗口 {_n(w)}:{_pattern(a.sliding_rule)},共 {s.n_sliding_layers} 层;这些层最多保留 {_n(w)} 个 token。"
                    f"全注意力层 {L - s.n_sliding_layers} 层每 token {_bytes_label(full)};上下文 n 个 token 时"

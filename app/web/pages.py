@@ -3,7 +3,7 @@ glossary. Every page is a pure function of its URL and is rendered once per URL.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -12,6 +12,7 @@ from ..cards import REGISTRY, Card
 from ..chapters import CHAPTERS, cards_in, layout, neighbours, section, section_of
 from ..labels import label_to_id, search
 from ..text import markdown
+from ..text.glossary import Scope
 from .cache import LRU
 from .lookup import CardRef, query_items
 from .query import ParamError, parse_query
@@ -86,7 +87,8 @@ def section_page(request: Request, n: int, slug: str) -> Response:
 def _parts(sec: Any) -> list[dict[str, Any]]:
     """Prose and cards in reading order; the first few cards are rendered inline, the rest load
     when scrolled into view."""
-    parts, n = [], 0
+    parts: list[dict[str, Any]] = []
+    n = 0
     for kind, x in layout(sec):
         if kind == "md":
             parts.append({"kind": "md", "text": x})
@@ -137,7 +139,8 @@ def _card_page(request: Request, card: Card, template: str = "card_page.html") -
 def marked_in_prose(sec_key: str) -> set[str]:
     """The glossary terms a section's prose marks (and so anchors), exactly as its page renders."""
     from ..chapters import prose
-    scope = env.globals["glossary_scope"]("p", True)
+    scope_of = cast(Callable[[str, bool], Scope], env.globals["glossary_scope"])   # Jinja types globals as object
+    scope = scope_of("p", True)
     for part in prose(sec_key).split("\n\n"):
         env.filters["gloss"](markdown(part), scope)
     return scope.seen

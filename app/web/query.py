@@ -10,6 +10,7 @@ from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from ..cards import Card, controls_of
 
@@ -125,7 +126,7 @@ _KIND = {
 }
 
 
-def _from_pydantic(card: Card, err: dict) -> dict[str, Any]:
+def _from_pydantic(card: Card, err: ErrorDetails) -> dict[str, Any]:
     loc = [str(x) for x in err.get("loc", ())]
     field = loc[0] if loc else "?"
     text = _KIND.get(err.get("type", ""), "取值无效")

@@ -252,9 +252,9 @@ env.globals["glossary_definitions"] = definitions_html(TERMS)
 env.globals["cell_text"] = cell_text
 
 
-_fragments = LRU(4096)
-_json = LRU(4096)
-_explains = LRU(1024)
+_fragments: LRU[tuple[bytes, str]] = LRU(4096)
+_json: LRU[bytes] = LRU(4096)
+_explains: LRU[bytes] = LRU(1024)
 
 
 def compute(card: Card, params) -> View:

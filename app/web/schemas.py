@@ -79,9 +79,10 @@ def result_model(card: Card, defaults_outputs: dict[str, Any]) -> type[BaseModel
         desc = (decl.help or decl.label or key) + (f"(单位 {unit})" if unit else "")
         fields[key] = (_type_of(decl, defaults_outputs.get(key)), Field(None, description=desc))   # some states leave some out
     outputs = create_model(f"Outputs_{name}", __config__=ConfigDict(extra="forbid"), **fields)
+    card_id: Any = Literal[card.id]      # a type made at run time: this card's id and no other
     return create_model(
         f"Result_{name}",
-        card=(Literal[card.id], ...),
+        card=(card_id, ...),
         params=(dict[str, Any], Field(..., description="校验后的参数(含默认值)")),
         outputs=(outputs, ...),
         derivations=(dict[str, Derivation], Field(..., description="每个数值输出(int/float,非 bool)一条:输入来源,或公式、代入与可校验的算式")),

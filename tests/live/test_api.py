@@ -298,3 +298,21 @@ def test_animation_frame_travels_with_the_state(client, klass):
     assert client.get(f"/api/live/{klass.code}").json()["frame"] is None
     r = client.put(f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "frame": "<script>"}, headers=klass.auth)
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "frame"
+
+
+def test_a_session_purged_mid_request_is_404_not_a_crash(client, store, monkeypatch):
+    """The lookup found the session, then it went (idle purge) before the change: 404 on ``code``."""
+    real_get = store.get
+
+    async def get_then_purge(code):
+        s = await real_get(code)
+        store._conn(create=True).execute("DELETE FROM sessions WHERE code=?", (code,))
+        return s
+
+    monkeypatch.setattr(store, "get", get_then_purge)
+    for method, path, body in (("POST", "lock", None), ("PUT", "state", {"card": "eg-1-1", "query": ""}),
+                               ("POST", "questions", {"card": "eg-1-1", "query": "", "key": "b_star"})):
+        k = start_class(client)
+        r = client.request(method, f"/api/live/{k.code}/{path}", json=body, headers=k.auth)
+        assert r.status_code == 404, (path, r.text)
+        assert r.json()["detail"][0]["field"] == "code" and r.json()["detail"][0]["type"] == "not_found"

@@ -147,7 +147,7 @@ def gpu_cheatsheet(p: Params) -> View:
     for gid in CHEAT_GPUS:
         g, k = gpu_of(gid), gid.replace("-", "_")
         o |= {f"{k}_mem_gb": g.mem_gb, f"{k}_bw_tbps": g.bw_tbps, f"{k}_bf16_tflops": g.bf16_tflops,
-              f"{k}_read_1gb_ms": units.transfer_time(ONE_GB * GB, g.bw_tbps * 1e12) * 1e3}
+              f"{k}_read_1gb_ms": units.transfer_time(ONE_GB * GB, g.bw_bytes_s) * 1e3}
     key = {(m, g): f"{g.replace('-', '_')}_{m}" for m in CHEAT_METRICS for g in CHEAT_GPUS}
     bars = {m: {g: o[key[m, g]] / max(o[key[m, x]] for x in CHEAT_GPUS) for g in CHEAT_GPUS} for m in CHEAT_METRICS}
     rows = [{"name": "架构", "unit": "", "cells": [{"text": re.search(r"\((.*)\)", gpu_of(g).name).group(1), "frac": None}  # type: ignore[union-attr]

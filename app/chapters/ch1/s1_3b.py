@@ -141,7 +141,7 @@ FIG113 = outputs(
       lead="Qwen3-8B(BF16)在 RTX PRO 6000 上的实测:吞吐涨了约 31 倍,输出间隔也从 26.5 ms 涨到 40.5 ms。拖动 B 看下界怎么走。")
 def fig_1_13(p: MeasureParams) -> View:
     g = gpu_of(p.gpu)
-    bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
+    bw, peak = g.bw_bytes_s, g.flops
     q = decode.quick_numbers(shared.model(shared.QWEN3_8B), context=p.context_tokens)
     meas, _ = shared.measured()
     here = meas.get(p.batch, {})
@@ -206,7 +206,7 @@ def ex14_outputs() -> dict:
     (meas, levels), g = shared.measured(), gpu_of("rtx-pro-6000")
     m1, m64 = meas[1], meas[64]
     q = decode.quick_numbers(shared.model(shared.QWEN3_8B))
-    lb = {b: name(decode.tpot_outputs(q, given(b, "B", "请求", source="练习 1-4 题设"), g.bw_tbps * 1e12, g.bf16_tflops * 1e12)[
+    lb = {b: name(decode.tpot_outputs(q, given(b, "B", "请求", source="练习 1-4 题设"), g.bw_bytes_s, g.flops)[
         "tpot_lb_ms"], f"T_{{B={b}}}", "ms") for b in (1, 64)}
     return decode.batching_check(m1["tpot_ms"], m64["tpot_ms"], m1["throughput_ratio"], m64["throughput_ratio"], lb[1], lb[64],
                                  given(64, "B", "请求", source="练习 1-4 题设")) | {"middle_levels_known": len(meas) >= levels}
@@ -244,7 +244,7 @@ GAP = outputs(
       lead="Qwen3-8B · batch 1 · RTX PRO 6000:先算出硬件允许的下界,再看实测差多远、差距可能来自哪里。")
 def gap_analysis(p: GapParams) -> View:
     g = gpu_of("rtx-pro-6000")
-    bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
+    bw, peak = g.bw_bytes_s, g.flops
     q = decode.quick_numbers(shared.model(shared.QWEN3_8B))
     o = decode.gap_outputs(q, bw, peak, p.measured_tpot_ms, given(1, "B", "请求", source="书中条件:batch 1"))
     fig = bound_vs_measured(o["lb_ms"], p.measured_tpot_ms, ["下界 " + shared.shown(GAP, o, "lb_ms"), "差距 " + shared.shown(GAP, o, "gap_ms")],

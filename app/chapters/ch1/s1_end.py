@@ -139,7 +139,7 @@ def tp_quick(q: decode.QuickNumbers, p: QuickParams, bw: float, peak: float, cap
       lead="把速查表里的数字除以算力或带宽,就得到 prefill 与 decode 的时间下界。换加速器、改上下文看哪一项变。")
 def quick_bounds(p: QuickParams) -> View:
     g = gpu_of(p.gpu)
-    bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
+    bw, peak = g.bw_bytes_s, g.flops
     q = quick_numbers(p.context_tokens)
     o = decode.quick_bounds(q, bw, peak, g.mem_gb, given(1, "B", "请求", source="书中条件:并发 1"))
     o |= tp_quick(q, p, bw, peak, g.mem_gb)

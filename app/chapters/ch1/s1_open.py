@@ -44,7 +44,7 @@ QUESTIONS = [
 def hero_step(double_compute: bool = False, double_bandwidth: bool = False, halve_weights: bool = False) -> dict:
     """例题 1-1's hand calculation on an H100 SXM with the opener's three switches."""
     g = gpu_of("h100-sxm")
-    bw, peak = g.bw_tbps * 1e12, g.bf16_tflops * 1e12
+    bw, peak = g.bw_bytes_s, g.flops
     s = roofline.step_outputs(HAND_N_BILLION * 1e9, 0.5 * HAND_B_W if halve_weights else HAND_B_W, HAND_BATCH,
                               2 * bw if double_bandwidth else bw, 2 * peak if double_compute else peak, 10)
     return {k: s[v] for k, v in KEYS.items()}

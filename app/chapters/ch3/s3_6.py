@@ -51,7 +51,7 @@ class HoldoutParams(Params):
                                 description="fit 模式下用来拟合的 run 名(CSV 的 run 列),每项一个",
                                 json_schema_extra={"control": "list", "step": None, "unit": "", "label": "拟合用的 run(fit 模式)",
                                                    "item_ge": None, "item_le": None, "illustrative": False,
-                                                   "items": {"type": "string", "enum": sorted(cb.RUNS)}, "uniqueItems": True})
+                                                   "items": {"type": "string", "enum": [*sorted(cb.RUNS)]}, "uniqueItems": True})
     tied: bool = toggle(True, label="拟合时令 α = β")
 
     @field_validator("fit_runs")

@@ -4,7 +4,7 @@ never from each other."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...calculators import roofline
 from ...calculators.model_config import weight_bytes
@@ -16,7 +16,10 @@ from ...params_domain import gpu_choice, gpu_of, gpu_type, shape_of_model
 from ...trace import given, name
 from .. import words
 
-GpuId = gpu_type(compute_gpu_ids())          # a preset, or a reader's own card (custom:GB,TB/s,TFLOP/s)
+if TYPE_CHECKING:
+    GpuId = str                                  # what the validated field holds
+else:
+    GpuId = gpu_type(compute_gpu_ids())          # a preset, or a reader's own card (custom:GB,TB/s,TFLOP/s)
 
 # 例题 1-1's hand calculation: N = 70×10⁹ parameters at b_W = 1 B each, one request per step
 # (N in units of 10⁹, as the slider gives it: multiply by 1e9 where it is used, inside a card).
@@ -50,7 +53,7 @@ def measured() -> tuple[dict[int, dict], int]:
 class StepParams(Params):
     """例题 1-1's nine quantities (shared by 图 1-10, 练习 1-3 and the chapter-1 fallacies)."""
 
-    gpu: GpuId = gpu_choice("h100-sxm", gpu_options(), label="加速器")  # type: ignore[valid-type]
+    gpu: GpuId = gpu_choice("h100-sxm", gpu_options(), label="加速器")
     params_billion: float = slider(70, ge=1, le=1000, step=1, label="参数量 N", unit="×10⁹")
     bytes_per_param: float = slider(1, ge=0.25, le=2, step=0.25, label="每参数字节 b_W", unit="B")
     batch: int = slider(1, ge=1, le=512, step=1, label="批大小 B", unit="请求", log=True)
@@ -66,8 +69,8 @@ def rates(gpu: str, bw_eff_pct: float, compute_eff_pct: float, bw_tbps: float | 
           peak_tflops: float | None = None) -> tuple[float, float]:
     """β_eff and Π_eff (B/s, FLOP/s): the override or the GPU's, times the usable share."""
     g = gpu_of(gpu)
-    bw = (bw_tbps if bw_tbps is not None else g.bw_tbps) * 1e12 * bw_eff_pct / 100
-    peak = (peak_tflops if peak_tflops is not None else g.bf16_tflops) * 1e12 * compute_eff_pct / 100
+    bw = (bw_tbps * 1e12 if bw_tbps is not None else g.bw_bytes_s) * bw_eff_pct / 100
+    peak = (peak_tflops * 1e12 if peak_tflops is not None else g.flops) * compute_eff_pct / 100
     return name(bw, "β_{eff}", "B/s"), name(peak, "Π_{eff}", "FLOP/s")
 
 def effective_rates(p: StepParams) -> tuple[float, float]:
@@ -90,8 +93,11 @@ def notes(card_id: str, **when: Any) -> list[Note]:
 def questions(card_id: str, view: View, params: Any) -> list[Question]:
     """The card's questions (content.toml ``[questions]``); prompt, hint and answer text filled at
     this state, a solution left as a template so that its numbers expand into their derivations."""
-    return [Question(**{k: filled(card_id, view, params, v) if k in ("prompt", "hint", "answer_text") else v for k, v in q.items()})
-            for q in CONTENT["questions"][card_id]]
+    def one(q: dict[str, Any]) -> Question:
+        fields: dict[str, Any] = {k: filled(card_id, view, params, v) if k in ("prompt", "hint", "answer_text") else v
+                                  for k, v in q.items()}
+        return Question(**fields)
+    return [one(q) for q in CONTENT["questions"][card_id]]
 
 
 def diagram(card_id: str, **ctx: Any) -> Block:

@@ -18,7 +18,7 @@ LINK_RULE = "tp > 1 时加速器须有互连带宽:预设里收录的,或 link_g
 
 def tp_choice(default: int = 1) -> Any:
     """The tensor-parallel degree: a select of 1, 2, 4, 8 (a JSON number), book symbol tp."""
-    extra = {"control": "select", "options": TP_OPTIONS, "label": "张量并行 tp", "illustrative": False, "sym": "tp"}
+    extra: dict[str, Any] = {"control": "select", "options": TP_OPTIONS, "label": "张量并行 tp", "illustrative": False, "sym": "tp"}
     return Field(default, description="张量并行度 tp:模型切到几张卡上(1 = 不切)", json_schema_extra=extra)
 
 

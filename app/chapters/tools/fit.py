@@ -112,7 +112,7 @@ def model_shape(ref: str) -> ModelShape:
 def plan_of(p: FitParams, s: ModelShape) -> planner.Plan:
     """The planner on this state: the accelerator's numbers as traced inputs."""
     g = gpu_of(p.gpu)
-    acc = planner.Accelerator(g.mem_gb * GB, g.bw_tbps * 1e12, peaks_flops(p.gpu), link_bytes_s(p.gpu, p.link_gbps))
+    acc = planner.Accelerator(g.mem_gb * GB, g.bw_bytes_s, peaks_flops(p.gpu), link_bytes_s(p.gpu, p.link_gbps))
     return planner.plan(s, acc, tp=p.tp, weight_format=p.weight_format, kv_format=p.kv_format, context=p.context,
                         concurrency=p.concurrency, mem_util=p.mem_util, reserve_bytes=p.reserve_gb * GB)
 
