@@ -26,7 +26,7 @@ class Eg11Params(StepParams):
 
     model: model_type(MODELS) = model_choice("manual", MODELS, label="模型(可选)")  # type: ignore[valid-type]
     link_gbps: float | None = link_override()
-    tp: TpDegree = tp_choice()  # type: ignore[valid-type]
+    tp: TpDegree = tp_choice()
     cross_field_rules = (LINK_RULE,)
 
     @field_validator("tp")

@@ -96,7 +96,7 @@ class QuickParams(Params):
     gpu: shared.GpuId = gpu_choice("rtx-pro-6000", gpu_options(), label="加速器")
     context_tokens: int = slider(2048, ge=128, le=32768, step=128, label="decode 上下文长度 S", unit="token")
     link_gbps: float | None = link_override()
-    tp: TpDegree = tp_choice()  # type: ignore[valid-type]
+    tp: TpDegree = tp_choice()
     cross_field_rules = (LINK_RULE,)
 
     @field_validator("tp")

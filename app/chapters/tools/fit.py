@@ -44,7 +44,7 @@ class FitParams(Params):
     model: model_type(MODELS) = model_choice("qwen3-8b", MODELS, label="模型")  # type: ignore[valid-type]
     gpu: gpu_type(extended_gpu_ids()) = gpu_choice("h100-sxm", extended_gpu_options(), label="加速器")  # type: ignore[valid-type]
     link_gbps: float | None = link_override()
-    tp: TpDegree = tp_choice()  # type: ignore[valid-type]
+    tp: TpDegree = tp_choice()
     weight_format: Literal[tuple(WEIGHT_FORMATS)] = choice(  # type: ignore[valid-type]
         "bf16", _format_options(WEIGHT_FORMATS), label="权重格式(位数含缩放)")
     kv_format: Literal[tuple(KV_FORMATS)] = choice(  # type: ignore[valid-type]
