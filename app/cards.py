@@ -98,12 +98,13 @@ def number_list(default: Sequence[float], *, ge: float, le: float, step: float, 
                  description=help or label, json_schema_extra=extra)
 
 
-def number_type(options: Sequence[float]) -> Any:
+def number_type(options: Sequence[float], then: Callable[..., Any] | None = None) -> Any:
     """The type of a select whose options are numbers: a number equal to one option. Text from a
-    query or a form (``"2796"``, ``"2796.0"``) selects the option of that value; booleans never do."""
+    query or a form (``"2796"``, ``"2796.0"``) selects the option of that value; booleans never do.
+    ``then`` is a further rule on the chosen option (a pydantic after-validator, ``(v, info)``)."""
     from typing import Annotated
 
-    from pydantic import BeforeValidator, WithJsonSchema
+    from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
     opts = tuple(options)
 
     def pick(v: Any) -> Any:
@@ -118,8 +119,10 @@ def number_type(options: Sequence[float]) -> Any:
                 return o
         raise ValueError("不是可选值")
 
-    return Annotated[Literal[opts], BeforeValidator(pick),
-                     WithJsonSchema({"type": "number", "enum": list(opts)})]
+    schema = WithJsonSchema({"type": "number", "enum": list(opts)})
+    if then is None:
+        return Annotated[Literal[opts], BeforeValidator(pick), schema]
+    return Annotated[Literal[opts], BeforeValidator(pick), AfterValidator(then), schema]
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationInfo, field_validator
-
 from ...calculators import parallel, roofline
 from ...calculators.model_config import decode_flops, decode_weight_read_bytes
 from ...cards import Figure, Note, View, card
@@ -15,7 +13,7 @@ from ...params_domain import model_choice, model_type
 from ...trace import name
 from ..shared import ch1 as shared
 from ..shared.ch1 import MODEL_NAMES, StepParams, effective_rates, model, plain_out
-from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, require_link, tp_choice
+from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, tp_choice
 
 MODELS = {"manual": "按 N 手算(例题 1-1)", "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
           "qwen3-8b": "Qwen3-8B"}
@@ -28,11 +26,6 @@ class Eg11Params(StepParams):
     link_gbps: float | None = link_override()
     tp: TpDegree = tp_choice()
     cross_field_rules = (LINK_RULE,)
-
-    @field_validator("tp")
-    @classmethod
-    def _link_for_tp(cls, v: int, info: ValidationInfo) -> int:
-        return require_link(v, info)
 
 EG11 = outputs(
     m_w_gb=out("驻留量 M_W = b_W·N", sig=4, sym="M_W"), r_w_gb=out("每步读取 R_W = b_W·N", sig=4, sym="R_W"),

@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import ValidationInfo, field_validator
-
 from ...calculators import decode, parallel, roofline
 from ...calculators.units import GIB
 from ...cards import Figure, Note, Params, Table, View, card, slider
@@ -16,7 +14,7 @@ from ...outputs import out, outputs
 from ...params_domain import gpu_choice, gpu_of
 from ...trace import given, name, tmax
 from ..shared import ch1 as shared
-from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, require_link, tp_choice
+from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, tp_choice
 
 WORKSPACE = given(2, "M_{work}", "GiB", source="示意值(书中未给出)")   # fallacy 2: workspace + runtime reserve
 
@@ -98,11 +96,6 @@ class QuickParams(Params):
     link_gbps: float | None = link_override()
     tp: TpDegree = tp_choice()
     cross_field_rules = (LINK_RULE,)
-
-    @field_validator("tp")
-    @classmethod
-    def _link_for_tp(cls, v: int, info: ValidationInfo) -> int:
-        return require_link(v, info)
 
 QUICK = outputs(
     prefill_tflop=out("prefill 运算(2048 token)", digits=2, sym="F_{prefill}"), prefill_compute_ms=out("prefill 计算下界", sig=4),

@@ -12,7 +12,6 @@ from ...data import CUSTOM_GPU, PEAK_FIELDS, gpu
 from ...trace import given
 
 TP_OPTIONS: dict[int, str] = {1: "1(单卡)", 2: "2 张卡", 4: "4 张卡", 8: "8 张卡"}
-TpDegree = number_type(tuple(TP_OPTIONS))
 LINK_RULE = "tp > 1 时加速器须有互连带宽:预设里收录的,或 link_gbps(互连带宽覆盖)"
 
 
@@ -29,11 +28,16 @@ def link_override() -> Any:
 
 
 def require_link(tp: int, info: ValidationInfo) -> int:
-    """Field validator body for ``tp`` (declared after ``gpu`` and ``link_gbps``): tp > 1 needs a link."""
+    """The rule on ``tp`` (declared after ``gpu`` and ``link_gbps``): tp > 1 needs a link."""
     ref, link = info.data.get("gpu"), info.data.get("link_gbps")
     if tp > 1 and ref is not None and link is None and gpu(ref).interconnect_gbps is None:
         raise ValueError("tp > 1 要走卡间互连,但该加速器没有收录互连带宽;请在“互连带宽 β_link(覆盖)”里填写")
     return tp
+
+
+# The degree's type carries the link rule, so a card declares ``gpu``, ``link_gbps`` and ``tp`` (in that
+# order, the rule reads the two before it) and nothing more.
+TpDegree = number_type(tuple(TP_OPTIONS), then=require_link)
 
 
 def _source(ref: str) -> str:

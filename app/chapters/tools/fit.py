@@ -5,8 +5,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Literal
 
-from pydantic import ValidationInfo, field_validator
-
 from ...calculators import planner
 from ...calculators.formats import KV_FORMATS, WEIGHT_FORMATS, Format
 from ...calculators.model_config import ConfigError, ModelShape, shape_of
@@ -18,7 +16,7 @@ from ...outputs import out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type, model_choice, model_type, shape_of_model
 from ...trace import given, leaf
 from .. import words
-from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, peaks_flops, require_link, tp_choice
+from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, peaks_flops, tp_choice
 
 NAMES = {"qwen3-8b": "Qwen3-8B", "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
          "qwen3-vl-4b-text": "Qwen3-VL-4B(语言部分)"}
@@ -55,11 +53,6 @@ class FitParams(Params):
     context: int = slider(8192, ge=1, le=1_048_576, step=1, label="上下文长度 S", unit="token", log=True)
     concurrency: int = slider(16, ge=1, le=1000, step=1, label="并发请求数 C", unit="个", log=True)
     cross_field_rules = (LINK_RULE,)
-
-    @field_validator("tp")
-    @classmethod
-    def _link_for_tp(cls, v: int, info: ValidationInfo) -> int:
-        return require_link(v, info)
 
 
 FIT = outputs(
