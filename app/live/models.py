@@ -5,6 +5,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from ..web.schemas import ErrorBody
 from .limits import DEVICE_MAX, DEVICE_MIN, MAX_QUERY_LEN, NICK_MAX
 
 
@@ -77,18 +78,6 @@ class SnapshotIn(Strict):
 
 
 # ------------------------------------------------------------------ responses (documented in /docs)
-
-
-class ErrorItem(BaseModel):
-    loc: list[str]
-    field: str
-    type: str
-    msg: str
-    input: str | None = None
-
-
-class ErrorBody(BaseModel):
-    detail: list[ErrorItem]
 
 
 class Created(BaseModel):

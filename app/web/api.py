@@ -17,7 +17,7 @@ from .lookup import CardRef
 from .pages import solutions_allowed
 from .query import ParamError, parse_query, validate
 from .render import cached_json, compute, dumps, outputs_json
-from .schemas import result_model
+from .schemas import ErrorBody, result_model
 
 router = APIRouter()
 
@@ -35,18 +35,6 @@ class CardInfo(BaseModel):
 
 class CardList(BaseModel):
     cards: list[CardInfo]
-
-
-class ErrorItem(BaseModel):
-    loc: list[str]
-    field: str
-    type: str
-    msg: str
-    input: str | None = None
-
-
-class ErrorBody(BaseModel):
-    detail: list[ErrorItem]
 
 
 class Verdict(BaseModel):

@@ -15,6 +15,7 @@ from ..calculators.model_config import ConfigError, analyze, derive
 from ..data import model_config, model_ids
 from .model_report import steps
 from .model_schema import CROSS_FIELD_RULES, config_schema, schema_error
+from .schemas import ErrorBody
 
 CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"
 
@@ -59,18 +60,6 @@ class PresetList(BaseModel):
     models: list[PresetModel]
 
 
-class ModelsErrorItem(BaseModel):
-    loc: list[str]
-    field: str
-    type: str
-    msg: str
-    input: str | None = None
-
-
-class ModelsError(BaseModel):
-    detail: list[ModelsErrorItem]
-
-
 def _error(kind: str, msg: str, field: str = "body") -> JSONResponse:
     loc = ["body"] if field == "body" else ["body", field]
     return JSONResponse({"detail": [{"loc": loc, "field": field, "type": kind, "msg": msg, "input": None}]},
@@ -100,8 +89,8 @@ async def _read_limited(request: Request) -> bytes | JSONResponse:
 @router.post(
     "/api/models/derive", response_model=DerivedModel, summary="从 config.json 推导参数量、KV、读写与 FLOPs",
     description=CROSS_FIELD + ";".join(CROSS_FIELD_RULES),
-    responses={422: {"model": ModelsError, "description": "请求体不是 JSON 对象,或 config.json 缺字段/架构不支持"},
-               413: {"model": ModelsError, "description": "请求体超过 1 MB"}},
+    responses={422: {"model": ErrorBody, "description": "请求体不是 JSON 对象,或 config.json 缺字段/架构不支持"},
+               413: {"model": ErrorBody, "description": "请求体超过 1 MB"}},
     openapi_extra={"requestBody": {"required": True, "description": "Hugging Face 的 config.json(JSON 对象)",
                                    "content": {"application/json": {"schema": config_schema()}}}})
 async def derive_config(request: Request):

@@ -87,3 +87,17 @@ def result_model(card: Card, defaults_outputs: dict[str, Any]) -> type[BaseModel
         outputs=(outputs, ...),
         derivations=(dict[str, Derivation], Field(..., description="每个数值输出(int/float,非 bool)一条:输入来源,或公式、代入与可校验的算式")),
         questions=(list[QuestionInfo] | None, None))
+
+
+class ErrorItem(BaseModel):
+    """One refused field, as every 422/4xx of the JSON API spells it (cards, models, live class)."""
+
+    loc: list[str]
+    field: str
+    type: str
+    msg: str
+    input: str | None = None
+
+
+class ErrorBody(BaseModel):
+    detail: list[ErrorItem]
