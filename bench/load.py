@@ -20,6 +20,10 @@ from bench.bench import start_server  # noqa: E402
 
 
 def mixed_paths(n: int = 600) -> list[str]:
+    """n random one-slider URLs over every card; a value the card itself refuses (a cross-field rule
+    such as supervised tokens ≤ sequence length) is drawn again, so every URL is a valid state."""
+    from pydantic import ValidationError
+
     from app.cards import REGISTRY, controls_of
     from app.main import app  # noqa: F401  (registers every card)
     rnd = random.Random(7)
@@ -30,13 +34,21 @@ def mixed_paths(n: int = 600) -> list[str]:
         q = ""
         sliders = [s for s in controls_of(REGISTRY[cid].params)
                    if s.control == "slider" and s.ge is not None and s.ge != s.le and not s.optional]
-        if sliders:
+        for _attempt in range(20):
+            if not sliders:
+                break
             s = rnd.choice(sliders)
             lo, hi = s.ge, s.le
             v = lo + (hi - lo) * rnd.random()
             v = round(v) if s.is_int else round(v / s.step) * s.step if s.step else v
             v = min(max(v, lo), hi)
-            q = "?" + urlencode({s.name: f"{v:g}" if not s.is_int else str(int(v))})
+            text = f"{v:g}" if not s.is_int else str(int(v))
+            try:
+                REGISTRY[cid].parse({s.name: text})
+            except ValidationError:
+                continue
+            q = "?" + urlencode({s.name: text})
+            break
         kind = rnd.random()
         paths.append(f"/cards/{cid}/fragment{q}" if kind < 0.6 else f"/api/cards/{cid}{q}" if kind < 0.9 else f"/cards/{cid}{q}")
     return paths
