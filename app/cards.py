@@ -324,11 +324,6 @@ class View:
     links_title: str = "动手试"
     ctx: dict[str, Any] = field(default_factory=dict)  # run-time values for labels and conditions
 
-    def stat(self, key: str, label: str, unit: str = "", **kw: Any) -> View:
-        """Show output ``key`` as a labelled number (chainable)."""
-        self.stats.append(Stat(key=key, label=label, value=self.outputs[key], unit=unit, **kw))
-        return self
-
 
 # ---------------------------------------------------------------------------------------------
 # Cards and the registry

@@ -139,17 +139,6 @@ def reading_order() -> list[str]:
     return out + [cid for cid, c in REGISTRY.items() if section_of(c) is None]
 
 
-# Tool pages: cards outside the chapters (section "tools"), each on its own page /tools/{slug} with an
-# intro in ``tools/{slug}.md``.
-TOOLS: dict[str, str] = {"fit": "fit-planner"}
-
-
-@cache
-def tool_intro(slug: str) -> str:
-    """The intro prose of tool page ``slug`` (Chinese, Markdown with ``$tex$``)."""
-    return (HERE / "tools" / f"{slug}.md").read_text(encoding="utf-8")
-
-
 def neighbours(card_id: str) -> tuple[str | None, str | None]:
     """Previous / next card of the same section in reading order."""
     c = REGISTRY[card_id]

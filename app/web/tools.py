@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
 from ..cards import REGISTRY, Card
-from ..chapters import TOOLS, tool_intro
+from ..chapters.tools import TOOLS, tool_intro
 from .pages import PAGE_CACHE, cached_page, not_found
 from .query import ParamError, parse_query
 from .render import fragment_bytes, render
