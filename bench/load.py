@@ -22,10 +22,9 @@ from bench.bench import start_server  # noqa: E402
 def mixed_paths(n: int = 600) -> list[str]:
     """n random one-slider URLs over every card; a value the card itself refuses (a cross-field rule
     such as supervised tokens ≤ sequence length) is drawn again, so every URL is a valid state."""
-    from pydantic import ValidationError
-
     from app.cards import REGISTRY, controls_of
     from app.main import app  # noqa: F401  (registers every card)
+    from pydantic import ValidationError
     rnd = random.Random(7)
     ids = sorted(REGISTRY)
     paths = ["/", "/ch/1", "/ch/3/3.1"]
