@@ -79,8 +79,16 @@
     var stage = $("#live-stage");
     return new Promise(function (resolve) {
       var done = false;
-      function finish() { if (!done) { done = true; stage.removeEventListener("card:drawn", finish); resolve(); } }
+      function failed(e) { if (e.detail && e.detail.target === stage) finish(); }   // an error page or no network: stop waiting
+      function finish() {
+        if (done) return;
+        done = true;
+        stage.removeEventListener("card:drawn", finish);
+        ["htmx:responseError", "htmx:sendError"].forEach(function (n) { document.removeEventListener(n, failed); });
+        resolve();
+      }
       stage.addEventListener("card:drawn", finish);
+      ["htmx:responseError", "htmx:sendError"].forEach(function (n) { document.addEventListener(n, failed); });
       setTimeout(finish, 4000);
       window.htmx.ajax("GET", "/live/card/" + encodeURIComponent(card) + (query ? "?" + query : ""),
         { target: stage, swap: "innerHTML" }).catch(finish);
@@ -532,6 +540,13 @@
       }
       f.busy = loadStage(want.card, want.query).then(function () {
         f.busy = null;
+        var lc = stageCard();
+        if (!lc || lc.dataset.card !== want.card) {   // the fetch failed (Wi-Fi, a proxy's 502): not shown, retry
+          f.retry = Math.min((f.retry || 250) * 2, 8000);
+          setTimeout(f.follow, f.retry);
+          return;
+        }
+        f.retry = 0;
         f.shown = { card: want.card, query: want.query, frame: null };
         f.setControls();
         maskFor(f.latest.question);

@@ -78,6 +78,22 @@ def _start_class(browser, base, contexts):
     return teacher, students
 
 
+def _wait_stage(teacher, students, card):
+    """Every student's stage shows ``card``; on a timeout, say where the change stopped (the
+    teacher's stage and sync message, the server's state, each student's connection)."""
+    from playwright.sync_api import TimeoutError as PwTimeout
+    for s in students:
+        try:
+            s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{card}'")
+        except PwTimeout:
+            code = teacher.url.split("/live/")[1].split("/")[0]
+            server = teacher.evaluate(f"fetch('/api/live/{code}').then(r => r.text())")
+            raise AssertionError(
+                f"student stage {_stage_card(s)!r} ≠ {card!r}; teacher stage {_stage_card(teacher)!r}, "
+                f"teacher says {teacher.inner_text('.live-auth')!r}; server state {server}; "
+                f"student status {s.inner_text('.live-status')!r}") from None
+
+
 def _follow_slider_cards_and_jumps(teacher, students):
     from app.chapters import neighbours
     _, next_card = neighbours("eg-1-1")
@@ -87,8 +103,7 @@ def _follow_slider_cards_and_jumps(teacher, students):
         s.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(32))")
     teacher.locator(".present-bar").click(position={"x": 5, "y": 5})
     teacher.keyboard.press("n")
-    for s in students:
-        s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{next_card}'")
+    _wait_stage(teacher, students, next_card)
     assert _stage_card(teacher) == next_card
     if next_card == "fig-1-10":   # a ▶ figure: a step of the animation is followed too
         plot = "document.getElementById('plot-fig-1-10-0')"
@@ -98,14 +113,13 @@ def _follow_slider_cards_and_jumps(teacher, students):
         for s in students:
             s.wait_for_function(f"() => {plot} && {plot}._fullLayout && {plot}._fullLayout.sliders[0].active === 5")
     teacher.keyboard.press("p")
+    _wait_stage(teacher, students, "eg-1-1")
     for s in students:
-        s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'eg-1-1'")
         _wait_value(s, BATCH, "1")
     for label, card in (("练习 1-3", "ex-1-3"), ("例题 1-1", "eg-1-1")):   # the jump box
         teacher.fill("#live-jump-q", label)
         teacher.press("#live-jump-q", "Enter")
-        for s in students:
-            s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{card}'")
+        _wait_stage(teacher, students, card)
     for s in students:
         _drawn(s)
 
@@ -213,6 +227,34 @@ def test_follower_resumes_after_a_server_restart_without_reloading(browser, live
         s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
         assert s.evaluate("window.__noReload") == 1          # the same page: resumed, never reloaded
         s.watch.errors = [e for e in s.watch.errors if "ERR_CONNECTION_REFUSED" not in e and "net::" not in e]
+        s.watch.assert_clean()
+    finally:
+        ctx.close()
+
+
+def test_follower_stage_recovers_from_a_failed_fetch(browser, live_server):
+    """A phone whose fetch of the new card fails (Wi-Fi drop, a proxy's 502) must not count that
+    card as shown: it tries again and reaches the class's card without the teacher doing anything."""
+    from bench.live_cluster import call
+    base = live_server["base"]
+    _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": "batch=2"})
+    ctx, s = _page(browser, 420, 900)
+    failed = []
+
+    def fail_first(route):
+        if not failed:
+            failed.append(route.request.url)
+            return route.fulfill(status=502, body="bad gateway")
+        return route.continue_()
+    try:
+        s.goto(k["follow_url"])
+        _drawn(s)
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        s.route("**/live/card/ex-1-3*", fail_first)
+        assert call(base, "PUT", f"/api/live/{k['code']}/state", {"card": "ex-1-3", "query": ""}, k["token"])[0] == 200
+        s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'ex-1-3'", timeout=15000)
+        assert len(failed) == 1
+        s.watch.errors = [e for e in s.watch.errors if "502" not in e]
         s.watch.assert_clean()
     finally:
         ctx.close()
