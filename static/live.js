@@ -504,7 +504,12 @@
     followAnswering(f);
     f.setControls();
     f.showQuestion(f.latest.question);
-    document.addEventListener("card:drawn", function () { f.setControls(); maskFor(f.latest.question); });
+    document.addEventListener("card:drawn", function () {
+      f.setControls();
+      maskFor(f.latest.question);
+      var lc = stageCard();   // a late swap of an older card must not stay: the stage converges to the class
+      if (lc && !f.busy && !f.exploring && lc.dataset.card !== f.latest.card) { f.shown = { card: lc.dataset.card }; f.follow(); }
+    });
     f.follow();   // a ▶ frame the instructor is on
     f.rejoin();
   }
