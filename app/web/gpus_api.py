@@ -43,9 +43,6 @@ class GpuList(BaseModel):
 
 
 @router.get("/api/gpus", response_model=GpuList, summary="加速器预设:显存、带宽、各精度稠密峰值、互连,附来源")
-def list_gpus() -> dict:
-    out = [{"id": g.id, "name": g.name, "vendor": g.vendor, "book": g.book, "mem_gb": g.mem_gb, "bw_tbps": g.bw_tbps,
-            "bf16_tflops": g.bf16_tflops, "fp8_tflops": g.fp8_tflops, "fp4_tflops": g.fp4_tflops,
-            "int4_tops": g.int4_tops, "interconnect_gbps": g.interconnect_gbps, "interconnect": g.interconnect,
-            "source": list(g.source), "notes": g.notes} for g in gpus().values()]
-    return {"units": UNITS, "gpus": out}
+def list_gpus() -> GpuList:
+    """The presets as ``data/gpus.json`` holds them (the model reads the same fields off each part)."""
+    return GpuList(units=UNITS, gpus=[GpuPreset.model_validate(g, from_attributes=True) for g in gpus().values()])

@@ -2,23 +2,13 @@
 and used to say 无法检查): one correct answer per card, typed or clicked as a reader would."""
 from __future__ import annotations
 
-from app.cards import REGISTRY
-from app.web.render import compute
-
-WITH_QUESTIONS = sorted(cid for cid, c in REGISTRY.items() if compute(c, c.defaults()).questions)
-
-
-def _answer(cid):
-    card = REGISTRY[cid]
-    view = compute(card, card.defaults())
-    q = next(q for q in view.questions if q.kind != "open")
-    return q, view.outputs[q.key]
+from tests.web.test_checkable import WITH_QUESTIONS, first_checkable
 
 
 def test_check_button_works_on_every_card_with_questions(page, server):
     assert "ex-3-1" in WITH_QUESTIONS
     for cid in WITH_QUESTIONS:
-        q, expected = _answer(cid)
+        q, expected = first_checkable(cid)
         page.goto(f"{server}/cards/{cid}")
         li = page.locator(f'#{cid} li.q[data-key="{q.key}"]')
         if q.kind == "numeric":

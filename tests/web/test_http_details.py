@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 from app.web.limits import MAX_BODY
+from bench.live_cluster import free_port, start_uvicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG = "/cards/ex-1-3/fragment"          # well over GZipMiddleware's 800-byte minimum
@@ -92,24 +88,12 @@ def test_chunked_body_under_limit_reaches_the_route(client):
 
 @pytest.fixture(scope="module")
 def real_server():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--log-level", "warning"],
-                            cwd=ROOT, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    base = f"http://127.0.0.1:{port}"
+    port = free_port()
+    proc = start_uvicorn(port, {"PYTHONDONTWRITEBYTECODE": "1"})
     try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(base + "/healthz", timeout=1)
-                break
-            except Exception:
-                time.sleep(0.1)
-        yield base
+        yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        proc.stop()
 
 
 def test_urllib_reads_the_413_from_a_real_server(real_server):

@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
+
+from bench.live_cluster import free_port, start_uvicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 # The live class (issue 16) is the one stateful part, kept apart from the card routes: its SQLite
@@ -33,22 +31,11 @@ def _snapshot() -> dict[str, float]:
 
 def test_server_writes_nothing():
     before = _snapshot()
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    env = {k: v for k, v in os.environ.items() if k not in ("AIINFRA_LIVE_DB", "AIINFRA_REDIS_URL")}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"   # the live store on its default path, inside the project
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--log-level", "warning"],
-                            cwd=ROOT, env=env)
+    # the live store on its default path, inside the project ("" = unset)
+    port = free_port()
+    proc = start_uvicorn(port, {"AIINFRA_LIVE_DB": "", "AIINFRA_REDIS_URL": "", "PYTHONDONTWRITEBYTECODE": "1"})
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(base + "/healthz", timeout=1)
-                break
-            except Exception:
-                time.sleep(0.1)
         for path in ("/", "/ch/1/1.3", "/cards/eg-1-1?batch=8", "/cards/eg-1-1/fragment?batch=9",
                      "/api/cards/eg-1-1", "/cards/eg-1-1/figure/0.csv", "/present/fig-1-10", "/jump?q=图 1-7",
                      "/live", "/live/ABCDEF", "/api/live/ABCDEF", "/api/live/askable/eg-1-1"):
@@ -65,8 +52,7 @@ def test_server_writes_nothing():
                                      headers={"Content-Type": "application/json"})
         urllib.request.urlopen(req, timeout=30).read()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        proc.stop()
     after = _snapshot()
     changed = [p for p in after if before.get(p) != after[p]]
     assert not changed, changed[:10]
