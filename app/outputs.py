@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from . import format as fmt
@@ -192,18 +192,31 @@ class Piece:
     kind: str = ""      # "output" | "param" | "ctx"
 
 
-def fill(template: str, lookup: Callable[[str, str], tuple[str, str] | None]) -> Iterator[Piece]:
-    """Split ``template`` into text and filled slots. ``lookup(key, flag)`` → (text, kind) or
-    None (the slot is left as written, so a typo shows rather than vanishes)."""
+@lru_cache(maxsize=16_384)
+def split(template: str) -> tuple[tuple[str, str, str], ...]:
+    """``template`` as runs of (text, key, flag): a slot has a key (its text is the slot as
+    written), plain text has none. Parsed once per template text: every drag fills the same texts."""
+    runs: list[tuple[str, str, str]] = []
     pos = 0
     for m in TEMPLATE.finditer(template):
         if m.start() > pos:
-            yield Piece(template[pos:m.start()])
-        hit = lookup(m.group(1), m.group(2) or "")
-        yield Piece(hit[0], m.group(1), hit[1]) if hit else Piece(m.group(0))
+            runs.append((template[pos:m.start()], "", ""))
+        runs.append((m.group(0), m.group(1), m.group(2) or ""))
         pos = m.end()
     if pos < len(template):
-        yield Piece(template[pos:])
+        runs.append((template[pos:], "", ""))
+    return tuple(runs)
+
+
+def fill(template: str, lookup: Callable[[str, str], tuple[str, str] | None]) -> Iterator[Piece]:
+    """Split ``template`` into text and filled slots. ``lookup(key, flag)`` → (text, kind) or
+    None (the slot is left as written, so a typo shows rather than vanishes)."""
+    for text, key, flag in split(template):
+        if not key:
+            yield Piece(text)
+            continue
+        hit = lookup(key, flag)
+        yield Piece(hit[0], key, hit[1]) if hit else Piece(text)
 
 
 def resolve_cond(cond: Any, ctx: Mapping[str, Any], params: Any, outs: Mapping[str, Any]) -> bool:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import orjson
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
 from markupsafe import Markup, escape
 
 from .. import format as fmt
@@ -287,10 +288,34 @@ def fragment_bytes(card: Card, params, *, solutions: bool = True) -> tuple[bytes
 
 def render_fragment(card: Card, params, view: View, *, solutions: bool = True,
                     derivations: dict[str, Derivation] | None = None) -> str:
-    tpl = env.get_template(card.template or "_result.html")
-    return tpl.render(**view_context(card, params, view, solutions=solutions, derivations=derivations))
+    ctx = view_context(card, params, view, solutions=solutions, derivations=derivations)
+    if card.template:      # a card's own template, which includes the generic result
+        return env.get_template(card.template).render(**ctx)
+    return result_html(ctx)
 
 
+def result_html(ctx: Mapping[str, Any]) -> Markup:
+    """The generic result: headline, tiles, figures, diagrams, tables, links, questions, notes and
+    the prose-quoted values. Composed as strings (every drag renders it; a Jinja template around
+    these parts cost more than most of them); diagrams and questions stay the macros of ``_parts.html``."""
+    card, view, qs, tpl = ctx["card"], ctx["view"], ctx["qs"], ctx["tpl"]
+    parts = env.get_template("_parts.html").module
+    out: list[str] = [f'<p class="headline">{tpl(view.headline)}</p>' if view.headline else "",
+                      ctx["stats_html"](ctx["tiles"], qs), "\n", ctx["figures_html"](qs, tpl), "\n",
+                      parts.blocks(card, view, ctx["solutions"]) if view.blocks else "", "\n",  # type: ignore[attr-defined]
+                      ctx["tables_html"](tpl), "\n", ctx["links_html"](), "\n",
+                      parts.questions(card, view, qs, ctx["solutions"], ctx["derivations"], tpl,  # type: ignore[attr-defined]
+                                      ctx["fill_text"]) if view.questions else "", "\n",
+                      ctx["notes_html"](tpl), "\n"]
+    values = live_values(card, view, ctx["params"])
+    if values:
+        out.append(f'<script type="application/json" class="livevals" data-card="{escape(card.id)}">{_json_script(values)}</script>')
+    return Markup("".join(out))
+
+
+
+
+env.globals["generic_result"] = pass_context(result_html)   # _result.html, where a card's template includes it
 
 
 def outputs_json(view: View) -> dict[str, Any]:
