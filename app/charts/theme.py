@@ -72,6 +72,30 @@ def r(x: Any, sig: int = 5) -> Any:
     return x
 
 
+class FrameRounding:
+    """:func:`r` for an animation's frames, which repeat the same numbers frame after frame: each
+    distinct float is formatted once per figure (the same digits as :func:`r`)."""
+
+    def __init__(self, sig: int = 5):
+        self.sig = sig
+        self.memo: dict[float, float | None] = {}
+
+    def __call__(self, x: Sequence[Any]) -> Rounded:
+        memo, out = self.memo, []
+        for v in x:
+            if type(v) is float:
+                got = memo.get(v, _MISSING)
+                if got is _MISSING:
+                    got = memo[v] = r(v, self.sig)
+                out.append(got)
+            else:
+                out.append(r(v, self.sig))
+        return Rounded(out)
+
+
+_MISSING: Any = object()
+
+
 def _seq(x: Iterable) -> list:
     """A list as it is (a :class:`Rounded` stays rounded), anything else as a new list."""
     return x if isinstance(x, list) else list(x)

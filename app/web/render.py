@@ -50,9 +50,12 @@ def dumps(obj: Any) -> bytes:
 
 
 def _json_script(obj: Any) -> Markup:
-    """JSON safe inside <script type="application/json">."""
-    s = dumps(obj).decode()
-    return Markup(s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+    """JSON safe inside <script type="application/json"> (the three characters escaped only when
+    present: most figures have none, and each replace is a pass over ~10 kB)."""
+    b = dumps(obj)
+    if b"<" in b or b">" in b or b"&" in b:
+        b = b.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+    return Markup(b.decode())
 
 
 def stat_text(s: Stat) -> str:
@@ -220,9 +223,11 @@ env.globals["live_number"] = live_number
 
 
 @cache
-def prose_slots() -> dict[str, frozenset[tuple[str, str]]]:
+def prose_slots() -> dict[str, tuple[tuple[str, str], ...]]:
     """Which (output, flags) of each card some section's prose quotes: the fragment ships exactly
-    those, formatted, so the page can keep its prose equal to the card's state."""
+    those, formatted, so the page can keep its prose equal to the card's state. Sorted: a set's
+    order changes with each process's string hashing, and every worker must send the same bytes
+    (and so the same ETag) for one state."""
     from ..chapters import CHAPTERS, prose
     from ..text import LIVE
     found: dict[str, set[tuple[str, str]]] = {}
@@ -230,7 +235,7 @@ def prose_slots() -> dict[str, frozenset[tuple[str, str]]]:
         for sec in ch.sections:
             for m in LIVE.finditer(prose(sec.key)):
                 found.setdefault(m.group(1), set()).add((m.group(2), m.group(3) or ""))
-    return {k: frozenset(v) for k, v in found.items()}
+    return {k: tuple(sorted(v)) for k, v in found.items()}
 
 
 def live_values(card: Card, view: View, params) -> dict[str, str]:

@@ -141,3 +141,32 @@ def test_drain_stops_at_its_hard_cap():
         assert 50_000 <= read[0] <= 52_000, (headers, read[0])
         assert sent[0]["status"] == 413 and (b"connection", b"close") in sent[0]["headers"]
         assert json.loads(sent[1]["body"])["detail"][0]["type"] == "too_large"
+
+
+ETAGS = """
+import os, sys
+os.environ["AIINFRA_WARM"] = "0"
+from app.cards import REGISTRY
+from app.main import app  # noqa: F401
+from app.web.render import fragment_bytes
+for cid in sorted(REGISTRY):
+    print(cid, fragment_bytes(REGISTRY[cid], REGISTRY[cid].defaults())[1])
+"""
+
+
+def test_every_worker_sends_the_same_bytes_for_one_state(tmp_path):
+    """Two processes with different string hashing (as two workers have) render the same fragment
+    bytes for every card, so an ETag from one worker is a 304 at the other. Cards whose section
+    prose quotes several of their values (the fragment ships those values as JSON) differed."""
+    import os
+    import subprocess
+    import sys
+
+    from app.cards import REGISTRY
+    out = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "AIINFRA_LIVE_DB": str(tmp_path / "x.db")}
+        out.append(subprocess.run([sys.executable, "-c", ETAGS], cwd=ROOT, env=env, capture_output=True,
+                                  text=True, check=True).stdout.split("\n"))
+    assert out[0] == out[1]
+    assert len([line for line in out[0] if line]) == len(REGISTRY) >= 99
