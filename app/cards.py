@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal, TypedDict, cast
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .derivation import Derivation, derive
-from .outputs import Out, Piece, fill, resolve_cond
+from .outputs import Out, Piece, fill, resolve_cond, undeclared
 from .trace import leaf, tracing
 
 # ---------------------------------------------------------------------------------------------
@@ -442,7 +442,7 @@ def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivati
     for key, value in view.outputs.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
-        decl = card.outputs.get(key) or Out(key=key)
+        decl = card.outputs.get(key) or undeclared(key)
         shown = decl.fmt(value, approx=resolve_cond(decl.approx, view.ctx, params, view.outputs))
         try:
             d = derive(value, decl.sym or label_text(decl.label, card, view, params) or key, shown, decl.rule)
@@ -465,8 +465,12 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
         approx = resolve_cond(d.approx, ctx, params, o)
         value = o[key]
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-        whole = d.shown(value) is not None or d.glued or d.sci   # the text carries its unit (5.00×10⁸ 项)
-        text = d.fmt(value, approx=approx, unit=whole) if numeric else label_text(d.words(value), card, view, params)
+        shown = d.shown(value) if numeric else None
+        whole = shown is not None or d.glued or d.sci   # the text carries its unit (5.00×10⁸ 项)
+        if numeric:     # what d.fmt(value, approx=approx, unit=whole) prints, the show hook run once
+            text = shown if shown is not None else d.number(value, approx=approx, unit=whole)
+        else:
+            text = label_text(d.words(value), card, view, params)
         stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=value,
                           unit=d.display_unit if numeric and not whole else "", digits=d.digits, sig=d.sig,
                           approx=approx, illustrative=resolve_cond(d.ill, ctx, params, o), book=d.book,
@@ -481,7 +485,7 @@ def slot(card: Card, view: View, params: Params | None, key: str, flag: str = ""
         v = view.ctx[key]
         return (format_plain(v), "ctx")
     if key in view.outputs:
-        decl = card.outputs.get(key) or Out(key=key)
+        decl = card.outputs.get(key) or undeclared(key)
         return decl.fmt(view.outputs[key], flags=flag or "u"), "output"
     if params is not None and key in type(params).model_fields:
         v = getattr(params, key)
@@ -515,5 +519,5 @@ def cell_text(card: Card, table: Table, col: int, value: Any) -> str:
         return str(value)
     spec = table.formats[col] if col < len(table.formats) else None
     if isinstance(spec, str):
-        spec = card.outputs.get(spec) or Out(key=spec)
+        spec = card.outputs.get(spec) or undeclared(spec)
     return spec.fmt(value, unit=False) if spec is not None else num(value)

@@ -128,6 +128,13 @@ class Out:
         return s + u if self.glued else fmt.with_unit_text(s, u)
 
 
+@cache
+def undeclared(key: str) -> Out:
+    """The declaration an output without one gets (format and unit from its key), made once per key:
+    the flags cache below is keyed by the declaration's identity."""
+    return Out(key=key)
+
+
 _FLAGGED: dict[tuple[int, str], tuple[Out, Out, bool, bool]] = {}
 
 

@@ -89,8 +89,10 @@ def model_choice(default: str, options: dict[str, str], *, label: str = "模型"
 GPU_SYMBOLS = {"mem_gb": ("M", "GB"), "bw_tbps": ("β", "TB/s"), "bf16_tflops": ("Π", "TFLOP/s")}
 
 
+@lru_cache(maxsize=256)
 def gpu_of(ref: str) -> Gpu:
-    """The GPU's numbers as traced inputs (memory M, bandwidth β, BF16 peak Π) naming their source."""
+    """The GPU's numbers as traced inputs (memory M, bandwidth β, BF16 peak Π) naming their source
+    (made once per GPU: a frozen record of immutable traced numbers)."""
     g = gpu(ref)
     src = ("自定义 GPU" if ref.startswith(CUSTOM_GPU) else f"{g.name} 预设") + "(data/gpus.json)"
     upd = {f: leaf(getattr(g, f), sym, unit, src) for f, (sym, unit) in GPU_SYMBOLS.items()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..trace import name, tmax
 
@@ -65,9 +66,14 @@ def step_outputs(n: float, b_w: float, batch: int, bw: float, peak: float, targe
     }
 
 
+@lru_cache(maxsize=16)
+def _log_points(lo: int, hi: int, n: int) -> frozenset[float]:
+    return frozenset(round(lo * (hi / lo) ** (i / (n - 1)), 3) for i in range(n))
+
+
 def batch_grid(b_star: float, current: int, lo: int = 1, hi: int = 512, n: int = 28) -> list[float]:
     """Log-spaced B values that include ⌊B*⌋, ⌈B*⌉ and the current B, so the kink sits where it is."""
-    pts = {round(lo * (hi / lo) ** (i / (n - 1)), 3) for i in range(n)}
+    pts = set(_log_points(lo, hi, n))
     pts |= {float(current)}
     if lo <= b_star <= hi:
         pts |= {float(b_star), float(math.floor(b_star)), float(math.ceil(b_star))}

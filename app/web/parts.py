@@ -47,7 +47,7 @@ def _legend(items: list[dict[str, str]]) -> str:
 
 
 def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], *, legend_items: Callable[[Figure], list],
-                 wire: Callable[[Figure], dict], json_script: Callable[[Any], Markup]) -> Markup:
+                 wire: Callable[..., dict], json_script: Callable[[Any], Markup]) -> Markup:
     """Each figure: caption, HTML legend, the plot div and its data, the summary, the data table."""
     if not view.figures:
         return Markup("")
@@ -58,14 +58,15 @@ def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], 
         ill = ' <span class="badge-ill">示意</span>' if f.illustrative else ""
         cap = f"<figcaption>{tpl(f.title)}{ill}</figcaption>" if f.title else ""
         show = f.fig.get("layout", {}).get("showlegend") is not False
+        legend = legend_items(f) if show else []
         height = f.fig.get("layout", {}).get("height") or f.height
         desc = f' aria-describedby="{pid}-sum"' if f.summary else ""
         summary = f'<p class="fig-summary" id="{pid}-sum">{tpl(f.summary)}</p>' if f.summary else ""
         out.append(
             f'  <figure class="fig{" animated" if f.animated else ""}" data-idx="{i}">\n    {cap}\n'
-            f"    {_legend(legend_items(f) if show else [])}\n"
+            f"    {_legend(legend)}\n"
             f'    <div class="plot" id="{pid}" hx-preserve="true"{desc} style="min-height: {height}px"></div>\n'
-            f'    <script type="application/json" class="figdata" data-plot="{pid}">{json_script(wire(f))}</script>\n'
+            f'    <script type="application/json" class="figdata" data-plot="{pid}">{json_script(wire(f, legend))}</script>\n'
             f"    {summary}\n"
             f'    <details class="fig-table">\n      <summary>数据表</summary>\n'
             f'      <div class="fig-table-body" hx-get="/cards/{cid}/figure/{i}.html{q}" hx-trigger="toggle from:closest details once" '

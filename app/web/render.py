@@ -15,11 +15,12 @@ from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescap
 from markupsafe import Markup, escape
 
 from .. import format as fmt
-from ..cards import REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, explain, finite, label_text, pieces, run, tiles
+from ..cards import REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, explain, finite, label_text, run, slot, tiles
 from ..chapters import CHAPTERS, section_of
 from ..chapters.glossary import TERMS
 from ..charts import ROLE_LABELS
 from ..derivation import Derivation
+from ..outputs import split
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
 from .cache import LRU
@@ -130,11 +131,12 @@ def legend_items(f: Figure) -> list[dict[str, str]]:
     return items
 
 
-def wire_figure(f: Figure) -> dict:
-    """The figure as sent to the browser: Plotly's legend off when the HTML legend shows it."""
+def wire_figure(f: Figure, legend: list[dict[str, str]] | None = None) -> dict:
+    """The figure as sent to the browser: Plotly's legend off when the HTML legend shows it
+    (``legend``: the figure's :func:`legend_items`, when the caller has them already)."""
     fig = f.fig
     lay = fig.get("layout", {})
-    if lay.get("showlegend", True) is not False and legend_items(f):
+    if lay.get("showlegend", True) is not False and (legend_items(f) if legend is None else legend):
         fig = {**fig, "layout": {**lay, "showlegend": False}}
         if fig["layout"].get("margin", {}).get("t", 0) > 24 and not lay.get("title"):
             fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 16}
@@ -172,15 +174,16 @@ def template_html(card: Card, view: View, params, text: str, scope: Scope | None
     if "[[" not in text:
         return _marker.mark(str(rich(text)), scope) if scope is not None else rich(text)
     out = []
-    for pc in pieces(text, card, view, params):
-        if not pc.key:
-            html = str(rich(pc.text))
+    for written, key, flag in split(text):
+        hit = slot(card, view, params, key, flag) if key else None
+        if hit is None:            # plain text, or a slot nothing fills (left as written)
+            html = str(rich(written))
             out.append(str(_marker.mark(html, scope)) if scope is not None else html)
-        elif pc.kind == "output" and _is_number(view.outputs.get(pc.key)):
-            out.append(f'<button type="button" class="num why" data-key="{escape(pc.key)}" aria-expanded="false">'
-                       f"{escape(pc.text)}</button>")
+        elif hit[1] == "output" and _is_number(view.outputs.get(key)):
+            out.append(f'<button type="button" class="num why" data-key="{escape(key)}" aria-expanded="false">'
+                       f"{escape(hit[0])}</button>")
         else:
-            out.append(str(escape(pc.text)))
+            out.append(str(escape(hit[0])))
     return Markup("".join(out))
 
 
@@ -209,7 +212,6 @@ def live_number(cid: str, key: str, flag: str = "") -> str | None:
         return None
     p = card.defaults()
     view = compute(card, p)
-    from ..cards import slot
     hit = slot(card, view, p, key, flag)
     if hit is None or hit[1] == "ctx":
         return None
@@ -240,7 +242,6 @@ def prose_slots() -> dict[str, tuple[tuple[str, str], ...]]:
 
 def live_values(card: Card, view: View, params) -> dict[str, str]:
     """The formatted values of the prose-quoted outputs at this state, keyed ``key`` or ``key|flags``."""
-    from ..cards import slot
     out = {}
     for key, flag in prose_slots().get(card.id, ()):
         hit = slot(card, view, params, key, flag)
