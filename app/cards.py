@@ -362,7 +362,13 @@ class Card:
         return self.params.model_validate(data)
 
     def defaults(self) -> Params:
-        return self.params()
+        """The card's default state (one instance per card: the model is frozen)."""
+        return _defaults_of(self.params)
+
+
+@cache
+def _defaults_of(params: type[Params]) -> Params:
+    return params()
 
 
 REGISTRY: dict[str, Card] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .theme import COLORS, axis, bar, figure, hline, layout, line, points, r, vline, with_refs
+from .theme import COLORS, SharedRounding, axis, bar, figure, hline, layout, line, points, r, vline, with_refs
 
 
 def batch_axis(hi: int = 512) -> dict:
@@ -18,12 +18,13 @@ def bounds_vs_batch(grid: Sequence[float], t_mem: Sequence[float], t_cmp: Sequen
     Fixed y range: a batch change then moves only the traces (the client's fast redraw path)."""
     t_max = [max(a, c) for a, c in zip(t_mem, t_cmp)]
     grid = r(grid)                     # shared by three traces: rounded once
+    rs = SharedRounding()              # every value of the max is a value of one of the two bounds
     lo, hi = min([*t_mem, *t_cmp]), max([*t_mem, *t_cmp, target_ms])
     y = axis("时间下界 (ms,对数)", log=True, range_=(math.log10(lo) - 0.15, math.log10(hi) + 0.15))
     return figure([
-        line(grid, t_mem, "权重读取 R_W/β", "read"),
-        line(grid, t_cmp, "计算 F/Π", "compute"),
-        line(grid, t_max, "下界 max", "ink", dash="dash", width=2),
+        line(grid, rs(t_mem), "权重读取 R_W/β", "read"),
+        line(grid, rs(t_cmp), "计算 F/Π", "compute"),
+        line(grid, rs(t_max), "下界 max", "ink", dash="dash", width=2),
         points([batch], [t_step_ms], f"当前 B={batch}", "accent", size=11),
     ], with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True),
                  hline(target_ms, f"目标 {target_ms:g} ms", "target", log=True)))

@@ -72,9 +72,9 @@ def r(x: Any, sig: int = 5) -> Any:
     return x
 
 
-class FrameRounding:
-    """:func:`r` for an animation's frames, which repeat the same numbers frame after frame: each
-    distinct float is formatted once per figure (the same digits as :func:`r`)."""
+class SharedRounding:
+    """:func:`r` for numbers that recur within one figure (an animation's frames, a max of two
+    traces already drawn): each distinct float is formatted once (the same digits as :func:`r`)."""
 
     def __init__(self, sig: int = 5):
         self.sig = sig

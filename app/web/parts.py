@@ -4,6 +4,7 @@ the one ``_parts.html`` documented; the other parts stay templates."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -12,17 +13,24 @@ from ..cards import Card, Figure, Stat, View
 from ..text import rich
 
 
+@lru_cache(maxsize=16_384, typed=True)
+def esc(text: str) -> str:
+    """``text`` HTML-escaped (markupsafe's rules; a Markup stays as it is), cached: keys, ids, units,
+    colours and many formatted numbers recur from one state to the next."""
+    return str(escape(text))
+
+
 def _num_value(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _tile(s: Stat, text: str) -> str:
     cls = "stat" + (" em" if s.emphasis else "") + (" ill" if s.illustrative else "")
-    key = escape(s.key)
+    key = esc(s.key)
     value = (f'<button type="button" class="v why" data-key="{key}" aria-expanded="false" title="看它怎么算出来的">'
-             f"{escape(text)}</button>" if _num_value(s.value) else f'<span class="v">{escape(text)}</span>')
-    unit = f'<span class="u">{escape(s.unit)}</span>' if s.unit and (s.text is None or _num_value(s.value)) else ""
-    book = f' <span class="book" title="书中写法">{escape(s.book)}</span>' if s.book else ""
+             f"{esc(text)}</button>" if _num_value(s.value) else f'<span class="v">{esc(text)}</span>')
+    unit = f'<span class="u">{esc(s.unit)}</span>' if s.unit and (s.text is None or _num_value(s.value)) else ""
+    book = f' <span class="book" title="书中写法">{esc(s.book)}</span>' if s.book else ""
     ill = ' <span class="badge-ill">示意</span>' if s.illustrative else ""
     return (f'  <div class="{cls}" data-key="{key}">\n    <dt>{rich(s.label)}</dt>\n'
             f"    <dd>{value}{unit}{book}{ill}</dd>\n  </div>\n")
@@ -32,16 +40,16 @@ def stats_html(card: Card, tiles: list[Stat], qs: str, stat_text: Callable[[Stat
     """The tiles, then the (hidden) panel their derivations open in."""
     if not tiles:
         return Markup("")
-    cid = escape(card.id)
+    cid = esc(card.id)
     body = "".join(_tile(s, stat_text(s)) for s in tiles)
     return Markup(f'<dl class="stats">\n{body}</dl>\n<div class="why-panel" id="why-{cid}" hidden tabindex="-1" role="region" '
-                  f'aria-label="推导" data-explain="/cards/{cid}/explain" data-qs="{escape(qs)}"></div>\n')
+                  f'aria-label="推导" data-explain="/cards/{cid}/explain" data-qs="{esc(qs)}"></div>\n')
 
 
 def _legend(items: list[dict[str, str]]) -> str:
     if not items:
         return ""
-    lis = "".join(f'<li><span class="sw sw-{escape(it["kind"])} dash-{escape(it["dash"])}" style="--c: {escape(it["color"])}">'
+    lis = "".join(f'<li><span class="sw sw-{esc(it["kind"])} dash-{esc(it["dash"])}" style="--c: {esc(it["color"])}">'
                   f'</span>{rich(it["name"])}</li>' for it in items)
     return f'<ul class="legend" aria-label="图例">{lis}</ul>'
 
@@ -52,7 +60,7 @@ def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], 
     if not view.figures:
         return Markup("")
     out = ['<div class="figs">\n']
-    cid, q = escape(card.id), escape(qs)
+    cid, q = esc(card.id), esc(qs)
     for i, f in enumerate(view.figures):
         pid = f"plot-{cid}-{i}"
         ill = ' <span class="badge-ill">示意</span>' if f.illustrative else ""
@@ -87,7 +95,7 @@ def tables_html(card: Card, view: View, tpl: Callable[[str], Markup], cell_text:
             for ci, c in enumerate(row):
                 ill = (ri, ci) in t.illustrative_cells
                 if ci == 0 and ri in t.links:
-                    inner = f'<a href="/cards/{escape(t.links[ri])}">{rich(str(c))}</a>'
+                    inner = f'<a href="/cards/{esc(t.links[ri])}">{rich(str(c))}</a>'
                 elif _num_value(c):
                     inner = str(rich(cell_text(card, t, ci, c)))
                 else:
@@ -106,8 +114,8 @@ def tables_html(card: Card, view: View, tpl: Callable[[str], Markup], cell_text:
 def links_html(view: View) -> Markup:
     if not view.links:
         return Markup("")
-    title = escape(view.links_title)
-    items = "".join(f'<li><a href="{escape(link.href)}">{rich(link.text)}</a></li>' for link in view.links)
+    title = esc(view.links_title)
+    items = "".join(f'<li><a href="{esc(link.href)}">{rich(link.text)}</a></li>' for link in view.links)
     return Markup(f'<nav class="try-links" aria-label="{title}">\n  <strong>{title}:</strong>\n  <ul>{items}</ul>\n</nav>\n')
 
 
@@ -115,6 +123,6 @@ def notes_html(card: Card, view: View, tpl: Callable[..., Markup], scope: Any) -
     """The notes, glossary terms marked the first time they appear in them."""
     if not view.notes:
         return Markup("")
-    items = "".join(f'<li class="note-{escape(n.kind)}">{"<span class=" + chr(34) + "badge-ill" + chr(34) + ">示意</span> " if n.kind == "illustrative" else ""}'
+    items = "".join(f'<li class="note-{esc(n.kind)}">{"<span class=" + chr(34) + "badge-ill" + chr(34) + ">示意</span> " if n.kind == "illustrative" else ""}'
                     f"{tpl(n.text, scope)}</li>" for n in view.notes)
     return Markup(f'<ul class="notes">\n{items}\n</ul>\n')

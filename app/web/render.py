@@ -24,7 +24,7 @@ from ..outputs import split
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
 from .cache import LRU
-from .parts import figures_html, links_html, notes_html, stats_html, tables_html
+from .parts import esc, figures_html, links_html, notes_html, stats_html, tables_html
 from .query import to_query
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -180,10 +180,10 @@ def template_html(card: Card, view: View, params, text: str, scope: Scope | None
             html = str(rich(written))
             out.append(str(_marker.mark(html, scope)) if scope is not None else html)
         elif hit[1] == "output" and _is_number(view.outputs.get(key)):
-            out.append(f'<button type="button" class="num why" data-key="{escape(key)}" aria-expanded="false">'
-                       f"{escape(hit[0])}</button>")
+            out.append(f'<button type="button" class="num why" data-key="{esc(key)}" aria-expanded="false">'
+                       f"{esc(hit[0])}</button>")
         else:
-            out.append(str(escape(hit[0])))
+            out.append(esc(hit[0]))
     return Markup("".join(out))
 
 
