@@ -77,16 +77,18 @@ class SharedRounding:
     traces already drawn): each distinct float is formatted once (the same digits as :func:`r`)."""
 
     def __init__(self, sig: int = 5):
-        self.sig = sig
+        self.sig, self.spec = sig, f".{sig}g"
         self.memo: dict[float, float | None] = {}
 
     def __call__(self, x: Sequence[Any]) -> Rounded:
-        memo, out = self.memo, []
+        if isinstance(x, Rounded) or (len(x) > 2 and type(x[0]) is float and x.count(x[0]) == len(x)):
+            return r(x, self.sig)              # rounded already, or a flat line: one format
+        memo, spec, out = self.memo, self.spec, []
         for v in x:
             if type(v) is float:
                 got = memo.get(v, _MISSING)
                 if got is _MISSING:
-                    got = memo[v] = r(v, self.sig)
+                    got = memo[v] = float(format(v, spec)) if v == v and abs(v) != math.inf else None
                 out.append(got)
             else:
                 out.append(r(v, self.sig))
