@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal, TypedDict, cast
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .derivation import Derivation, derive
+from .format import num, with_unit_text
 from .outputs import Out, Piece, fill, resolve_cond, undeclared
 from .trace import leaf, tracing
 
@@ -323,6 +324,9 @@ class View:
     links: list[Link] = field(default_factory=list)   # cards (with presets) to try this on
     links_title: str = "动手试"
     ctx: dict[str, Any] = field(default_factory=dict)  # run-time values for labels and conditions
+    # the text of each [[key|flags]] slot once filled: tiles, captions, summaries and the prose
+    # values quote the same numbers (see :func:`slot`)
+    filled: dict[tuple[str, str, bool], tuple[str, str] | None] = field(default_factory=dict, repr=False, compare=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -486,7 +490,18 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
 
 def slot(card: Card, view: View, params: Params | None, key: str, flag: str = "") -> tuple[str, str] | None:
     """The text of a ``[[key]]`` slot: a view ctx value, an output (its declared format; ``|n``
-    without the unit) or a param (its value and control unit)."""
+    without the unit) or a param (its value and control unit). Filled once per view."""
+    memo = (key, flag, params is None)
+    hit = view.filled.get(memo, _UNFILLED)
+    if hit is _UNFILLED:
+        hit = view.filled[memo] = _fill_slot(card, view, params, key, flag)
+    return hit
+
+
+_UNFILLED: Any = object()
+
+
+def _fill_slot(card: Card, view: View, params: Params | None, key: str, flag: str) -> tuple[str, str] | None:
     if key in view.ctx:
         v = view.ctx[key]
         return (format_plain(v), "ctx")
@@ -497,13 +512,11 @@ def slot(card: Card, view: View, params: Params | None, key: str, flag: str = ""
         v = getattr(params, key)
         spec = control_map(card.params).get(key)
         unit = spec.unit if spec and "n" not in flag.split(",") else ""
-        from .format import with_unit_text
         return with_unit_text(format_plain(v), unit), "param"
     return None
 
 
 def format_plain(v: Any) -> str:
-    from .format import num
     if isinstance(v, float) and not v.is_integer():
         return f"{v:g}"
     return num(v) if isinstance(v, (int, float)) else str(v)
@@ -520,7 +533,6 @@ def label_text(text: str, card: Card, view: View, params: Params | None) -> str:
 
 def cell_text(card: Card, table: Table, col: int, value: Any) -> str:
     """A table cell as text: numbers in the column's declared format."""
-    from .format import num
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value)
     spec = table.formats[col] if col < len(table.formats) else None
