@@ -69,11 +69,18 @@ def get(url: str, encoding: str | None = None) -> tuple[bytes, dict]:
 
 
 LUA_NEW = """
+-- A new state every request, so no cache helps (a reader dragging through fresh values). wrk's
+-- threads run this script with the same counter and the same random sequence: the thread's number
+-- goes into the value, or both threads would ask for the same states (half the requests repeats).
+local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
 counter = 0
 request = function()
   counter = counter + 1
-  -- a new state every request: no cache helps (a reader dragging through fresh values)
-  local n = 20 + (counter %% 9000) / 10.0 + math.random()
+  local n = 20 + ((counter * 2 + tid) %% 19000) / 20.0 + math.random() / 40.0
   return wrk.format("GET", "/cards/%s/fragment?batch=" .. (1 + counter %% 512) .. "&params_billion=" .. n, HEADERS)
 end
 """
