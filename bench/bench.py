@@ -71,11 +71,15 @@ def get(url: str, encoding: str | None = None) -> tuple[bytes, dict]:
 LUA_NEW = """
 -- A new state every request, so no cache helps (a reader dragging through fresh values). wrk's
 -- threads run this script with the same counter and the same random sequence: the thread's number
--- goes into the value, or both threads would ask for the same states (half the requests repeats).
+-- goes into the value, or both threads would ask for the same states (half the requests repeats);
+-- RUN seeds the random part, so the rounds of one bench ask for different states too.
 local threads = 0
 setup = function(thread)
   threads = threads + 1
   thread:set("tid", threads)
+end
+init = function(args)
+  math.randomseed(RUN * 1000 + tid)
 end
 counter = 0
 request = function()
@@ -84,6 +88,13 @@ request = function()
   return wrk.format("GET", "/cards/%s/fragment?batch=" .. (1 + counter %% 512) .. "&params_billion=" .. n, HEADERS)
 end
 """
+
+
+def lua_new(card: str, run: int) -> str:
+    """The new-state script for one wrk run (``run`` numbers the runs of one bench)."""
+    return f"RUN = {run}\n" + LUA_NEW % card
+
+
 LUA_WARM = """
 counter = 0
 request = function()
@@ -199,28 +210,41 @@ def measure(secs: float, smoke: bool) -> dict:
         proc.terminate()
         proc.wait(timeout=10)
     bare, burl = start_server(2, "bench.bare:app", {"BARE_SIZE": str(m["fsize"])})
-    try:
-        wrk(burl, "/bare", 4, 1)
-        m["bare"] = wrk(burl, "/bare", 16, secs)
-    finally:
-        bare.terminate()
-        bare.wait(timeout=10)
     proc, url = start_server(2)
     try:
+        wrk(burl, "/bare", 4, 1)
         for _ in range(2):   # every URL of the warm run seen before by both workers
             wrk(url, LUA_WARM % CARD, 4, 2)
-        for c in (1, 16, 64):
+        # the ratios' two sides in alternating rounds, both servers up: a machine whose speed drifts
+        # (a shared VM) then slows both sides alike, instead of whichever ran later
+        rounds = 1 if smoke else 4
+        for i in range(rounds):
+            for key, target in (("bare", (burl, "/bare")), (("warm", 16), (url, LUA_WARM % CARD)),
+                                ("new", (url, lua_new(CARD, i)))):
+                m.setdefault(key, []).append(wrk(*target, 16, secs / rounds))
+        for key in ("bare", ("warm", 16), "new"):
+            m[key] = combined(m[key])
+        bare.terminate()
+        for c in (1, 64):
             m[("warm", c)] = wrk(url, LUA_WARM % CARD, c, secs)
-        m["new"] = wrk(url, LUA_NEW % CARD, 16, secs)
         m["stack"] = wrk(url, f"/bench/ceiling?size={m['fsize']}", 16, secs)
         m["open600"] = open_loop(url, 600, 3 if smoke else 20)
         m["open1200"] = open_loop(url, 1200, 2 if smoke else 10)
         m["weight"] = page_weight(url, "/ch/1/1.3")
         m["browser"] = browser_measures(url, 5 if smoke else 25)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        for p in (bare, proc):
+            p.terminate()
+            p.wait(timeout=10)
     return m
+
+
+def combined(runs: list[dict]) -> dict:
+    """Several wrk runs as one: requests over their total time; the worst p99, the middle p50."""
+    seconds = sum(r["requests"] / r["rps"] for r in runs)
+    return {"rps": sum(r["requests"] for r in runs) / seconds, "p50": statistics.median(r["p50"] for r in runs),
+            "p99": max(r["p99"] for r in runs), "errors": sum(r["errors"] for r in runs),
+            "non2xx": sum(r["non2xx"] for r in runs), "requests": sum(r["requests"] for r in runs), "runs": len(runs)}
 
 
 def report(m: dict, secs: float, smoke: bool) -> bool:
@@ -232,7 +256,8 @@ def report(m: dict, secs: float, smoke: bool) -> bool:
 
     bare, new, stack = m["bare"], m["new"], m["stack"]
     print(f"\nAI Infra 图解 · make bench{' (smoke)' if smoke else ''} · card {CARD} · 2 uvicorn workers · wrk {secs:g}s, "
-          f"Accept-Encoding: {BROWSER}\n")
+          f"Accept-Encoding: {BROWSER}\nbare, warm (16 clients) and new states: {bare.get('runs', 1)} alternating rounds, "
+          "both servers up\n")
     print(f"{'measure':62} {'target':>12} {'measured':>22}  ok\n" + "-" * 104)
     row("bare FastAPI async route, same bytes, 16 clients: req/s · p99 ms", "(limit)", f"{bare['rps']:.0f} · {bare['p99']:.1f}")
     for c in (1, 16, 64):
