@@ -65,8 +65,16 @@
       if (JSON.stringify(fig.data[i]) !== JSON.stringify(prev.data[i])) changed.push(i);
     }
     if (!changed.length) return Promise.resolve();
-    return window.Plotly.animate(el, { data: changed.map(function (i) { return fig.data[i]; }), traces: changed },
-      { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
+    return new Promise(function (resolve) {
+      // A zero-length transition moves the traces as soon as Plotly announces the frame
+      // (plotly_animatingframe); Plotly's own promise settles only after further animation frames.
+      // The next task runs after the traces are moved: the chart is drawn then.
+      var settled = false;
+      function done() { if (!settled) { settled = true; resolve(); } }
+      if (el.once) el.once("plotly_animatingframe", function () { setTimeout(done, 0); });
+      window.Plotly.animate(el, { data: changed.map(function (i) { return fig.data[i]; }), traces: changed },
+        { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } }).then(done, done);
+    });
   }
   // Presenter: a chart on the first screen takes the height that remains below it (at least 180 px),
   // so it is fully visible without scrolling; charts further down keep their own height.

@@ -32,7 +32,8 @@ def test_fig_1_17_click_layer_shows_explanation_and_url(page, server):
     panel = page.locator("#fig-1-17 .part-panel")
     assert "点击" in panel.inner_text()
     page.locator('#fig-1-17 a.part[data-value="stack"]').first.click()
-    page.wait_for_function("() => document.querySelector('#fig-1-17 .part-panel').innerText.includes('协议栈')",
+    # the prompt lists every layer (协议栈 included): wait for the stack's own explanation
+    page.wait_for_function("() => document.querySelector('#fig-1-17 .part-panel').innerText.includes('重传')",
                            timeout=20000)
     assert "重传" in page.locator("#fig-1-17 .part-panel").inner_text()
     page.wait_for_function("() => /[?&]part=stack/.test(location.search)")

@@ -80,3 +80,33 @@ def test_section_page_loads_lazily_and_cleanly(page, server):
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
     page.wait_for_function("() => document.querySelectorAll('.result.lazy .loading').length === 0", timeout=10000)
     page.watch.assert_clean()
+
+
+DRAWN_JS = """(v) => new Promise((resolve) => {
+  const card = document.getElementById('eg-1-1'), box = document.getElementById('eg-1-1-batch');
+  const plots = [0, 1].map(k => document.getElementById('plot-eg-1-1-' + k));
+  const svg = () => plots.map(el => Array.from(el.querySelectorAll('.scatterlayer path'))
+      .map(p => (p.getAttribute('d') || '') + (p.getAttribute('transform') || '')).join('|'));
+  const before = svg();
+  card.addEventListener('card:drawn', () => {
+    const atDrawn = svg(), marker = plots[0].data[3].x[0];
+    requestAnimationFrame(() => requestAnimationFrame(() => resolve({before, atDrawn, later: svg(), marker})));
+  }, {once: true});
+  box.value = String(v);
+  box.dispatchEvent(new Event('input', {bubbles: true}));
+})"""
+
+
+def test_card_drawn_means_the_charts_show_the_new_state(page, server):
+    """card:drawn fires once both charts' traces are on screen at the new state (the client no
+    longer waits for the frames after Plotly's zero-length transition): the SVG has changed by
+    then, and nothing about it changes in the frames after."""
+    page.goto(server + "/cards/eg-1-1")
+    page.wait_for_function("() => document.getElementById('plot-eg-1-1-1') && document.getElementById('plot-eg-1-1-1').data")
+    for v in (9, 120, 33, 400):
+        got = page.evaluate(DRAWN_JS, v)
+        assert got["marker"] == v
+        assert all(a != b for a, b in zip(got["atDrawn"], got["before"])), f"batch={v}: a chart was not redrawn yet"
+        assert got["atDrawn"] == got["later"], f"batch={v}: the charts were still moving after card:drawn"
+        assert _stat(page, "eg-1-1", "throughput_tok_s") != ""
+    page.watch.assert_clean()
