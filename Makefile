@@ -20,7 +20,10 @@ $(STAMP): pyproject.toml
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --ignore-scripts
 
-$(ASSETS): node_modules/.package-lock.json scripts/assets.sh scripts/precompress.py $(STAMP)
+# static sources too: an edited app.js is compressed again (until then it is served uncompressed,
+# never stale: CachedStatic skips a compressed copy older than its file)
+$(ASSETS): node_modules/.package-lock.json scripts/assets.sh scripts/precompress.py $(STAMP) \
+           $(wildcard static/*.js static/*.css)
 	./scripts/assets.sh
 	$(BIN)/python scripts/precompress.py static
 	touch $(ASSETS)
