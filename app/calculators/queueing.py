@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..trace import by_rule, name, node_of, rule, tmax, tsum
+from ..trace import by_rule, name, node_of, plain, rule, tmax, tsum
 from .units import GIB, MIB
 
 # ---------------------------------------------------------------------------------------------
@@ -334,10 +334,14 @@ def two_class_outputs(m: TwoClassMix, card: DecodeCard, cards: int, mu_card: flo
 
 def class_a_steps(m: TwoClassMix, run: BacklogRun) -> list[float]:
     """Decode steps of class A arriving in each recursion interval: λ·(G_A − 1)·(s₁·before + s₂·after)."""
+    # the mix's numbers as plain floats once (traced inputs would trace every step of the loop;
+    # the same arithmetic in the same order, so the same floats)
+    per_s, split = plain(m.rate) * plain(m.a.decode_steps), plain(m.split)
+    s1, s2 = plain(m.share_before), plain(m.share_after)
     out, t = [], 0.0
     for d in run.interval_s:
-        before = max(0.0, min(t + d, m.split) - t)
-        out.append(m.rate * m.a.decode_steps * (before * m.share_before + (d - before) * m.share_after))
+        before = max(0.0, min(t + d, split) - t)
+        out.append(per_s * (before * s1 + (d - before) * s2))
         t += d
     return out
 
