@@ -1,6 +1,6 @@
-"""The two parts of a card's result that every slider drag redraws, the tiles and the figures,
-built as strings (a Jinja macro per tile costs more than the rest of the fragment). The markup is
-the one ``_parts.html`` documented; the other parts stay templates."""
+"""The parts of a card's result that every slider drag redraws (tiles, figures, tables, links,
+questions, notes), built as strings: a Jinja macro per tile or question cost more than the rest of
+the fragment. A card's diagrams stay templates (``_parts.html``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -126,3 +126,62 @@ def notes_html(card: Card, view: View, tpl: Callable[..., Markup], scope: Any) -
     items = "".join(f'<li class="note-{esc(n.kind)}">{"<span class=" + chr(34) + "badge-ill" + chr(34) + ">示意</span> " if n.kind == "illustrative" else ""}'
                     f"{tpl(n.text, scope)}</li>" for n in view.notes)
     return Markup(f'<ul class="notes">\n{items}\n</ul>\n')
+
+
+def _answer_form(q: Any, qid: str) -> str:
+    """The answer form of a numeric, bool or choice question (an open question has none)."""
+    key = esc(q.key)
+    tail = ('      <button type="submit">检查</button>\n      <output class="verdict" aria-live="polite"></output>\n'
+            "    </form>\n")
+    if q.kind == "numeric":
+        unit = ""
+        if q.units:
+            options = "".join(f'<option value="{esc(u)}">{esc(u)}</option>' for u in q.units)
+            unit = (f'      <label for="{qid}-u" class="sr-only">单位</label>\n      <select id="{qid}-u" name="unit">'
+                    f'<option value="{esc(q.unit)}">{esc(q.unit)}</option>{options}</select>\n')
+        elif q.unit:
+            unit = f'<span class="unit">{esc(q.unit)}</span>'
+        return (f'    <form class="answer" data-key="{key}">\n      <label for="{qid}-a">你的答案</label>\n'
+                f'      <input id="{qid}-a" name="answer" type="text" inputmode="decimal" autocomplete="off" size="10">\n'
+                f"{unit}{tail}")
+    if q.kind in ("bool", "choice"):
+        opts = q.options or {"true": "是", "false": "否"}
+        radios = "".join(f'<label><input type="radio" name="answer" value="{esc(v)}"> {esc(text)}</label> '
+                         for v, text in opts.items())
+        return (f'    <form class="answer" data-key="{key}">\n      <fieldset><legend class="sr-only">你的答案</legend>\n'
+                f"{radios}      </fieldset>\n{tail}")
+    return ""
+
+
+def questions_html(card: Card, view: View, qs: str, solutions: bool, tpl: Callable[[str], Markup],
+                   fill_text: Callable[[str], str], answer_text: Callable[[Any, Any], str],
+                   markdown: Callable[[str], Markup]) -> Markup:
+    """The questions: prompt, answer form, hint and (unless a link turned them off) the worked
+    solution, whose derivation loads when opened."""
+    if not view.questions:
+        return Markup("")
+    cid, q_s = esc(card.id), esc(qs)
+    off = ' <span class="muted">(本链接已关闭解答)</span>' if not solutions else ""
+    out = [f'<section class="questions" data-check="/api/cards/{cid}/check" aria-label="题目">\n<h3>题目{off}</h3>\n<ol>\n']
+    for i, q in enumerate(view.questions, 1):
+        qid = esc(f"{card.id}-q{i}")
+        out.append(f'  <li class="q q-{esc(q.kind)}" id="{qid}" data-key="{esc(q.key)}" data-q="q{i}">\n'
+                   f'    <p class="prompt">{tpl(q.prompt)} <a class="qlink" href="/cards/{cid}{q_s}#q{i}" '
+                   f'aria-label="第 {i} 题的链接">#</a></p>\n')
+        out.append(_answer_form(q, qid))
+        hint = q.hint or (("从这一步开始:" + str(q.solution[0])) if q.solution and len(q.solution) > 1 else "")
+        if hint:
+            out.append(f'<details class="hint"><summary>提示</summary><p>{tpl(hint)}</p></details>')
+        if solutions and q.kind == "open":
+            out.append(f'      <details class="solution"><summary>查看参考答案</summary><div>{markdown(fill_text(q.answer_text))}'
+                       "</div></details>\n")
+        elif solutions:
+            steps = ('<ol class="steps">' + "".join(f"<li>{tpl(st)}</li>" for st in q.solution) + "</ol>") if q.solution else ""
+            out.append(f'      <details class="solution"><summary>查看解答</summary>\n{steps}'
+                       f'        <div class="deriv-solution" data-key="{esc(q.key)}" data-explain="/cards/{cid}/explain" '
+                       f'data-qs="{q_s}"></div>\n'
+                       f'        <p class="expected">答案:<strong>{esc(answer_text(q, view.outputs.get(q.key)))}</strong></p>\n'
+                       "      </details>\n")
+        out.append("  </li>\n")
+    out.append("</ol>\n</section>\n")
+    return Markup("".join(out))

@@ -24,7 +24,7 @@ from ..outputs import split
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
 from .cache import LRU
-from .parts import esc, figures_html, links_html, notes_html, stats_html, tables_html
+from .parts import esc, figures_html, links_html, notes_html, questions_html, stats_html, tables_html
 from .query import to_query
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -303,15 +303,14 @@ def render_fragment(card: Card, params, view: View, *, solutions: bool = True,
 def result_html(ctx: Mapping[str, Any]) -> Markup:
     """The generic result: headline, tiles, figures, diagrams, tables, links, questions, notes and
     the prose-quoted values. Composed as strings (every drag renders it; a Jinja template around
-    these parts cost more than most of them); diagrams and questions stay the macros of ``_parts.html``."""
+    these parts cost more than most of them); diagrams stay the ``blocks`` macro of ``_parts.html``."""
     card, view, qs, tpl = ctx["card"], ctx["view"], ctx["qs"], ctx["tpl"]
     parts = env.get_template("_parts.html").module
     out: list[str] = [f'<p class="headline">{tpl(view.headline)}</p>' if view.headline else "",
                       ctx["stats_html"](ctx["tiles"], qs), "\n", ctx["figures_html"](qs, tpl), "\n",
                       parts.blocks(card, view, ctx["solutions"]) if view.blocks else "", "\n",  # type: ignore[attr-defined]
                       ctx["tables_html"](tpl), "\n", ctx["links_html"](), "\n",
-                      parts.questions(card, view, qs, ctx["solutions"], ctx["derivations"], tpl,  # type: ignore[attr-defined]
-                                      ctx["fill_text"]) if view.questions else "", "\n",
+                      questions_html(card, view, qs, ctx["solutions"], tpl, ctx["fill_text"], answer_text, markdown), "\n",
                       ctx["notes_html"](tpl), "\n"]
     values = live_values(card, view, ctx["params"])
     if values:
