@@ -80,14 +80,17 @@
     return new Promise(function (resolve) {
       var done = false;
       function failed(e) { if (e.detail && e.detail.target === stage) finish(); }   // an error page or no network: stop waiting
+      // the new card drawn: the stage's own swap. A card:drawn bubbling up from the card being
+      // left (a slider's late answer) is not it, and must not end the wait early
+      function drawn(e) { if (e.target === stage) finish(); }
       function finish() {
         if (done) return;
         done = true;
-        stage.removeEventListener("card:drawn", finish);
+        stage.removeEventListener("card:drawn", drawn);
         ["htmx:responseError", "htmx:sendError"].forEach(function (n) { document.removeEventListener(n, failed); });
         resolve();
       }
-      stage.addEventListener("card:drawn", finish);
+      stage.addEventListener("card:drawn", drawn);
       ["htmx:responseError", "htmx:sendError"].forEach(function (n) { document.addEventListener(n, failed); });
       setTimeout(finish, 4000);
       window.htmx.ajax("GET", "/live/card/" + encodeURIComponent(card) + (query ? "?" + query : ""),
@@ -274,8 +277,9 @@
     c.current = function () { var s = stageState(); s.frame = c.frame; return s; };
     c.goTo = function (card, query) {
       c.frame = null;
+      c.goingTo = card;
       c.publish({ card: card, query: query || "", frame: null });
-      return loadStage(card, query).then(c.afterLoad);
+      return loadStage(card, query).then(function () { c.goingTo = null; c.afterLoad(); });
     };
     c.afterLoad = function () {
       var lc = stageCard(), bar = $(".present-bar");
@@ -288,6 +292,10 @@
     document.addEventListener("htmx:afterSwap", function (e) {
       var t = e.detail.target;
       if (t && t.id && t.id.indexOf("r-") === 0 && t.closest("#live-stage")) {
+        // a late answer for the card being left (a slider's second request) must not replace the
+        // card the class is going to: published, it would be the state already sent, and dropped
+        var lc = t.closest(".live-card");
+        if (c.goingTo && (!lc || lc.dataset.card !== c.goingTo)) return;
         c.frame = null;
         c.publish(c.current());
         maskFor(c.question);

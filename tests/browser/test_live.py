@@ -232,6 +232,64 @@ def test_follower_resumes_after_a_server_restart_without_reloading(browser, live
         ctx.close()
 
 
+def test_a_late_swap_of_the_card_being_left_does_not_cancel_the_card_change(browser, live_server):
+    """The teacher presses N while an answer for the current card is still on its way (a slider
+    sends a request on input and another on change). That late answer used to publish the old
+    card over the new one (being the state already sent, it was dropped: the class stayed on the
+    old card while the projector showed the new one), and its card:drawn ended the wait for the
+    new card early (the new card's ▶ was then never watched)."""
+    import time
+
+    from app.chapters import neighbours
+    from bench.live_cluster import call
+    base = live_server["base"]
+    _, next_card = neighbours("eg-1-1")
+
+    def server_state(code):
+        return call(base, "GET", f"/api/live/{code}")[1]
+
+    contexts = []
+    try:
+        ctx, teacher = _page(browser)
+        contexts.append(ctx)
+        teacher.goto(base + "/present/eg-1-1?batch=4")
+        _drawn(teacher)
+        teacher.click(".live-start")
+        teacher.wait_for_url("**/live/*/control")
+        _drawn(teacher)
+        code = teacher.url.split("/live/")[1].split("/")[0]
+        _set_batch(teacher, 32)
+        deadline = time.time() + 10
+        while "batch=32" not in server_state(code)["query"] and time.time() < deadline:
+            time.sleep(0.05)
+        assert "batch=32" in server_state(code)["query"]
+        # the next card's page is slow to come (300 ms), and meanwhile the old card's result is
+        # swapped once more, as a slider's second answer would be; what the teacher sends is noted
+        teacher.evaluate("""() => { window.__puts = []; const F = window.fetch;
+            window.fetch = function (u, o) { if (o && o.method === 'PUT') window.__puts.push(o.body); return F.apply(this, arguments); };
+            const ajax = window.htmx.ajax; window.__ajax = [];
+            window.htmx.ajax = (...a) => { window.__ajax.push(a[1]); return new Promise(ok => setTimeout(() => ajax.apply(window.htmx, a).then(ok, ok), 300)); }; }""")
+        teacher.locator(".present-bar").click(position={"x": 5, "y": 5})
+        focus = teacher.evaluate("() => document.activeElement.tagName + '#' + document.activeElement.id + '.' + document.activeElement.className")
+        teacher.keyboard.press("n")
+        assert _stage_card(teacher) == "eg-1-1"
+        teacher.evaluate("""() => { const r = document.querySelector('#live-stage [id^="r-"]');
+            r.dispatchEvent(new CustomEvent('htmx:afterSwap', {bubbles: true, detail: {target: r}}));
+            r.closest('.card').dispatchEvent(new CustomEvent('card:drawn', {bubbles: true})); }""")
+        teacher.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{next_card}'")
+        if next_card == "fig-1-10":     # the new card's ▶ is watched (its frames are published), not the old one's
+            plot = "document.getElementById('plot-fig-1-10-0')"
+            teacher.wait_for_function(f"() => {plot} && {plot}.dataset.liveWatch === '1'", timeout=8000)
+        deadline = time.time() + 5
+        while server_state(code)["card"] != next_card and time.time() < deadline:
+            time.sleep(0.05)
+        assert server_state(code)["card"] == next_card, f"the teacher sent {teacher.evaluate('window.__puts')}; loads {teacher.evaluate('window.__ajax')}; focus {focus}"
+        teacher.watch.assert_clean()
+    finally:
+        for c in contexts:
+            c.close()
+
+
 def test_follower_stage_recovers_from_a_failed_fetch(browser, live_server):
     """A phone whose fetch of the new card fails (Wi-Fi drop, a proxy's 502) must not count that
     card as shown: it tries again and reaches the class's card without the teacher doing anything."""
