@@ -48,8 +48,8 @@ def _wait_value(page, sel, value, timeout=8000):
                            timeout=timeout)
 
 
-def _start_class(browser, base, contexts):
-    """The instructor presses 开课 on the presenter; two students open the follow link."""
+def _open_control(browser, base, contexts):
+    """The instructor presses 开课 on the presenter of 例题 1-1 (batch 4): the control view."""
     ctx, teacher = _page(browser)
     contexts.append(ctx)
     teacher.goto(base + "/present/eg-1-1?batch=4")
@@ -57,6 +57,12 @@ def _start_class(browser, base, contexts):
     teacher.click(".live-start")
     teacher.wait_for_url("**/live/*/control")
     _drawn(teacher)
+    return teacher
+
+
+def _start_class(browser, base, contexts):
+    """The instructor presses 开课 on the presenter; two students open the follow link."""
+    teacher = _open_control(browser, base, contexts)
     assert "#t=" not in teacher.url                       # the token left the address bar at once
     code = teacher.url.split("/live/")[1].split("/")[0]
     token = teacher.evaluate(f"sessionStorage.getItem('aiinfra:live:token:{code}')")
@@ -250,13 +256,7 @@ def test_a_late_swap_of_the_card_being_left_does_not_cancel_the_card_change(brow
 
     contexts = []
     try:
-        ctx, teacher = _page(browser)
-        contexts.append(ctx)
-        teacher.goto(base + "/present/eg-1-1?batch=4")
-        _drawn(teacher)
-        teacher.click(".live-start")
-        teacher.wait_for_url("**/live/*/control")
-        _drawn(teacher)
+        teacher = _open_control(browser, base, contexts)
         code = teacher.url.split("/live/")[1].split("/")[0]
         _set_batch(teacher, 32)
         deadline = time.time() + 10
