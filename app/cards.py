@@ -475,12 +475,8 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
         approx = resolve_cond(d.approx, ctx, params, o)
         value = o[key]
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-        shown = d.shown(value) if numeric else None
-        whole = shown is not None or d.glued or d.sci   # the text carries its unit (5.00×10⁸ 项)
-        if numeric:     # what d.fmt(value, approx=approx, unit=whole) prints, the show hook run once
-            text = shown if shown is not None else d.number(value, approx=approx, unit=whole)
-        else:
-            text = label_text(d.words(value), card, view, params)
+        whole = d.shown(value) is not None or d.glued or d.sci   # the text carries its unit (5.00×10⁸ 项)
+        text = d.fmt(value, approx=approx, unit=whole) if numeric else label_text(d.words(value), card, view, params)
         stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=value,
                           unit=d.display_unit if numeric and not whole else "", digits=d.digits, sig=d.sig,
                           approx=approx, illustrative=resolve_cond(d.ill, ctx, params, o), book=d.book,

@@ -48,13 +48,13 @@ def fresh_paths(n: int, seed: int = 11) -> list[str]:
         v = min(v, s.le)
         text = str(int(round(v))) if s.is_int else f"{v:.10g}"
         path = f"/cards/{cid}/fragment?" + urlencode({s.name: text})
-        if path not in seen and _accepted(cid, s.name, text):
+        if path not in seen and accepted(cid, s.name, text):
             seen.add(path)
             out.append(path)
     return out
 
 
-def _accepted(cid: str, name: str, text: str) -> bool:
+def accepted(cid: str, name: str, text: str) -> bool:
     """Whether the card takes this value (a cross-field rule may refuse it: that would be a 422)."""
     from app.cards import REGISTRY
     from app.web.query import ParamError, parse_query

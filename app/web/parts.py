@@ -9,8 +9,9 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from .. import format as fmt
 from ..cards import Card, Figure, Stat, View
-from ..text import rich
+from ..text import markdown, rich
 
 
 @lru_cache(maxsize=16_384, typed=True)
@@ -153,9 +154,18 @@ def _answer_form(q: Any, qid: str) -> str:
     return ""
 
 
+def answer_text(q: Any, value: Any) -> str:
+    """A question's expected answer as the solution states it: 是/否, the option's words, or the
+    number with its unit."""
+    if q.kind in ("bool", "choice"):
+        if isinstance(value, bool):
+            return "是" if value else "否"
+        return str(q.options.get(str(value), value))
+    return fmt.with_unit(value, q.unit, sig=4)
+
+
 def questions_html(card: Card, view: View, qs: str, solutions: bool, tpl: Callable[[str], Markup],
-                   fill_text: Callable[[str], str], answer_text: Callable[[Any, Any], str],
-                   markdown: Callable[[str], Markup]) -> Markup:
+                   fill_text: Callable[[str], str]) -> Markup:
     """The questions: prompt, answer form, hint and (unless a link turned them off) the worked
     solution, whose derivation loads when opened."""
     if not view.questions:

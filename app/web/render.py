@@ -76,15 +76,6 @@ env.globals.update(static=static_url, rich=rich, markdown=markdown, CHAPTERS=CHA
 env.filters["rich"] = rich
 
 
-def answer_text(q, value) -> str:
-    if q.kind in ("bool", "choice"):
-        if isinstance(value, bool):
-            return "是" if value else "否"
-        return str(q.options.get(str(value), value))
-    return fmt.with_unit(value, q.unit, sig=4)
-
-
-env.globals["answer_text"] = answer_text
 env.globals["figure_rows"] = lambda f: figure_rows(f)
 env.globals["legend_items"] = lambda f: legend_items(f)
 env.globals["wire_figure"] = lambda f: wire_figure(f)
@@ -310,7 +301,7 @@ def result_html(ctx: Mapping[str, Any]) -> Markup:
                       ctx["stats_html"](ctx["tiles"], qs), "\n", ctx["figures_html"](qs, tpl), "\n",
                       parts.blocks(card, view, ctx["solutions"]) if view.blocks else "", "\n",  # type: ignore[attr-defined]
                       ctx["tables_html"](tpl), "\n", ctx["links_html"](), "\n",
-                      questions_html(card, view, qs, ctx["solutions"], tpl, ctx["fill_text"], answer_text, markdown), "\n",
+                      questions_html(card, view, qs, ctx["solutions"], tpl, ctx["fill_text"]), "\n",
                       ctx["notes_html"](tpl), "\n"]
     values = live_values(card, view, ctx["params"])
     if values:

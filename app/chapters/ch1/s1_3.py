@@ -8,7 +8,6 @@ from ...calculators.model_config import decode_flops, decode_weight_read_bytes
 from ...cards import Figure, Note, View, card
 from ...charts.fit import with_comm_bound
 from ...charts.roofline import bounds_vs_batch, throughput_vs_batch
-from ...charts.theme import r
 from ...outputs import data, out, outputs
 from ...params_domain import model_choice, model_type
 from ...trace import name
@@ -102,15 +101,14 @@ def eg_1_1(p: Eg11Params) -> View:
     c = roofline.batch_curves(grid, o["t_mem_ms"], o["f_tok_gflop"] * 1e9 / p.tp, peak)
     c = o["chart"] = c if p.tp == 1 else parallel.with_comm(c, o["t_allreduce_ms"] / p.batch)
     head = "N = [[params_billion]]" if mq is None else "[[model_name]]:每步读 [[r_w_gb]]、每 token [[f_tok_gflop]](由配置推导)"
-    wire_grid = r(grid)      # the B axis of both figures, rounded for the wire once
-    bounds = bounds_vs_batch(wire_grid, c["t_mem_ms"], c["t_compute_ms"], p.batch, o["t_step_ms"], o["b_star"], p.target_ms)
+    bounds = bounds_vs_batch(grid, c["t_mem_ms"], c["t_compute_ms"], p.batch, o["t_step_ms"], o["b_star"], p.target_ms)
     return View(o, headline=head + (" · tp = [[tp|n]]" if p.tp > 1 else "") + " · 目标 [[target_ms]]/步",
                 ctx={"model_name": MODEL_NAMES.get(p.model, "自定义模型"), "multi": p.tp > 1}, figures=[
         Figure(bounds if p.tp == 1 else with_comm_bound(bounds, c["t_allreduce_ms"], c["t_step_ms"]),
                "图 1-11 · 时间下界随 B 变化",
                "权重读取下界恒为 [[t_mem_ms]],计算下界随 B 线性增长,B=[[batch]] 时 [[t_compute_ms]];两者在 "
                "B*≈[[b_star|n]] 相交。当前单步下界 [[t_step_ms]],目标 [[target_ms]]。"),
-        Figure(throughput_vs_batch(wire_grid, c["throughput_tok_s"], p.batch, o["throughput_tok_s"], o["b_star"]),
+        Figure(throughput_vs_batch(grid, c["throughput_tok_s"], p.batch, o["throughput_tok_s"], o["b_star"]),
                "图 1-12 · 理想输出吞吐 B/T",
                "吞吐随 B 线性上升,越过 B*≈[[b_star|n]] 后变平;B=[[batch]] 时约 [[throughput_tok_s]]。"),
     ], notes=shared.notes("eg-1-1") + tp_notes(p))
