@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .derivation import Derivation, derive
 from .format import num, with_unit_text
-from .outputs import Out, Piece, fill, resolve_cond, undeclared
+from .outputs import Out, Piece, fill, resolve_cond, split, undeclared
 from .trace import leaf, tracing
 
 # ---------------------------------------------------------------------------------------------
@@ -470,17 +470,20 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
     o, ctx = view.outputs, view.ctx
     stats = []
     for key, d in card.outputs.items():
-        if key not in o or not resolve_cond(d.tile, ctx, params, o):
+        tile = d.tile       # a bool, or a name resolve_cond looks up (most are bools: no lookup)
+        if tile is False or key not in o or (tile is not True and not resolve_cond(tile, ctx, params, o)):
             continue
-        approx = resolve_cond(d.approx, ctx, params, o)
+        approx = d.approx if type(d.approx) is bool else resolve_cond(d.approx, ctx, params, o)
         value = o[key]
-        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-        whole = d.shown(value) is not None or d.glued or d.sci   # the text carries its unit (5.00×10⁸ 项)
-        text = d.fmt(value, approx=approx, unit=whole) if numeric else label_text(d.words(value), card, view, params)
-        stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=value,
-                          unit=d.display_unit if numeric and not whole else "", digits=d.digits, sig=d.sig,
-                          approx=approx, illustrative=resolve_cond(d.ill, ctx, params, o), book=d.book,
-                          emphasis=d.em, text=text))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            whole = d.shown(value) is not None or d.glued or d.sci   # the text carries its unit (5.00×10⁸ 项)
+            text, unit = d.fmt(value, approx=approx, unit=whole), "" if whole else d.display_unit
+        else:
+            text, unit = label_text(d.words(value), card, view, params), ""
+        stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=value, unit=unit,
+                          digits=d.digits, sig=d.sig, approx=approx,
+                          illustrative=d.ill if type(d.ill) is bool else resolve_cond(d.ill, ctx, params, o),
+                          book=d.book, emphasis=d.em, text=text))
     return stats
 
 
@@ -524,7 +527,14 @@ def pieces(text: str, card: Card, view: View, params: Params | None) -> list[Pie
 
 
 def label_text(text: str, card: Card, view: View, params: Params | None) -> str:
-    return "".join(p.text for p in pieces(text, card, view, params)) if "[[" in text else text
+    """A template as plain text: each slot filled (:func:`slot`), a slot nothing fills left as written."""
+    if "[[" not in text:
+        return text
+    out = []
+    for written, key, flag in split(text):
+        hit = slot(card, view, params, key, flag) if key else None
+        out.append(hit[0] if hit else written)
+    return "".join(out)
 
 
 def cell_text(card: Card, table: Table, col: int, value: Any) -> str:

@@ -17,14 +17,15 @@ KIB = 2**10
 def num(x: Any, digits: int | None = None, sig: int | None = None) -> str:
     """Format a number: fixed ``digits`` decimals, or ``sig`` significant figures, with thousands
     separators. Without either: integers as integers, others to 4 significant figures."""
-    if x is None:
-        return "—"
-    if isinstance(x, bool):
-        return "是" if x else "否"
-    if isinstance(x, str):
-        return x
-    if not isinstance(x, (int, float)) or not math.isfinite(x):
-        return "—"
+    if type(x) is not float or x - x != 0:     # anything but a finite float (most calls are one)
+        if x is None:
+            return "—"
+        if isinstance(x, bool):
+            return "是" if x else "否"
+        if isinstance(x, str):
+            return x
+        if not isinstance(x, (int, float)) or not math.isfinite(x):
+            return "—"
     if digits is not None:
         return f"{x:,.{digits}f}"
     if isinstance(x, int) or (sig is None and float(x).is_integer() and abs(x) < 1e15):

@@ -94,6 +94,10 @@ class Out:
         if flags:
             d, approx_flag, with_unit = _flagged(self, flags)
             return d.fmt(value, approx=approx_flag, unit=with_unit)
+        if (type(value) is float or type(value) is int) and value - value == 0:   # a plain finite number
+            plain = self._plain(bool(approx), bool(unit))
+            if plain is not None:
+                return plain(value)
         if not _numeric(value):
             return self.words(value)
         shown = self.shown(value)
@@ -111,6 +115,19 @@ class Out:
             return "是" if value else "否"
         return self.none if value is None else str(value)
 
+    def _plain(self, approx: bool, unit: bool) -> Callable[[float], str] | None:
+        """:meth:`number` for a plain finite number, with every choice that depends only on the
+        declaration made once (made on first use, kept on the declaration). None when the text can
+        depend on more than the value's digits (a ``show`` hook, ``sci``, ``stated``)."""
+        made = self.__dict__.get("_plain_fns")
+        if made is None:
+            made = {}
+            object.__setattr__(self, "_plain_fns", made)     # a cache, not a field: frozen stays frozen
+        key = (approx, unit)
+        if key not in made:
+            made[key] = None if self.show is not None or self.sci or self.stated else _plain_number(self, approx, unit)
+        return made[key]
+
     def number(self, value: float, *, approx: bool = False, unit: bool = True) -> str:
         if not math.isfinite(value):
             return self.none
@@ -126,6 +143,41 @@ class Out:
         s = self.prefix + (("≈" if self.glued else "≈ ") if approx and s != self.none else "") + s
         u = self.display_unit if unit else ""
         return s + u if self.glued else fmt.with_unit_text(s, u)
+
+
+# A number's digits as fmt.num writes them, by (value, digits, sig): one state prints most numbers
+# twice (a tile without its unit, the prose with it), so the second is a lookup. Bounded; pure.
+_NUM_TEXTS: dict[tuple[float, int | None, int | None], str] = {}
+NUM_TEXTS_MAX = 1024
+
+
+def _plain_number(d: Out, approx: bool, unit: bool) -> Callable[[float], str]:
+    """``d.number(value, approx=approx, unit=unit)`` for a finite plain number (same steps, same
+    text), the declaration's attributes read once."""
+    scale, p10, digits, sig, none = d.scale, 10 ** d.exp, d.digits, d.sig, d.none
+    trim, sep, signed, prefix, glued = d.trim, d.sep, d.signed, d.prefix, d.glued
+    mark = ("≈" if glued else "≈ ") if approx else ""
+    u = d.display_unit if unit else ""
+    num, with_unit_text, texts = fmt.num, fmt.with_unit_text, _NUM_TEXTS
+
+    def plain(value: float) -> str:
+        v = value / scale / p10
+        key = (v, digits, sig)
+        s = texts.get(key) if v else None      # ±0 compare equal but print differently: never kept
+        if s is None:
+            s = num(v, digits, sig)
+            if len(texts) >= NUM_TEXTS_MAX:
+                texts.clear()
+            texts[key] = s
+        if trim and s[-1] == "0" and "." in s:    # fixed-point text: _compact is stripping the zeros
+            s = s.rstrip("0").removesuffix(".")
+        if not sep:
+            s = s.replace(",", "")
+        if signed and v >= 0:
+            s = "+" + s
+        s = prefix + (mark if mark and s != none else "") + s
+        return s + u if glued else with_unit_text(s, u)
+    return plain
 
 
 @cache

@@ -92,12 +92,13 @@ def allreduce_bytes_per_token_per_layer(hidden: int, tp: int, elem_bytes: int = 
 
 
 NO_COMM = "tp = 1:没有卡间通信"
+NO_COMM_TIME = given(0.0, "T_{AR}", "s", source=NO_COMM)     # an input leaf: one for every tp = 1 state
 
 
 def allreduce_time(tokens: int, s: ModelShape, tp: int, link_bytes_s: float | None) -> float:
     """T_AR = tokens · L · allreduce bytes per token per layer / link bandwidth (one direction); 0 at tp = 1."""
     if tp == 1:
-        return given(0.0, "T_{AR}", "s", source=NO_COMM)
+        return NO_COMM_TIME
     if not link_bytes_s:
         raise ValueError("tp > 1 需要互连带宽,该加速器没有收录")
     traffic = name(allreduce_bytes_per_token_per_layer(s.hidden, tp), "V_{AR}", "B")

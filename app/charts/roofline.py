@@ -4,27 +4,56 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from .theme import COLORS, SharedRounding, axis, bar, figure, hline, layout, line, points, r, vline, with_refs
+from .theme import COLORS, Rounded, axis, bar, figure, hline, layout, line, points, r, vline, with_refs
 
 
 def batch_axis(hi: int = 512) -> dict:
     return axis("批大小 B(请求数,对数)", log=True, range_=(0, math.log10(hi)))
 
 
+_B_ROUNDED: dict[float, float | None] = {}
+_MISSING: Any = object()
+B_ROUNDED_MAX = 4096
+
+
+def batch_x(grid: Sequence[float]) -> Rounded:
+    """The B axis for the wire. Its values come from a small set (the log points, the integer batch,
+    B* and its neighbours), so each float is formatted once per process (at most ``B_ROUNDED_MAX``
+    kept), not once per figure."""
+    if isinstance(grid, Rounded) or set(map(type, grid)) != {float}:
+        return r(grid)
+    memo = _B_ROUNDED
+    if len(memo) > B_ROUNDED_MAX:
+        memo.clear()
+    out = [memo.get(b, _MISSING) for b in grid]
+    for i, v in enumerate(out):
+        if v is _MISSING:
+            out[i] = memo[grid[i]] = r(grid[i])
+    return Rounded(out)
+
+
+def rounded_max(a: Sequence[float], b: Sequence[float], ra: Rounded, rb: Rounded) -> Rounded:
+    """``r`` of the elementwise max of two series, from the series and their rounded values
+    (``ra``, ``rb``): rounding to a fixed number of digits keeps order, so the max of the rounded
+    values is the rounded max (when a value is not finite, the max itself is rounded)."""
+    if None in ra or None in rb:
+        return r([y if y > x else x for x, y in zip(a, b)])
+    return Rounded([y if y > x else x for x, y in zip(ra, rb)])
+
+
 def bounds_vs_batch(grid: Sequence[float], t_mem: Sequence[float], t_cmp: Sequence[float], batch: int,
                     t_step_ms: float, b_star: float, target_ms: float) -> dict:
     """图 1-11: the read bound (flat), the compute bound (rising) and their max, with the target.
     Fixed y range: a batch change then moves only the traces (the client's fast redraw path)."""
-    t_max = [max(a, c) for a, c in zip(t_mem, t_cmp)]
-    grid = r(grid)                     # shared by three traces: rounded once
-    rs = SharedRounding()              # every value of the max is a value of one of the two bounds
+    x, rm, rc = batch_x(grid), r(t_mem), r(t_cmp)     # each rounded once
     lo, hi = min([*t_mem, *t_cmp]), max([*t_mem, *t_cmp, target_ms])
     y = axis("时间下界 (ms,对数)", log=True, range_=(math.log10(lo) - 0.15, math.log10(hi) + 0.15))
     return figure([
-        line(grid, rs(t_mem), "权重读取 R_W/β", "read"),
-        line(grid, rs(t_cmp), "计算 F/Π", "compute"),
-        line(grid, rs(t_max), "下界 max", "ink", dash="dash", width=2),
+        line(x, rm, "权重读取 R_W/β", "read"),
+        line(x, rc, "计算 F/Π", "compute"),
+        line(x, rounded_max(t_mem, t_cmp, rm, rc), "下界 max", "ink", dash="dash", width=2),
         points([batch], [t_step_ms], f"当前 B={batch}", "accent", size=11),
     ], with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True),
                  hline(target_ms, f"目标 {target_ms:g} ms", "target", log=True)))
@@ -35,7 +64,7 @@ def throughput_vs_batch(grid: Sequence[float], thr: Sequence[float], batch: int,
     """图 1-12: ideal throughput B/T rises linearly, then flattens past B*."""
     y = axis("输出吞吐 (token/s)", range_=(0, max(thr) * 1.08))
     return figure([
-        line(grid, thr, "理想吞吐 B/T", "compute"),
+        line(batch_x(grid), thr, "理想吞吐 B/T", "compute"),
         points([batch], [throughput], f"当前 B={batch}", "accent", size=11),
     ], with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True)))
 

@@ -59,8 +59,14 @@ def r(x: Any, sig: int = 5) -> Any:
     if isinstance(x, (list, tuple)):
         if len(x) > 2 and isinstance(x[0], float) and x.count(x[0]) == len(x):   # a flat line: one format
             return Rounded([r(x[0], sig)] * len(x))
-        if len(x) >= VECTOR_MIN and set(map(type, x)) == _FLOAT:
-            return Rounded(_round_floats(x, sig))
+        if x and set(map(type, x)) == _FLOAT:     # plain floats only (a traced number formats itself)
+            if len(x) >= VECTOR_MIN:
+                return Rounded(_round_floats(x, sig))
+            pct = _PCT[sig] if sig < len(_PCT) else f"%.{sig}g"
+            out = [float(pct % v) for v in x]    # "%.5g" % v: format()'s digits, one call fewer per value
+            total = sum(out)
+            if total - total == 0:               # every value finite (inf and nan stay inf and nan)
+                return Rounded(out)
         spec = f".{sig}g"               # format(v, spec): 1.7× faster than "{:.5g}".format(v), same digits
         out = []
         for v in x:
@@ -76,6 +82,7 @@ def r(x: Any, sig: int = 5) -> Any:
     return x
 
 
+_PCT = tuple(f"%.{k}g" for k in range(18))
 VECTOR_MIN = 96                      # from this many floats numpy rounds a list faster than format()
 _FLOAT = {float}
 _POW10 = 10.0 ** np.arange(23)       # exact powers of ten (10²² is the last one a double holds exactly)

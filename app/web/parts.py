@@ -26,15 +26,34 @@ def _num_value(v: Any) -> bool:
 
 
 def _tile(s: Stat, text: str) -> str:
-    cls = "stat" + (" em" if s.emphasis else "") + (" ill" if s.illustrative else "")
-    key = esc(s.key)
-    value = (f'<button type="button" class="v why" data-key="{key}" aria-expanded="false" title="看它怎么算出来的">'
-             f"{esc(text)}</button>" if _num_value(s.value) else f'<span class="v">{esc(text)}</span>')
-    unit = f'<span class="u">{esc(s.unit)}</span>' if s.unit and (s.text is None or _num_value(s.value)) else ""
-    book = f' <span class="book" title="书中写法">{esc(s.book)}</span>' if s.book else ""
-    ill = ' <span class="badge-ill">示意</span>' if s.illustrative else ""
-    return (f'  <div class="{cls}" data-key="{key}">\n    <dt>{rich(s.label)}</dt>\n'
-            f"    <dd>{value}{unit}{book}{ill}</dd>\n  </div>\n")
+    """One tile: its shell (everything but the value's text) depends only on the declaration and the
+    kind of value, so it is built once per shape and the value is set into it."""
+    numeric = _num_value(s.value)
+    shape = (s.key, s.label, s.unit, s.book, s.emphasis, s.illustrative, numeric, s.text is None)
+    shell = _TILE_SHELLS.get(shape)
+    if shell is None:
+        shell = _tile_shell(*shape)
+        if len(_TILE_SHELLS) < TILE_SHELLS_MAX:
+            _TILE_SHELLS[shape] = shell
+    return shell[0] + esc(text) + shell[1]
+
+
+_TILE_SHELLS: dict[tuple, tuple[str, str]] = {}
+TILE_SHELLS_MAX = 4096
+
+
+def _tile_shell(key: str, label: str, unit: str, book: str, emphasis: bool, illustrative: bool, numeric: bool,
+                preformatted: bool) -> tuple[str, str]:
+    """The tile's HTML before and after the value's text."""
+    cls = "stat" + (" em" if emphasis else "") + (" ill" if illustrative else "")
+    k = esc(key)
+    opening, closing = ((f'<button type="button" class="v why" data-key="{k}" aria-expanded="false" title="看它怎么算出来的">',
+                         "</button>") if numeric else ('<span class="v">', "</span>"))
+    u = f'<span class="u">{esc(unit)}</span>' if unit and (preformatted or numeric) else ""
+    b = f' <span class="book" title="书中写法">{esc(book)}</span>' if book else ""
+    ill = ' <span class="badge-ill">示意</span>' if illustrative else ""
+    return (f'  <div class="{cls}" data-key="{k}">\n    <dt>{rich(label)}</dt>\n    <dd>{opening}',
+            f"{closing}{u}{b}{ill}</dd>\n  </div>\n")
 
 
 def stats_html(card: Card, tiles: list[Stat], qs: str, stat_text: Callable[[Stat], str]) -> Markup:
@@ -50,9 +69,19 @@ def stats_html(card: Card, tiles: list[Stat], qs: str, stat_text: Callable[[Stat
 def _legend(items: list[dict[str, str]]) -> str:
     if not items:
         return ""
-    lis = "".join(f'<li><span class="sw sw-{esc(it["kind"])} dash-{esc(it["dash"])}" style="--c: {esc(it["color"])}">'
-                  f'</span>{rich(it["name"])}</li>' for it in items)
-    return f'<ul class="legend" aria-label="图例">{lis}</ul>'
+    shape = tuple((it["name"], it["color"], it["kind"], it["dash"]) for it in items)
+    html = _LEGENDS.get(shape)
+    if html is None:
+        lis = "".join(f'<li><span class="sw sw-{esc(kind)} dash-{esc(dash)}" style="--c: {esc(color)}"></span>{rich(name)}</li>'
+                      for name, color, kind, dash in shape)
+        html = f'<ul class="legend" aria-label="图例">{lis}</ul>'
+        if len(_LEGENDS) < LEGENDS_MAX:       # a legend changes with few states (a name quoting B, say)
+            _LEGENDS[shape] = html
+    return html
+
+
+_LEGENDS: dict[tuple, str] = {}
+LEGENDS_MAX = 4096
 
 
 def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], *, legend_items: Callable[[Figure], list],

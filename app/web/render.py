@@ -165,10 +165,9 @@ def template_html(card: Card, view: View, params, text: str, scope: Scope | None
     if "[[" not in text:
         return _marker.mark(str(rich(text)), scope) if scope is not None else rich(text)
     out = []
-    for written, key, flag in split(text):
+    for key, flag, html in _runs(text):
         hit = slot(card, view, params, key, flag) if key else None
         if hit is None:            # plain text, or a slot nothing fills (left as written)
-            html = str(rich(written))
             out.append(str(_marker.mark(html, scope)) if scope is not None else html)
         elif hit[1] == "output" and _is_number(view.outputs.get(key)):
             out.append(f'<button type="button" class="num why" data-key="{esc(key)}" aria-expanded="false">'
@@ -176,6 +175,13 @@ def template_html(card: Card, view: View, params, text: str, scope: Scope | None
         else:
             out.append(esc(hit[0]))
     return Markup("".join(out))
+
+
+@lru_cache(maxsize=8192)
+def _runs(text: str) -> tuple[tuple[str, str, str], ...]:
+    """A template's runs (:func:`split`) as (key, flag, the run's text as HTML): a slot's text as
+    written is what shows when nothing fills it."""
+    return tuple((key, flag, str(rich(written))) for written, key, flag in split(text))
 
 
 def _is_number(v: Any) -> bool:

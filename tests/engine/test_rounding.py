@@ -32,6 +32,19 @@ def test_vectorised_rounding_gives_the_same_doubles_as_formatting():
             assert _round_floats(xs, sig) == _one_by_one(xs, sig)
 
 
+def test_short_float_lists_round_as_formatting_each_value():
+    """Below the vector size a list of plain floats is formatted in one pass; a list holding inf or
+    nan falls back to the item loop (those become None). Same doubles, sign of zero included."""
+    for xs in _cases():
+        for i in range(0, len(xs), 37):
+            chunk = xs[i:i + 37]
+            got, want = r(chunk), _one_by_one(chunk)
+            assert [(g, None if g is None else math.copysign(1, g)) for g in got] == \
+                [(w, None if w is None else math.copysign(1, w)) for w in want], chunk
+            for sig in (3, 7):
+                assert r(chunk, sig) == _one_by_one(chunk, sig)
+
+
 def test_r_takes_the_vector_path_only_for_long_float_lists():
     long = [i * 1.234567 for i in range(VECTOR_MIN)]
     assert r(long) == _one_by_one(long)

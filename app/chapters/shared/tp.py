@@ -3,6 +3,7 @@ for accelerators without a recorded link (a reader's own ``custom:`` card), the 
 the accelerator's link and dense peaks as traced inputs. Shared by the planner and the chapter-1 cards."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from pydantic import Field, ValidationInfo
@@ -49,10 +50,18 @@ def link_bytes_s(ref: str, override_gbps: float | None) -> float | None:
     """β_link in B/s: the override (a traced slider) or the preset's one-direction link, None if neither."""
     if override_gbps is not None:
         return override_gbps * 1e9
+    link = _preset_link_gbps(ref)
+    return None if link is None else link * 1e9
+
+
+@lru_cache(maxsize=256)
+def _preset_link_gbps(ref: str) -> float | None:
+    """The preset's one-direction link (GB/s) as a traced input, made once per accelerator: an input
+    leaf is immutable, so one is shared as a module-level preset's is."""
     g = gpu(ref)
     if g.interconnect_gbps is None:
         return None
-    return given(g.interconnect_gbps, "β_{link}", "GB/s", source=f"{_source(ref)}:{g.interconnect or '互连'},单向") * 1e9
+    return given(g.interconnect_gbps, "β_{link}", "GB/s", source=f"{_source(ref)}:{g.interconnect or '互连'},单向")
 
 
 PEAK_SYMBOLS = {"bf16": "Π", "fp8": "Π_{FP8}", "fp4": "Π_{FP4}"}
