@@ -477,13 +477,13 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
         value = o[key]
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             whole = d.shown(value) is not None or d.glued or d.sci   # the text carries its unit (5.00×10⁸ 项)
-            text, unit = d.fmt(value, approx=approx, unit=whole), "" if whole else d.display_unit
+            text, unit = d.formatter(approx, whole)(value), "" if whole else d.display_unit
         else:
             text, unit = label_text(d.words(value), card, view, params), ""
-        stats.append(Stat(key=key, label=label_text(d.label or key, card, view, params), value=value, unit=unit,
-                          digits=d.digits, sig=d.sig, approx=approx,
-                          illustrative=d.ill if type(d.ill) is bool else resolve_cond(d.ill, ctx, params, o),
-                          book=d.book, emphasis=d.em, text=text))
+        ill = d.ill if type(d.ill) is bool else resolve_cond(d.ill, ctx, params, o)
+        # Stat's fields in order: key, label, value, unit, digits, sig, approx, illustrative, book, emphasis, text
+        stats.append(Stat(key, label_text(d.label or key, card, view, params), value, unit, d.digits, d.sig, approx,
+                          ill, d.book, d.em, text))
     return stats
 
 
@@ -506,7 +506,7 @@ def _fill_slot(card: Card, view: View, params: Params | None, key: str, flag: st
         return (format_plain(v), "ctx")
     if key in view.outputs:
         decl = card.outputs.get(key) or undeclared(key)
-        return decl.fmt(view.outputs[key], flags=flag or "u"), "output"
+        return decl.formatter_for(flag or "u")(view.outputs[key]), "output"
     if params is not None and key in type(params).model_fields:
         v = getattr(params, key)
         spec = control_map(card.params).get(key)

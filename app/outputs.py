@@ -91,17 +91,32 @@ class Out:
         slot ``[[key|…]]``, comma-separated): ``n`` number without unit, ``c`` compact (no trailing
         zeros), ``dK`` K decimals, ``sK`` K significant figures, ``a`` with "≈", ``g0`` no thousands
         separator."""
-        if flags:
-            d, approx_flag, with_unit = _flagged(self, flags)
-            return d.fmt(value, approx=approx_flag, unit=with_unit)
-        if (type(value) is float or type(value) is int) and value - value == 0:   # a plain finite number
-            plain = self._plain(bool(approx), bool(unit))
-            if plain is not None:
-                return plain(value)
-        if not _numeric(value):
-            return self.words(value)
-        shown = self.shown(value)
-        return shown if shown is not None else self.number(value, approx=approx, unit=unit)
+        return (self.formatter_for(flags) if flags else self.formatter(bool(approx), bool(unit)))(value)
+
+    def formatter(self, approx: bool, unit: bool) -> Callable[[Any], str]:
+        """``fmt(·, approx=approx, unit=unit)`` as one function, made on first use and kept on the
+        declaration: every choice that depends only on the declaration is made once."""
+        made = self._formatters()
+        f = made.get((approx, unit))
+        if f is None:
+            f = made[(approx, unit)] = _formatter(self, approx, unit)
+        return f
+
+    def formatter_for(self, flags: str) -> Callable[[Any], str]:
+        """``fmt(·, flags=flags)`` as one function (a template slot's flags: see :meth:`fmt`)."""
+        made = self._formatters()
+        f = made.get(flags)
+        if f is None:
+            d, approx, unit = _flagged(self, flags)
+            f = made[flags] = d.formatter(approx, unit)
+        return f
+
+    def _formatters(self) -> dict[Any, Callable[[Any], str]]:
+        made = self.__dict__.get("_formatter_cache")
+        if made is None:
+            made = {}
+            object.__setattr__(self, "_formatter_cache", made)     # a cache, not a field: frozen stays frozen
+        return made
 
     def shown(self, value: Any) -> str | None:
         """The ``show`` hook's text for a number, if it has one."""
@@ -114,19 +129,6 @@ class Out:
         if isinstance(value, bool):
             return "是" if value else "否"
         return self.none if value is None else str(value)
-
-    def _plain(self, approx: bool, unit: bool) -> Callable[[float], str] | None:
-        """:meth:`number` for a plain finite number, with every choice that depends only on the
-        declaration made once (made on first use, kept on the declaration). None when the text can
-        depend on more than the value's digits (a ``show`` hook, ``sci``, ``stated``)."""
-        made = self.__dict__.get("_plain_fns")
-        if made is None:
-            made = {}
-            object.__setattr__(self, "_plain_fns", made)     # a cache, not a field: frozen stays frozen
-        key = (approx, unit)
-        if key not in made:
-            made[key] = None if self.show is not None or self.sci or self.stated else _plain_number(self, approx, unit)
-        return made[key]
 
     def number(self, value: float, *, approx: bool = False, unit: bool = True) -> str:
         if not math.isfinite(value):
@@ -151,16 +153,27 @@ _NUM_TEXTS: dict[tuple[float, int | None, int | None], str] = {}
 NUM_TEXTS_MAX = 1024
 
 
-def _plain_number(d: Out, approx: bool, unit: bool) -> Callable[[float], str]:
-    """``d.number(value, approx=approx, unit=unit)`` for a finite plain number (same steps, same
-    text), the declaration's attributes read once."""
+def _formatter(d: Out, approx: bool, unit: bool) -> Callable[[Any], str]:
+    """``d.fmt(value, approx=approx, unit=unit)`` for any value. A plain finite number takes the
+    same steps as :meth:`Out.number` with the declaration's attributes read once, unless its text
+    can depend on more than its digits (a ``show`` hook, ``sci``, ``stated``)."""
+    def general(value: Any) -> str:
+        if not _numeric(value):
+            return d.words(value)
+        shown = d.shown(value)
+        return shown if shown is not None else d.number(value, approx=approx, unit=unit)
+
+    if d.show is not None or d.sci or d.stated:
+        return general
     scale, p10, digits, sig, none = d.scale, 10 ** d.exp, d.digits, d.sig, d.none
     trim, sep, signed, prefix, glued = d.trim, d.sep, d.signed, d.prefix, d.glued
     mark = ("≈" if glued else "≈ ") if approx else ""
     u = d.display_unit if unit else ""
     num, with_unit_text, texts = fmt.num, fmt.with_unit_text, _NUM_TEXTS
 
-    def plain(value: float) -> str:
+    def plain(value: Any) -> str:
+        if not ((type(value) is float or type(value) is int) and value - value == 0):
+            return general(value)             # not a plain finite number (traced, bool, None, inf …)
         v = value / scale / p10
         key = (v, digits, sig)
         s = texts.get(key) if v else None      # ±0 compare equal but print differently: never kept
