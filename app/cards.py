@@ -469,22 +469,38 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
         return view.stats
     o, ctx = view.outputs, view.ctx
     stats = []
-    for key, d in card.outputs.items():
-        tile = d.tile       # a bool, or a name resolve_cond looks up (most are bools: no lookup)
-        if tile is False or key not in o or (tile is not True and not resolve_cond(tile, ctx, params, o)):
+    for key, d, tile, approx_c, ill_c, label, whole_c in _tile_plan(card):
+        if key not in o or (tile is not True and not resolve_cond(tile, ctx, params, o)):
             continue
-        approx = d.approx if type(d.approx) is bool else resolve_cond(d.approx, ctx, params, o)
+        approx = approx_c if type(approx_c) is bool else resolve_cond(approx_c, ctx, params, o)
         value = o[key]
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            whole = d.shown(value) is not None or d.glued or d.sci   # the text carries its unit (5.00×10⁸ 项)
+            whole = whole_c if whole_c is not None else d.shown(value) is not None or d.glued or d.sci
             text, unit = d.formatter(approx, whole)(value), "" if whole else d.display_unit
         else:
             text, unit = label_text(d.words(value), card, view, params), ""
-        ill = d.ill if type(d.ill) is bool else resolve_cond(d.ill, ctx, params, o)
+        ill = ill_c if type(ill_c) is bool else resolve_cond(ill_c, ctx, params, o)
         # Stat's fields in order: key, label, value, unit, digits, sig, approx, illustrative, book, emphasis, text
-        stats.append(Stat(key, label_text(d.label or key, card, view, params), value, unit, d.digits, d.sig, approx,
-                          ill, d.book, d.em, text))
+        stats.append(Stat(key, label if label is not None else label_text(d.label or key, card, view, params), value,
+                          unit, d.digits, d.sig, approx, ill, d.book, d.em, text))
     return stats
+
+
+_TILE_PLANS: dict[int, tuple[dict[str, Out], tuple]] = {}
+
+
+def _tile_plan(card: Card) -> tuple:
+    """Per output that can be a tile: (key, declaration, tile, approx, 示意 conditions, the label
+    when it has no slot, whether the text carries its unit when that does not depend on the value).
+    Made once per card's declaration (keyed by identity, checked)."""
+    hit = _TILE_PLANS.get(id(card.outputs))
+    if hit is not None and hit[0] is card.outputs:
+        return hit[1]
+    plan = tuple((key, d, d.tile, d.approx, d.ill, None if "[[" in (d.label or key) else d.label or key,
+                  d.glued or d.sci if d.show is None else None)     # the text carries its unit (5.00×10⁸ 项)
+                 for key, d in card.outputs.items() if d.tile is not False)
+    _TILE_PLANS[id(card.outputs)] = (card.outputs, plan)
+    return plan
 
 
 def slot(card: Card, view: View, params: Params | None, key: str, flag: str = "") -> tuple[str, str] | None:

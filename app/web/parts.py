@@ -3,6 +3,7 @@ questions, notes), built as strings: a Jinja macro per tile or question cost mor
 the fragment. A card's diagrams stay templates (``_parts.html``)."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -21,6 +22,17 @@ def esc(text: str) -> str:
     return str(escape(text))
 
 
+_SPECIAL = re.compile("[<>&\"']")
+
+
+def esc_text(text: str) -> str:
+    """``text`` HTML-escaped as :func:`esc` does, uncached: for text that seldom recurs (a state's
+    formatted numbers), which mostly has nothing to escape."""
+    if _SPECIAL.search(text):
+        return str(escape(text))
+    return text if type(text) is str else str(text)     # a Markup as plain text, as esc gives it
+
+
 def _num_value(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -35,7 +47,7 @@ def _tile(s: Stat, text: str) -> str:
         shell = _tile_shell(*shape)
         if len(_TILE_SHELLS) < TILE_SHELLS_MAX:
             _TILE_SHELLS[shape] = shell
-    return shell[0] + esc(text) + shell[1]
+    return shell[0] + esc_text(text) + shell[1]
 
 
 _TILE_SHELLS: dict[tuple, tuple[str, str]] = {}

@@ -24,7 +24,7 @@ from ..outputs import split
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
 from .cache import LRU
-from .parts import esc, figures_html, links_html, notes_html, questions_html, stats_html, tables_html
+from .parts import esc, esc_text, figures_html, links_html, notes_html, questions_html, stats_html, tables_html
 from .query import to_query
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -164,24 +164,28 @@ def template_html(card: Card, view: View, params, text: str, scope: Scope | None
     text (never in the filled numbers) are marked, each text piece once per process."""
     if "[[" not in text:
         return _marker.mark(str(rich(text)), scope) if scope is not None else rich(text)
-    out = []
-    for key, flag, html in _runs(text):
+    out, outputs = [], view.outputs
+    for key, flag, html, button in _runs(text):
         hit = slot(card, view, params, key, flag) if key else None
         if hit is None:            # plain text, or a slot nothing fills (left as written)
             out.append(str(_marker.mark(html, scope)) if scope is not None else html)
-        elif hit[1] == "output" and _is_number(view.outputs.get(key)):
-            out.append(f'<button type="button" class="num why" data-key="{esc(key)}" aria-expanded="false">'
-                       f"{esc(hit[0])}</button>")
+            continue
+        shown = esc_text(hit[0])
+        if hit[1] == "output" and _is_number(outputs.get(key)):
+            out.append(button + shown + "</button>")
         else:
-            out.append(esc(hit[0]))
+            out.append(shown)
     return Markup("".join(out))
 
 
 @lru_cache(maxsize=8192)
-def _runs(text: str) -> tuple[tuple[str, str, str], ...]:
-    """A template's runs (:func:`split`) as (key, flag, the run's text as HTML): a slot's text as
-    written is what shows when nothing fills it."""
-    return tuple((key, flag, str(rich(written))) for written, key, flag in split(text))
+def _runs(text: str) -> tuple[tuple[str, str, str, str], ...]:
+    """A template's runs (:func:`split`) as (key, flag, the run's text as HTML, a slot's opening
+    button tag): a slot's text as written is what shows when nothing fills it, and a numeric
+    output's value sits in a button that expands its derivation."""
+    return tuple((key, flag, str(rich(written)),
+                  f'<button type="button" class="num why" data-key="{esc(key)}" aria-expanded="false">' if key else "")
+                 for written, key, flag in split(text))
 
 
 def _is_number(v: Any) -> bool:
