@@ -13,6 +13,7 @@ import hashlib
 import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import brotli
 
@@ -39,8 +40,10 @@ class Entry:
         return sum(len(b) for b in self.bodies.values()) + 200
 
 
+@lru_cache(maxsize=256)
 def negotiate(accept: bytes) -> str:
-    """The best encoding the client takes (``br`` > ``gzip`` > identity); ``q=0`` refuses one."""
+    """The best encoding the client takes (``br`` > ``gzip`` > identity); ``q=0`` refuses one.
+    Kept per header value: browsers send a handful of them."""
     offered = {}
     for part in accept.decode("latin-1").lower().split(","):
         name, _, params = part.strip().partition(";")

@@ -7,6 +7,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; ")
 SELF_FRAME = "frame-ancestors 'self'"
 ANY_FRAME = "frame-ancestors *"
+CSP_PAGE, CSP_EMBED = (CSP + SELF_FRAME).encode(), (CSP + ANY_FRAME).encode()
 
 
 def one_vary(headers) -> list[tuple[bytes, bytes]]:
@@ -34,9 +35,8 @@ class SecurityHeaders:
                 headers = [(k, v) for k, v in message.get("headers", []) if k not in (b"x-frame-embed", b"vary")]
                 headers += one_vary(message.get("headers", []))
                 embed = any(k == b"x-frame-embed" for k, _ in message.get("headers", []))
-                csp = CSP + (ANY_FRAME if embed else SELF_FRAME)
                 headers += [
-                    (b"content-security-policy", csp.encode()),
+                    (b"content-security-policy", CSP_EMBED if embed else CSP_PAGE),
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"strict-origin-when-cross-origin"),
                 ]
