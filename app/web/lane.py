@@ -29,8 +29,7 @@ class FragmentLane:
         headers = dict(scope.get("headers") or [])
         if card is None or b"if-none-match" in headers:
             return await self.app(scope, receive, send)
-        # decoded as Starlette decodes request.query_params, so the lane and the route agree
-        items = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        items = query_items(scope.get("query_string", b""))
         try:
             params = parse_query(card, items)
         except ParamError:
@@ -41,6 +40,16 @@ class FragmentLane:
             (b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(body)).encode()),
             (b"etag", b"W/" + etag.encode()), (b"cache-control", FRAGMENT_CACHE), (b"vary", b"Accept-Encoding")]})
         await send({"type": "http.response.body", "body": body})
+
+
+def query_items(raw: bytes) -> list[tuple[str, str]]:
+    """The query's pairs as Starlette decodes ``request.query_params`` (parse_qsl, blanks kept), so
+    the lane and the route agree. A query without escapes (``%``, ``+``), as sliders send, is split
+    directly: the same pairs without parse_qsl's per-pair unquoting."""
+    qs = raw.decode("latin-1")
+    if "%" in qs or "+" in qs:
+        return parse_qsl(qs, keep_blank_values=True)
+    return [(name, value) for name, _, value in (pair.partition("=") for pair in qs.split("&") if pair)]
 
 
 def _solutions_off() -> bool:
