@@ -66,12 +66,12 @@
     }
     if (!changed.length) return Promise.resolve();
     return new Promise(function (resolve) {
-      // A zero-length transition moves the traces as soon as Plotly announces the frame
-      // (plotly_animatingframe); Plotly's own promise settles only after further animation frames.
-      // The next task runs after the traces are moved: the chart is drawn then.
+      // Plotly runs a zero-length transition (the traces moved in the SVG) and then announces the
+      // frame (plotly_animatingframe): the chart is drawn then. Plotly's own promise settles only
+      // after further animation frames.
       var settled = false;
       function done() { if (!settled) { settled = true; resolve(); } }
-      if (el.once) el.once("plotly_animatingframe", function () { setTimeout(done, 0); });
+      if (el.once) el.once("plotly_animatingframe", done);
       window.Plotly.animate(el, { data: changed.map(function (i) { return fig.data[i]; }), traces: changed },
         { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } }).then(done, done);
     });
