@@ -63,10 +63,10 @@ def r(x: Any, sig: int = 5) -> Any:
             if len(x) >= VECTOR_MIN:
                 return Rounded(_round_floats(x, sig))
             pct = _PCT[sig] if sig < len(_PCT) else f"%.{sig}g"
-            out = [float(pct % v) for v in x]    # "%.5g" % v: format()'s digits, one call fewer per value
-            total = sum(out)
+            fast = [float(pct % v) for v in x]   # "%.5g" % v: format()'s digits, one call fewer per value
+            total = sum(fast)
             if total - total == 0:               # every value finite (inf and nan stay inf and nan)
-                return Rounded(out)
+                return Rounded(fast)
         spec = f".{sig}g"               # format(v, spec): 1.7× faster than "{:.5g}".format(v), same digits
         out = []
         for v in x:

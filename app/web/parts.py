@@ -1,6 +1,7 @@
 """The parts of a card's result that every slider drag redraws (tiles, figures, tables, links,
-questions, notes), built as strings: a Jinja macro per tile or question cost more than the rest of
-the fragment. A card's diagrams stay templates (``_parts.html``)."""
+questions, notes), built as plain strings of HTML that the fragment joins: a Jinja macro per tile
+or question cost more than the rest of the fragment. A card's diagrams stay templates
+(``_parts.html``)."""
 from __future__ import annotations
 
 import re
@@ -68,14 +69,14 @@ def _tile_shell(key: str, label: str, unit: str, book: str, emphasis: bool, illu
             f"{closing}{u}{b}{ill}</dd>\n  </div>\n")
 
 
-def stats_html(card: Card, tiles: list[Stat], qs: str, stat_text: Callable[[Stat], str]) -> Markup:
+def stats_html(card: Card, tiles: list[Stat], qs: str, stat_text: Callable[[Stat], str]) -> str:
     """The tiles, then the (hidden) panel their derivations open in."""
     if not tiles:
-        return Markup("")
+        return ""
     cid = esc(card.id)
     body = "".join(_tile(s, stat_text(s)) for s in tiles)
-    return Markup(f'<dl class="stats">\n{body}</dl>\n<div class="why-panel" id="why-{cid}" hidden tabindex="-1" role="region" '
-                  f'aria-label="推导" data-explain="/cards/{cid}/explain" data-qs="{esc(qs)}"></div>\n')
+    return (f'<dl class="stats">\n{body}</dl>\n<div class="why-panel" id="why-{cid}" hidden tabindex="-1" role="region" '
+            f'aria-label="推导" data-explain="/cards/{cid}/explain" data-qs="{esc(qs)}"></div>\n')
 
 
 def _legend(items: list[dict[str, str]]) -> str:
@@ -97,10 +98,10 @@ LEGENDS_MAX = 4096
 
 
 def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], *, legend_items: Callable[[Figure], list],
-                 wire: Callable[..., dict], json_script: Callable[[Any], Markup]) -> Markup:
+                 wire: Callable[..., dict], json_script: Callable[[Any], Markup]) -> str:
     """Each figure: caption, HTML legend, the plot div and its data, the summary, the data table."""
     if not view.figures:
-        return Markup("")
+        return ""
     out = ['<div class="figs">\n']
     cid, q = esc(card.id), esc(qs)
     for i, f in enumerate(view.figures):
@@ -123,10 +124,10 @@ def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], 
             f'hx-swap="innerHTML">载入中…</div>\n'
             f'      <a class="csv" href="/cards/{cid}/figure/{i}.csv{q}" download>下载 CSV</a>\n    </details>\n  </figure>\n')
     out.append("</div>\n")
-    return Markup("".join(out))
+    return "".join(out)
 
 
-def tables_html(card: Card, view: View, tpl: Callable[[str], Markup], cell_text: Callable) -> Markup:
+def tables_html(card: Card, view: View, tpl: Callable[[str], Markup], cell_text: Callable) -> str:
     """Each table: caption, header, rows (numbers in the column's declared format; 示意 cells badged;
     a row may link to a card), its note."""
     out = []
@@ -150,24 +151,24 @@ def tables_html(card: Card, view: View, tpl: Callable[[str], Markup], cell_text:
         note = f'<p class="table-note">{rich(t.note)}</p>\n' if t.note else ""
         out.append(f'<div class="table-wrap">\n<table class="data">\n{caption}  <thead><tr>{head}</tr></thead>\n'
                    f"  <tbody>\n{''.join(rows)}  </tbody>\n</table>\n{note}</div>\n")
-    return Markup("".join(out))
+    return "".join(out)
 
 
-def links_html(view: View) -> Markup:
+def links_html(view: View) -> str:
     if not view.links:
-        return Markup("")
+        return ""
     title = esc(view.links_title)
     items = "".join(f'<li><a href="{esc(link.href)}">{rich(link.text)}</a></li>' for link in view.links)
-    return Markup(f'<nav class="try-links" aria-label="{title}">\n  <strong>{title}:</strong>\n  <ul>{items}</ul>\n</nav>\n')
+    return f'<nav class="try-links" aria-label="{title}">\n  <strong>{title}:</strong>\n  <ul>{items}</ul>\n</nav>\n'
 
 
-def notes_html(card: Card, view: View, tpl: Callable[..., Markup], scope: Any) -> Markup:
+def notes_html(card: Card, view: View, tpl: Callable[..., Markup], scope: Any) -> str:
     """The notes, glossary terms marked the first time they appear in them."""
     if not view.notes:
-        return Markup("")
+        return ""
     items = "".join(f'<li class="note-{esc(n.kind)}">{"<span class=" + chr(34) + "badge-ill" + chr(34) + ">示意</span> " if n.kind == "illustrative" else ""}'
                     f"{tpl(n.text, scope)}</li>" for n in view.notes)
-    return Markup(f'<ul class="notes">\n{items}\n</ul>\n')
+    return f'<ul class="notes">\n{items}\n</ul>\n'
 
 
 def _answer_form(q: Any, qid: str) -> str:
@@ -206,11 +207,11 @@ def answer_text(q: Any, value: Any) -> str:
 
 
 def questions_html(card: Card, view: View, qs: str, solutions: bool, tpl: Callable[[str], Markup],
-                   fill_text: Callable[[str], str]) -> Markup:
+                   fill_text: Callable[[str], str]) -> str:
     """The questions: prompt, answer form, hint and (unless a link turned them off) the worked
     solution, whose derivation loads when opened."""
     if not view.questions:
-        return Markup("")
+        return ""
     cid, q_s = esc(card.id), esc(qs)
     off = ' <span class="muted">(本链接已关闭解答)</span>' if not solutions else ""
     out = [f'<section class="questions" data-check="/api/cards/{cid}/check" aria-label="题目">\n<h3>题目{off}</h3>\n<ol>\n']
@@ -235,4 +236,4 @@ def questions_html(card: Card, view: View, qs: str, solutions: bool, tpl: Callab
                        "      </details>\n")
         out.append("  </li>\n")
     out.append("</ol>\n</section>\n")
-    return Markup("".join(out))
+    return "".join(out)

@@ -298,10 +298,15 @@ def render_fragment(card: Card, params, view: View, *, solutions: bool = True,
     ctx = view_context(card, params, view, solutions=solutions, derivations=derivations)
     if card.template:      # a card's own template, which includes the generic result
         return env.get_template(card.template).render(**ctx)
-    return result_html(ctx)
+    return result_text(ctx)
 
 
 def result_html(ctx: Mapping[str, Any]) -> Markup:
+    """:func:`result_text` for a card's template (``_result.html`` includes it)."""
+    return Markup(result_text(ctx))
+
+
+def result_text(ctx: Mapping[str, Any]) -> str:
     """The generic result: headline, tiles, figures, diagrams, tables, links, questions, notes and
     the prose-quoted values. Composed as strings (every drag renders it; a Jinja template around
     these parts cost more than most of them); diagrams stay the ``blocks`` macro of ``_parts.html``."""
@@ -316,7 +321,7 @@ def result_html(ctx: Mapping[str, Any]) -> Markup:
     values = live_values(card, view, ctx["params"])
     if values:
         out.append(f'<script type="application/json" class="livevals" data-card="{escape(card.id)}">{_json_script(values)}</script>')
-    return Markup("".join(out))
+    return "".join(out)
 
 
 

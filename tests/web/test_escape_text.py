@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 
-from markupsafe import Markup
-
 from app.web.parts import esc, esc_text
+from markupsafe import Markup
 
 
 def test_esc_text_escapes_as_esc_does():
