@@ -122,7 +122,14 @@ class SharedRounding:
     def __call__(self, x: Sequence[Any]) -> Rounded:
         if isinstance(x, Rounded) or (len(x) > 2 and type(x[0]) is float and x.count(x[0]) == len(x)):
             return r(x, self.sig)              # rounded already, or a flat line: one format
-        memo, spec, out = self.memo, self.spec, []
+        memo = self.memo
+        if x and set(map(type, x)) == _FLOAT:     # plain floats: the new ones formatted, then all looked up
+            pct = f"%.{self.sig}g"
+            for v in [v for v in x if v not in memo]:
+                if v not in memo:                # a value repeated within x is formatted once
+                    memo[v] = float(pct % v) if v - v == 0 else None
+            return Rounded([memo[v] for v in x])
+        spec, out = self.spec, []
         for v in x:
             if type(v) is float:
                 got = memo.get(v, _MISSING)

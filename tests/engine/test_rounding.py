@@ -58,3 +58,14 @@ def test_shared_rounding_matches_r():
     rs = SharedRounding()
     xs = [1 / 3, 2 / 3, 1 / 3, None, 5, math.inf]
     assert rs(xs) == r(xs) == [0.33333, 0.66667, 0.33333, None, 5, None]
+
+
+def test_shared_rounding_of_float_lists_matches_formatting_each_value():
+    """Plain-float lists take SharedRounding's lookup path: the same doubles as formatting each value,
+    repeats (within a list and across lists) included, non-finite values as None."""
+    for xs in _cases():
+        rs = SharedRounding()
+        for i in range(0, len(xs), 50):
+            chunk = xs[i:i + 50] + xs[i:i + 5]           # repeats within the list
+            assert rs(chunk) == _one_by_one(chunk), chunk
+        assert rs(xs[:40]) == _one_by_one(xs[:40])        # seen before: looked up
