@@ -250,9 +250,11 @@ def combined(runs: list[dict]) -> dict:
 def report(m: dict, secs: float, smoke: bool) -> bool:
     rows: list[bool] = []
 
-    def row(name: str, target: str, measured: str, ok: bool = True) -> None:
-        print(f"{name:62} {target:>12} {measured:>22}  {'✓' if ok else '✗'}")
-        rows.append(ok)
+    def row(name: str, target: str, measured: str, ok: bool | None = True) -> None:
+        """``ok=None``: an information row that is not a target (shown with –, never a miss)."""
+        print(f"{name:62} {target:>12} {measured:>22}  {'–' if ok is None else '✓' if ok else '✗'}")
+        if ok is not None:
+            rows.append(ok)
 
     bare, new, stack = m["bare"], m["new"], m["stack"]
     print(f"\nAI Infra 图解 · make bench{' (smoke)' if smoke else ''} · card {CARD} · 2 uvicorn workers · wrk {secs:g}s, "
@@ -273,7 +275,7 @@ def report(m: dict, secs: float, smoke: bool) -> bool:
     for key, target in (("open600", 50.0), ("open1200", None)):
         o = m[key]
         label = f"open loop {o['rate']:.0f}/s new states, mixed cards: p50 · p99 ms (errors)"
-        ok = o["errors"] == 0 and (target is None or o["p99"] <= target)
+        ok = (o["errors"] == 0 and o["p99"] <= target) if target else None    # 1,200/s: past capacity, reported
         row(label, f"p99 ≤ {target:.0f}" if target else "(info)", f"{o['p50']:.1f} · {o['p99']:.1f} ({o['errors']})", ok)
     row("bytes per update (fragment raw / brotli)", "(info)", f"{m['fsize'] / 1000:.1f} / {m['fbr'] / 1000:.1f} kB")
     raw, served, nfiles = m["weight"]
@@ -299,8 +301,8 @@ def main() -> None:
     a = ap.parse_args()
     secs = a.seconds or (1 if a.smoke else 8)
     ok = report(measure(secs, a.smoke), secs, a.smoke)
-    if not a.smoke and not ok:
-        print("some targets missed")
+    if not a.smoke:
+        print("every target met" if ok else "some targets missed")
 
 
 if __name__ == "__main__":
