@@ -138,10 +138,8 @@ class Out:
             s = fmt.sci(v, self.sig or 4)
         else:
             stated = self.stated and _is_input(value)
-            s = fmt.num(v, None if stated else self.digits, 9 if stated else self.sig)
-            s = _compact(s) if (self.trim or stated) else s
-            s = s if self.sep else s.replace(",", "")
-            s = "+" + s if self.signed and v >= 0 else s
+            s = _fixed_text(v, None if stated else self.digits, 9 if stated else self.sig, self.trim or stated,
+                            self.sep, self.signed)
         s = self.prefix + (("≈" if self.glued else "≈ ") if approx and s != self.none else "") + s
         u = self.display_unit if unit else ""
         return s + u if self.glued else fmt.with_unit_text(s, u)
@@ -151,6 +149,26 @@ class Out:
 # twice (a tile without its unit, the prose with it), so the second is a lookup. Bounded; pure.
 _NUM_TEXTS: dict[tuple[float, int | None, int | None], str] = {}
 NUM_TEXTS_MAX = 1024
+
+
+def _fixed_text(v: float, digits: int | None, sig: int | None, trim: bool, sep: bool, signed: bool) -> str:
+    """A finite number as the declaration prints it: fmt.num's fixed-point digits, then trailing
+    zeros trimmed, thousands separators dropped or a sign added, as asked."""
+    keep = type(v) is float and v != 0         # ±0 compare equal but print differently: never kept
+    s = _NUM_TEXTS.get((v, digits, sig)) if keep else None
+    if s is None:
+        s = fmt.num(v, digits, sig)
+        if keep:
+            if len(_NUM_TEXTS) >= NUM_TEXTS_MAX:
+                _NUM_TEXTS.clear()
+            _NUM_TEXTS[(v, digits, sig)] = s
+    if trim and s[-1] == "0" and "." in s:     # fixed-point text: strip the zeros after the point
+        s = s.rstrip("0").removesuffix(".")
+    if not sep:
+        s = s.replace(",", "")
+    if signed and v >= 0:
+        s = "+" + s
+    return s
 
 
 def _formatter(d: Out, approx: bool, unit: bool) -> Callable[[Any], str]:
@@ -169,25 +187,12 @@ def _formatter(d: Out, approx: bool, unit: bool) -> Callable[[Any], str]:
     trim, sep, signed, prefix, glued = d.trim, d.sep, d.signed, d.prefix, d.glued
     mark = ("≈" if glued else "≈ ") if approx else ""
     u = d.display_unit if unit else ""
-    num, with_unit_text, texts = fmt.num, fmt.with_unit_text, _NUM_TEXTS
+    with_unit_text = fmt.with_unit_text
 
     def plain(value: Any) -> str:
         if not ((type(value) is float or type(value) is int) and value - value == 0):
             return general(value)             # not a plain finite number (traced, bool, None, inf …)
-        v = value / scale / p10
-        key = (v, digits, sig)
-        s = texts.get(key) if v else None      # ±0 compare equal but print differently: never kept
-        if s is None:
-            s = num(v, digits, sig)
-            if len(texts) >= NUM_TEXTS_MAX:
-                texts.clear()
-            texts[key] = s
-        if trim and s[-1] == "0" and "." in s:    # fixed-point text: _compact is stripping the zeros
-            s = s.rstrip("0").removesuffix(".")
-        if not sep:
-            s = s.replace(",", "")
-        if signed and v >= 0:
-            s = "+" + s
+        s = _fixed_text(value / scale / p10, digits, sig, trim, sep, signed)
         s = prefix + (mark if mark and s != none else "") + s
         return s + u if glued else with_unit_text(s, u)
     return plain
@@ -222,11 +227,6 @@ def _is_input(value: Any) -> bool:
     from .trace import node_of
     n = node_of(value)
     return n is not None and n.kind == "leaf"
-
-
-def _compact(text: str) -> str:
-    """Strip trailing zeros from the number in ``text`` (``70.00 GB`` → ``70 GB``)."""
-    return re.sub(r"(\d)\.(\d*?)0+(?!\d)", lambda m: m.group(1) + ("." + m.group(2) if m.group(2) else ""), text, count=1)
 
 
 def _numeric(v: Any) -> bool:
