@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .derivation import Derivation, derive
 from .format import num, with_unit_text
-from .outputs import Out, Piece, fill, resolve_cond, split, undeclared
+from .outputs import Out, resolve_cond, split, undeclared
 from .trace import leaf, tracing
 
 # ---------------------------------------------------------------------------------------------
@@ -535,11 +535,6 @@ def format_plain(v: Any) -> str:
     if isinstance(v, float) and not v.is_integer():
         return f"{v:g}"
     return num(v) if isinstance(v, (int, float)) else str(v)
-
-
-def pieces(text: str, card: Card, view: View, params: Params | None) -> list[Piece]:
-    """A template (summary, headline, label) split into text and filled slots."""
-    return list(fill(text, lambda k, f: slot(card, view, params, k, f)))
 
 
 def label_text(text: str, card: Card, view: View, params: Params | None) -> str:
