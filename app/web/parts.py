@@ -56,13 +56,14 @@ TILE_SHELLS_MAX = 4096
 
 
 def _tile_shell(key: str, label: str, unit: str, book: str, emphasis: bool, illustrative: bool, numeric: bool,
-                preformatted: bool) -> tuple[str, str]:
-    """The tile's HTML before and after the value's text."""
+                text_from_value: bool) -> tuple[str, str]:
+    """The tile's HTML before and after the value's text (``text_from_value``: the Stat has no
+    preformatted text, so its unit shows beside the number)."""
     cls = "stat" + (" em" if emphasis else "") + (" ill" if illustrative else "")
     k = esc(key)
     opening, closing = ((f'<button type="button" class="v why" data-key="{k}" aria-expanded="false" title="看它怎么算出来的">',
                          "</button>") if numeric else ('<span class="v">', "</span>"))
-    u = f'<span class="u">{esc(unit)}</span>' if unit and (preformatted or numeric) else ""
+    u = f'<span class="u">{esc(unit)}</span>' if unit and (text_from_value or numeric) else ""
     b = f' <span class="book" title="书中写法">{esc(book)}</span>' if book else ""
     ill = ' <span class="badge-ill">示意</span>' if illustrative else ""
     return (f'  <div class="{cls}" data-key="{k}">\n    <dt>{rich(label)}</dt>\n    <dd>{opening}',
