@@ -9,7 +9,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any, ClassVar, Literal, TypedDict, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -369,6 +369,15 @@ class Card:
         """The card's default state (one instance per card: the model is frozen)."""
         return _defaults_of(self.params)
 
+    @cached_property
+    def tile_plan(self) -> tuple:
+        """Per output that can be a tile: (key, declaration, tile, approx, 示意 conditions, the label
+        when it has no slot, whether the text carries its unit when that does not depend on the
+        value, as in 5.00×10⁸ 项). Read once from the declaration: :func:`tiles` runs every drag."""
+        return tuple((key, d, d.tile, d.approx, d.ill, None if "[[" in (d.label or key) else d.label or key,
+                      d.glued or d.sci if d.show is None else None)
+                     for key, d in self.outputs.items() if d.tile is not False)
+
 
 @cache
 def _defaults_of(params: type[Params]) -> Params:
@@ -469,7 +478,7 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
         return view.stats
     o, ctx = view.outputs, view.ctx
     stats = []
-    for key, d, tile, approx_c, ill_c, label, whole_c in _tile_plan(card):
+    for key, d, tile, approx_c, ill_c, label, whole_c in card.tile_plan:
         if key not in o or (tile is not True and not resolve_cond(tile, ctx, params, o)):
             continue
         approx = approx_c if type(approx_c) is bool else resolve_cond(approx_c, ctx, params, o)
@@ -484,23 +493,6 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
         stats.append(Stat(key, label if label is not None else label_text(d.label or key, card, view, params), value,
                           unit, d.digits, d.sig, approx, ill, d.book, d.em, text))
     return stats
-
-
-_TILE_PLANS: dict[int, tuple[dict[str, Out], tuple]] = {}
-
-
-def _tile_plan(card: Card) -> tuple:
-    """Per output that can be a tile: (key, declaration, tile, approx, 示意 conditions, the label
-    when it has no slot, whether the text carries its unit when that does not depend on the value).
-    Made once per card's declaration (keyed by identity, checked)."""
-    hit = _TILE_PLANS.get(id(card.outputs))
-    if hit is not None and hit[0] is card.outputs:
-        return hit[1]
-    plan = tuple((key, d, d.tile, d.approx, d.ill, None if "[[" in (d.label or key) else d.label or key,
-                  d.glued or d.sci if d.show is None else None)     # the text carries its unit (5.00×10⁸ 项)
-                 for key, d in card.outputs.items() if d.tile is not False)
-    _TILE_PLANS[id(card.outputs)] = (card.outputs, plan)
-    return plan
 
 
 def slot(card: Card, view: View, params: Params | None, key: str, flag: str = "") -> tuple[str, str] | None:

@@ -4,34 +4,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
-from .theme import COLORS, Rounded, axis, bar, figure, hline, layout, line, points, r, vline, with_refs
+from .theme import COLORS, Rounded, SharedRounding, axis, bar, figure, hline, layout, line, points, r, vline, with_refs
 
 
 def batch_axis(hi: int = 512) -> dict:
     return axis("批大小 B(请求数,对数)", log=True, range_=(0, math.log10(hi)))
 
 
-_B_ROUNDED: dict[float, float | None] = {}
-_MISSING: Any = object()
-B_ROUNDED_MAX = 4096
+_B_AXIS = SharedRounding()
+B_AXIS_MAX = 4096
 
 
 def batch_x(grid: Sequence[float]) -> Rounded:
     """The B axis for the wire. Its values come from a small set (the log points, the integer batch,
-    B* and its neighbours), so each float is formatted once per process (at most ``B_ROUNDED_MAX``
-    kept), not once per figure."""
-    if isinstance(grid, Rounded) or set(map(type, grid)) != {float}:
-        return r(grid)
-    memo = _B_ROUNDED
-    if len(memo) > B_ROUNDED_MAX:
-        memo.clear()
-    out = [memo.get(b, _MISSING) for b in grid]
-    for i, v in enumerate(out):
-        if v is _MISSING:
-            out[i] = memo[grid[i]] = r(grid[i])
-    return Rounded(out)
+    B* and its neighbours), so one process-wide :class:`SharedRounding` formats each value once (a new
+    one past ``B_AXIS_MAX`` values: replaced, never cleared under a reader)."""
+    global _B_AXIS
+    if len(_B_AXIS.memo) > B_AXIS_MAX:
+        _B_AXIS = SharedRounding()
+    return _B_AXIS(grid)
 
 
 def rounded_max(a: Sequence[float], b: Sequence[float], ra: Rounded, rb: Rounded) -> Rounded:

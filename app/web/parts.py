@@ -41,20 +41,12 @@ def _num_value(v: Any) -> bool:
 def _tile(s: Stat, text: str) -> str:
     """One tile: its shell (everything but the value's text) depends only on the declaration and the
     kind of value, so it is built once per shape and the value is set into it."""
-    numeric = _num_value(s.value)
-    shape = (s.key, s.label, s.unit, s.book, s.emphasis, s.illustrative, numeric, s.text is None)
-    shell = _TILE_SHELLS.get(shape)
-    if shell is None:
-        shell = _tile_shell(*shape)
-        if len(_TILE_SHELLS) < TILE_SHELLS_MAX:
-            _TILE_SHELLS[shape] = shell
-    return shell[0] + esc_text(text) + shell[1]
+    head, tail = _tile_shell(s.key, s.label, s.unit, s.book, s.emphasis, s.illustrative, _num_value(s.value),
+                             s.text is None)
+    return head + esc_text(text) + tail
 
 
-_TILE_SHELLS: dict[tuple, tuple[str, str]] = {}
-TILE_SHELLS_MAX = 4096
-
-
+@lru_cache(maxsize=4096)
 def _tile_shell(key: str, label: str, unit: str, book: str, emphasis: bool, illustrative: bool, numeric: bool,
                 text_from_value: bool) -> tuple[str, str]:
     """The tile's HTML before and after the value's text (``text_from_value``: the Stat has no
@@ -81,21 +73,16 @@ def stats_html(card: Card, tiles: list[Stat], qs: str, stat_text: Callable[[Stat
 
 
 def _legend(items: list[dict[str, str]]) -> str:
-    if not items:
-        return ""
-    shape = tuple((it["name"], it["color"], it["kind"], it["dash"]) for it in items)
-    html = _LEGENDS.get(shape)
-    if html is None:
-        lis = "".join(f'<li><span class="sw sw-{esc(kind)} dash-{esc(dash)}" style="--c: {esc(color)}"></span>{rich(name)}</li>'
-                      for name, color, kind, dash in shape)
-        html = f'<ul class="legend" aria-label="图例">{lis}</ul>'
-        if len(_LEGENDS) < LEGENDS_MAX:       # a legend changes with few states (a name quoting B, say)
-            _LEGENDS[shape] = html
-    return html
+    return _legend_html(tuple((it["name"], it["color"], it["kind"], it["dash"]) for it in items)) if items else ""
 
 
-_LEGENDS: dict[tuple, str] = {}
-LEGENDS_MAX = 4096
+@lru_cache(maxsize=4096)
+def _legend_html(items: tuple[tuple[str, str, str, str], ...]) -> str:
+    """A legend's HTML from its (name, colour, kind, dash) items, made once: a legend changes with few
+    states (a trace name quoting B, say)."""
+    lis = "".join(f'<li><span class="sw sw-{esc(kind)} dash-{esc(dash)}" style="--c: {esc(color)}"></span>{rich(name)}</li>'
+                  for name, color, kind, dash in items)
+    return f'<ul class="legend" aria-label="图例">{lis}</ul>'
 
 
 def figures_html(card: Card, view: View, qs: str, tpl: Callable[[str], Markup], *, legend_items: Callable[[Figure], list],
