@@ -7,7 +7,7 @@ PORT    ?= 8000
 STAMP   := $(VENV)/.installed
 ASSETS  := static/vendor/.installed
 
-.PHONY: setup run serve-prod lint test test-fast bench bench-smoke load nginx-demo live-bench live-fault clean
+.PHONY: setup run serve-prod lint test test-fast golden bench bench-smoke load nginx-demo live-bench live-fault clean
 
 setup: $(STAMP) $(ASSETS)
 
@@ -38,6 +38,7 @@ serve-prod: setup
 
 # The whole check: lint (ruff), types (mypy), then every test on two processes (xdist)
 lint: setup
+	$(BIN)/ruff format --check app tests bench scripts
 	$(BIN)/ruff check app tests bench scripts
 	$(BIN)/mypy
 
@@ -46,6 +47,10 @@ test: lint
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser" $(PYTEST_ARGS)
+
+# The golden record of served bytes (tests/golden/): rewrite it after a deliberate change, then read its diff
+golden: setup
+	$(BIN)/python -m tests.web.golden
 
 bench: setup
 	$(BIN)/python bench/bench.py

@@ -3,6 +3,7 @@
 A card is a pydantic ``Params`` model (its controls), a ``compute(params) -> View`` function and an
 entry in the registry. Nothing here knows about HTTP; the web layer renders what this module describes.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,14 +58,33 @@ class NoParams(Params):
     """A card without controls."""
 
 
-def slider(default: float | int | None, *, ge: float, le: float, step: float, label: str,
-           unit: str = "", log: bool = False, illustrative: bool = False, help: str = "",
-           placeholder: str = "", sym: str = "") -> Any:
+def slider(
+    default: float | int | None,
+    *,
+    ge: float,
+    le: float,
+    step: float,
+    label: str,
+    unit: str = "",
+    log: bool = False,
+    illustrative: bool = False,
+    help: str = "",
+    placeholder: str = "",
+    sym: str = "",
+) -> Any:
     """A numeric parameter drawn as a slider plus a number box. ``default=None`` makes it an
     optional override (blank = derived from another parameter, e.g. the GPU's bandwidth).
     ``sym`` is its book symbol in derivations (default: the symbol ending the label, else the label)."""
-    extra: dict[str, Any] = {"control": "slider", "step": step, "unit": unit, "label": label, "log": log,
-                             "illustrative": illustrative, "placeholder": placeholder, "sym": sym}
+    extra: dict[str, Any] = {
+        "control": "slider",
+        "step": step,
+        "unit": unit,
+        "label": label,
+        "log": log,
+        "illustrative": illustrative,
+        "placeholder": placeholder,
+        "sym": sym,
+    }
     return Field(default, ge=ge, le=le, description=help or label, json_schema_extra=extra)
 
 
@@ -75,8 +95,9 @@ def fixed(value: float, label: str, unit: str = "", sym: str = "") -> Any:
     return slider(value, ge=value, le=value, step=step, label=label, unit=unit, sym=sym)
 
 
-def choice(default: str | float, options: dict[Any, str], *, label: str, help: str = "",
-           illustrative: bool = False) -> Any:
+def choice(
+    default: str | float, options: dict[Any, str], *, label: str, help: str = "", illustrative: bool = False
+) -> Any:
     """An enum parameter drawn as a select; ``options`` maps value -> Chinese label. Options that are
     numbers need the field typed with :func:`number_type` (a JSON number, not a string)."""
     extra: dict[str, Any] = {"control": "select", "options": options, "label": label, "illustrative": illustrative}
@@ -85,18 +106,35 @@ def choice(default: str | float, options: dict[Any, str], *, label: str, help: s
 
 def toggle(default: bool, *, label: str, help: str = "") -> Any:
     """A boolean parameter drawn as a checkbox; travels as ``true``/``false``."""
-    return Field(default, description=help or label,
-                 json_schema_extra={"control": "toggle", "label": label})
+    return Field(default, description=help or label, json_schema_extra={"control": "toggle", "label": label})
 
 
-def number_list(default: Sequence[float], *, ge: float, le: float, step: float, label: str,
-                unit: str = "", min_len: int = 1, max_len: int = 64, help: str = "",
-                illustrative: bool = False) -> Any:
+def number_list(
+    default: Sequence[float],
+    *,
+    ge: float,
+    le: float,
+    step: float,
+    label: str,
+    unit: str = "",
+    min_len: int = 1,
+    max_len: int = 64,
+    help: str = "",
+    illustrative: bool = False,
+) -> Any:
     """A list parameter: one number box per item; in URLs the key repeats once per item."""
-    extra: dict[str, Any] = {"control": "list", "step": step, "unit": unit, "label": label, "item_ge": ge,
-                             "item_le": le, "illustrative": illustrative}
-    return Field(list(default), min_length=min_len, max_length=max_len,
-                 description=help or label, json_schema_extra=extra)
+    extra: dict[str, Any] = {
+        "control": "list",
+        "step": step,
+        "unit": unit,
+        "label": label,
+        "item_ge": ge,
+        "item_le": le,
+        "illustrative": illustrative,
+    }
+    return Field(
+        list(default), min_length=min_len, max_length=max_len, description=help or label, json_schema_extra=extra
+    )
 
 
 def number_type(options: Sequence[float], then: Callable[..., Any] | None = None) -> Any:
@@ -106,6 +144,7 @@ def number_type(options: Sequence[float], then: Callable[..., Any] | None = None
     from typing import Annotated
 
     from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
+
     opts = tuple(options)
 
     def pick(v: Any) -> Any:
@@ -145,10 +184,10 @@ class ControlSpec:
     placeholder: str = ""
     help: str = ""
     is_int: bool = False
-    custom: str = ""            # "gpu" / "model": the select offers a reader's own entry
+    custom: str = ""  # "gpu" / "model": the select offers a reader's own entry
     min_len: int | None = None  # list parameters
     max_len: int | None = None
-    sym: str = ""               # book symbol in derivations
+    sym: str = ""  # book symbol in derivations
 
     @property
     def fixed(self) -> bool:
@@ -212,15 +251,29 @@ def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
             ge, le = extra.get("item_ge"), extra.get("item_le")
             inner = getattr(ann, "__args__", (float,))[0]
             is_int = inner is int
-        specs.append(ControlSpec(
-            name=name, control=extra.get("control", "slider"), label=extra.get("label", name),
-            default=f.default, unit=extra.get("unit", ""), ge=ge, le=le, step=extra.get("step"),
-            log=extra.get("log", False), options=extra.get("options"),
-            optional=f.default is None, illustrative=extra.get("illustrative", False),
-            placeholder=extra.get("placeholder", ""), help=f.description or "", is_int=bool(is_int),
-            custom=extra.get("custom", ""), sym=extra.get("sym") or symbol_of(extra.get("label", name)),
-            min_len=next((m.min_length for m in f.metadata if getattr(m, "min_length", None) is not None), None),
-            max_len=next((m.max_length for m in f.metadata if getattr(m, "max_length", None) is not None), None)))
+        specs.append(
+            ControlSpec(
+                name=name,
+                control=extra.get("control", "slider"),
+                label=extra.get("label", name),
+                default=f.default,
+                unit=extra.get("unit", ""),
+                ge=ge,
+                le=le,
+                step=extra.get("step"),
+                log=extra.get("log", False),
+                options=extra.get("options"),
+                optional=f.default is None,
+                illustrative=extra.get("illustrative", False),
+                placeholder=extra.get("placeholder", ""),
+                help=f.description or "",
+                is_int=bool(is_int),
+                custom=extra.get("custom", ""),
+                sym=extra.get("sym") or symbol_of(extra.get("label", name)),
+                min_len=next((m.min_length for m in f.metadata if getattr(m, "min_length", None) is not None), None),
+                max_len=next((m.max_length for m in f.metadata if getattr(m, "max_length", None) is not None), None),
+            )
+        )
     return tuple(specs)
 
 
@@ -237,13 +290,13 @@ class Stat:
     label: str
     value: Any
     unit: str = ""
-    digits: int | None = None      # fixed decimals
-    sig: int | None = None         # or significant figures
-    approx: bool = False           # prefix "≈"
-    illustrative: bool = False     # 示意 badge
-    book: str = ""                 # the book's own wording, shown beside ("三倍", "约 31×")
+    digits: int | None = None  # fixed decimals
+    sig: int | None = None  # or significant figures
+    approx: bool = False  # prefix "≈"
+    illustrative: bool = False  # 示意 badge
+    book: str = ""  # the book's own wording, shown beside ("三倍", "约 31×")
     emphasis: bool = False
-    text: str | None = None        # preformatted text instead of a number
+    text: str | None = None  # preformatted text instead of a number
 
 
 @dataclass
@@ -252,7 +305,7 @@ class Figure:
 
     fig: dict
     title: str = ""
-    summary: str = ""              # text alternative for screen readers: the figure's key numbers
+    summary: str = ""  # text alternative for screen readers: the figure's key numbers
     illustrative: bool = False
     animated: bool = False
     height: int = 320
@@ -267,14 +320,14 @@ class Table:
     rows: list[list[Any]]
     title: str = ""
     illustrative_cells: set[tuple[int, int]] = field(default_factory=set)
-    links: dict[int, str] = field(default_factory=dict)   # row index -> card id
+    links: dict[int, str] = field(default_factory=dict)  # row index -> card id
     note: str = ""
     formats: Sequence[str | Out | None] = ()
 
 
 @dataclass
 class Note:
-    text: str                      # may contain $tex$ inline maths
+    text: str  # may contain $tex$ inline maths
     kind: Literal["note", "warn", "illustrative", "formula", "book"] = "note"
 
 
@@ -303,10 +356,10 @@ class Question:
     unit: str = ""
     kind: Literal["numeric", "bool", "choice", "open"] = "numeric"
     hint: str = ""
-    solution: list[str] = field(default_factory=list)   # steps, $tex$ allowed, numbers filled in
-    answer_text: str = ""                                # model answer for open questions
-    rel_tol: float = 0.01                                # 正确 band
-    close_tol: float = 0.05                              # 接近 band
+    solution: list[str] = field(default_factory=list)  # steps, $tex$ allowed, numbers filled in
+    answer_text: str = ""  # model answer for open questions
+    rel_tol: float = 0.01  # 正确 band
+    close_tol: float = 0.05  # 接近 band
     units: dict[str, float] = field(default_factory=dict)  # alternative units: name -> factor to `unit`
     options: dict[str, str] = field(default_factory=dict)  # for choice/bool questions
 
@@ -320,8 +373,8 @@ class View:
     notes: list[Note] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
-    headline: str = ""             # one line above the numbers; [[key]] slots are filled
-    links: list[Link] = field(default_factory=list)   # cards (with presets) to try this on
+    headline: str = ""  # one line above the numbers; [[key]] slots are filled
+    links: list[Link] = field(default_factory=list)  # cards (with presets) to try this on
     links_title: str = "动手试"
     ctx: dict[str, Any] = field(default_factory=dict)  # run-time values for labels and conditions
     # the text of each [[key|flags]] slot once filled: tiles, captions, summaries and the prose
@@ -339,18 +392,18 @@ Kind = Literal["calculator", "chart", "animation", "diagram", "table", "exercise
 @dataclass
 class Card:
     id: str
-    title: str                     # short Chinese title as in the catalog
-    label: str                     # printed label(s): "例题 1-1 / 图 1-9 ~ 1-12"; "" if none
-    section: str                   # "1.3", "3.2", "1-end", "1-open", "3-open", "3-end"; "tools": a tool page
+    title: str  # short Chinese title as in the catalog
+    label: str  # printed label(s): "例题 1-1 / 图 1-9 ~ 1-12"; "" if none
+    section: str  # "1.3", "3.2", "1-end", "1-open", "3-open", "3-end"; "tools": a tool page
     kind: Kind
     params: type[Params]
     compute: Callable[[Any], View]
     aliases: tuple[str, ...] = ()
-    badges: tuple[tuple[str, str], ...] = ()   # (text, card id) links such as ("练习 3-3", "ex-3-3")
-    template: str | None = None    # a bespoke result template instead of the generic one
-    lead: str = ""                 # one or two sentences shown under the title (Chinese)
+    badges: tuple[tuple[str, str], ...] = ()  # (text, card id) links such as ("练习 3-3", "ex-3-3")
+    template: str | None = None  # a bespoke result template instead of the generic one
+    lead: str = ""  # one or two sentences shown under the title (Chinese)
     shared_state: str | None = None  # id of a card whose same-named params this card follows on a page
-    outputs: dict[str, Out] = field(default_factory=dict)   # each output declared once
+    outputs: dict[str, Out] = field(default_factory=dict)  # each output declared once
 
     @property
     def chapter(self) -> int:
@@ -374,9 +427,19 @@ class Card:
         """Per output that can be a tile: (key, declaration, tile, approx, 示意 conditions, the label
         when it has no slot, whether the text carries its unit when that does not depend on the
         value, as in 5.00×10⁸ 项). Read once from the declaration: :func:`tiles` runs every drag."""
-        return tuple((key, d, d.tile, d.approx, d.ill, None if "[[" in (d.label or key) else d.label or key,
-                      d.glued or d.sci if d.show is None else None)
-                     for key, d in self.outputs.items() if d.tile is not False)
+        return tuple(
+            (
+                key,
+                d,
+                d.tile,
+                d.approx,
+                d.ill,
+                None if "[[" in (d.label or key) else d.label or key,
+                d.glued or d.sci if d.show is None else None,
+            )
+            for key, d in self.outputs.items()
+            if d.tile is not False
+        )
 
 
 @cache
@@ -399,17 +462,41 @@ def register(card: Card) -> Card:
     return card
 
 
-def card(id: str, *, title: str, section: str, kind: Kind, params: type[Params] = NoParams,
-         label: str = "", aliases: Sequence[str] = (), badges: Sequence[tuple[str, str]] = (),
-         template: str | None = None, lead: str = "", shared_state: str | None = None,
-         outputs: dict[str, Out] | None = None
-         ) -> Callable[[Callable[[Any], View]], Callable[[Any], View]]:
+def card(
+    id: str,
+    *,
+    title: str,
+    section: str,
+    kind: Kind,
+    params: type[Params] = NoParams,
+    label: str = "",
+    aliases: Sequence[str] = (),
+    badges: Sequence[tuple[str, str]] = (),
+    template: str | None = None,
+    lead: str = "",
+    shared_state: str | None = None,
+    outputs: dict[str, Out] | None = None,
+) -> Callable[[Callable[[Any], View]], Callable[[Any], View]]:
     """Decorator: register ``compute`` as card ``id``."""
 
     def wrap(compute: Callable[[Any], View]) -> Callable[[Any], View]:
-        register(Card(id=id, title=title, label=label, section=section, kind=kind, params=params,
-                      compute=compute, aliases=tuple(aliases), badges=tuple(badges),
-                      template=template, lead=lead, shared_state=shared_state, outputs=dict(outputs or {})))
+        register(
+            Card(
+                id=id,
+                title=title,
+                label=label,
+                section=section,
+                kind=kind,
+                params=params,
+                compute=compute,
+                aliases=tuple(aliases),
+                badges=tuple(badges),
+                template=template,
+                lead=lead,
+                shared_state=shared_state,
+                outputs=dict(outputs or {}),
+            )
+        )
         return compute
 
     return wrap
@@ -465,7 +552,7 @@ def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivati
         shown = decl.fmt(value, approx=resolve_cond(decl.approx, view.ctx, params, view.outputs))
         try:
             d = derive(value, decl.sym or label_text(decl.label, card, view, params) or key, shown, decl.rule)
-        except RecursionError:     # a trace too deep to write out reads as unrecorded
+        except RecursionError:  # a trace too deep to write out reads as unrecorded
             d = None
         out[key] = d if d is not None else Derivation(sym=key, formula="(未记录推导)", result=shown)
     return out
@@ -490,8 +577,21 @@ def tiles(card: Card, view: View, params: Params) -> list[Stat]:
             text, unit = label_text(d.words(value), card, view, params), ""
         ill = ill_c if type(ill_c) is bool else resolve_cond(ill_c, ctx, params, o)
         # Stat's fields in order: key, label, value, unit, digits, sig, approx, illustrative, book, emphasis, text
-        stats.append(Stat(key, label if label is not None else label_text(d.label or key, card, view, params), value,
-                          unit, d.digits, d.sig, approx, ill, d.book, d.em, text))
+        stats.append(
+            Stat(
+                key,
+                label if label is not None else label_text(d.label or key, card, view, params),
+                value,
+                unit,
+                d.digits,
+                d.sig,
+                approx,
+                ill,
+                d.book,
+                d.em,
+                text,
+            )
+        )
     return stats
 
 

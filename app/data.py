@@ -1,4 +1,5 @@
 """The one loader for ``data/``: GPU presets, model configs, measurement files. Read once, cached."""
+
 from __future__ import annotations
 
 import csv
@@ -10,13 +11,14 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent.parent / "data"
 
 
-PEAK_FIELDS = {"bf16": "bf16_tflops", "fp8": "fp8_tflops", "fp4": "fp4_tflops"}   # compute format → field
+PEAK_FIELDS = {"bf16": "bf16_tflops", "fp8": "fp8_tflops", "fp4": "fp4_tflops"}  # compute format → field
 
 
 @dataclass(frozen=True)
 class Gpu:
     """One accelerator. Units: GB (10⁹ B), TB/s, dense TFLOP/s (no 2:4 sparsity), interconnect GB/s one
     direction. ``None`` = not confirmed (or the part lacks it; ``notes`` says which)."""
+
     id: str
     name: str
     mem_gb: float
@@ -25,12 +27,12 @@ class Gpu:
     fp8_tflops: float | None = None
     fp4_tflops: float | None = None
     int4_tops: float | None = None
-    interconnect_gbps: float | None = None   # scale-up (NVLink / Infinity Fabric / PCIe), per GPU, one direction
-    interconnect: str = ""                   # which link, as printed
+    interconnect_gbps: float | None = None  # scale-up (NVLink / Infinity Fabric / PCIe), per GPU, one direction
+    interconnect: str = ""  # which link, as printed
     vendor: str = ""
     source: tuple[str, ...] = ()
     notes: str = ""
-    book: bool = False                       # one of the book's five presets
+    book: bool = False  # one of the book's five presets
 
     @property
     def mem_bytes(self) -> float:
@@ -75,14 +77,19 @@ def parse_custom_gpu(ref: str) -> Gpu:
     from decimal import Decimal
 
     from .numpattern import is_decimal
-    parts = ref[len(CUSTOM_GPU):].split(",")
+
+    parts = ref[len(CUSTOM_GPU) :].split(",")
     if len(parts) != len(GPU_LIMITS) or not all(is_decimal(x) for x in parts):
-        raise ValueError("自定义 GPU 的写法是 custom:显存GB,带宽TB/s,BF16 TFLOP/s(不带正负号或指数),例如 custom:80,3.35,989.4")
+        raise ValueError(
+            "自定义 GPU 的写法是 custom:显存GB,带宽TB/s,BF16 TFLOP/s(不带正负号或指数),例如 custom:80,3.35,989.4"
+        )
     for (name, (lo, hi)), x in zip(GPU_LIMITS.items(), parts):
         if not (Decimal(str(lo)) <= Decimal(x) <= Decimal(str(hi))):
             raise ValueError(f"自定义 GPU 的 {name} 须在 {lo:g}–{hi:g} 之间,收到 {x[:20]}")
     mem, bw, tf = (float(x) for x in parts)
-    return Gpu(id=ref, name=f"自定义({mem:g} GB · {bw:g} TB/s · {tf:g} TFLOP/s)", mem_gb=mem, bw_tbps=bw, bf16_tflops=tf)
+    return Gpu(
+        id=ref, name=f"自定义({mem:g} GB · {bw:g} TB/s · {tf:g} TFLOP/s)", mem_gb=mem, bw_tbps=bw, bf16_tflops=tf
+    )
 
 
 def gpu(gid: str) -> Gpu:
@@ -98,14 +105,16 @@ def compute_gpu_ids() -> list[str]:
 
 def gpu_options(compute_only: bool = True) -> dict[str, str]:
     """The book's presets (what the book's cards list)."""
-    return {k: g.name for k, g in gpus().items()
-            if g.book and (not compute_only or (g.bw_tbps and g.bf16_tflops))}
+    return {k: g.name for k, g in gpus().items() if g.book and (not compute_only or (g.bw_tbps and g.bf16_tflops))}
 
 
 def extended_gpu_ids(compute_only: bool = True) -> list[str]:
     """Every preset, the book's first; ``compute_only`` keeps those with bandwidth and a BF16 peak."""
-    return [k for k, g in sorted(gpus().items(), key=lambda kv: not kv[1].book)
-            if not compute_only or (g.bw_tbps and g.bf16_tflops)]
+    return [
+        k
+        for k, g in sorted(gpus().items(), key=lambda kv: not kv[1].book)
+        if not compute_only or (g.bw_tbps and g.bf16_tflops)
+    ]
 
 
 def extended_gpu_options(compute_only: bool = True) -> dict[str, str]:
@@ -120,15 +129,18 @@ def encode_config(cfg: dict) -> str:
     """A config.json → ``cfg:<base64url(zlib(minified JSON))>``, compact enough for a URL."""
     import base64
     import zlib
-    raw = json.dumps({k: v for k, v in cfg.items() if not k.startswith("_")}, separators=(",", ":"),
-                     ensure_ascii=False).encode()
+
+    raw = json.dumps(
+        {k: v for k, v in cfg.items() if not k.startswith("_")}, separators=(",", ":"), ensure_ascii=False
+    ).encode()
     return CUSTOM_MODEL + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
 
 
 def decode_config(ref: str) -> dict:
     import base64
     import zlib
-    body = ref[len(CUSTOM_MODEL):]
+
+    body = ref[len(CUSTOM_MODEL) :]
     try:
         data = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         d = zlib.decompressobj()

@@ -8,6 +8,7 @@
 Unit conversions (×10⁹, ÷1024, ×100 for %) are transparent in the first two and explicit in the
 third. A chain lists every named intermediate as a step, and the inputs with their sources.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,10 +20,9 @@ from . import format as fmt
 from .trace import Node, node_of
 
 PREC = {"add": 1, "sub": 1, "sum": 1, "mul": 2, "div": 2, "floordiv": 5, "mod": 2, "neg": 3, "pow": 4}
-FUNC_TEXT = {"max": "max", "min": "min", "log": "ln", "log2": "log₂", "log10": "log₁₀", "exp": "exp",
-             "round": "round"}
-MAX_CHECK = 6000      # characters; beyond this the check stops at named intermediates
-MAX_TERMS = 8         # a long sum shows its first and last terms in formulas
+FUNC_TEXT = {"max": "max", "min": "min", "log": "ln", "log2": "log₂", "log10": "log₁₀", "exp": "exp", "round": "round"}
+MAX_CHECK = 6000  # characters; beyond this the check stops at named intermediates
+MAX_TERMS = 8  # a long sum shows its first and last terms in formulas
 
 # units whose values are shown with an SI prefix chosen for the magnitude
 _SI = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")]
@@ -63,8 +63,10 @@ def _compact_sci(s: str) -> str:
 
 def with_unit(value: float, unit: str, *, given: bool = False, sig: int = 4) -> str:
     """A value and its unit; base units take an SI prefix (70 GB, 3.35 TB/s, 20.9 ms)."""
+
     def num(x: float) -> str:
         return short(x) if given else brief(x, sig)
+
     if unit in _PREFIXABLE and value and not given:
         for f, p in _SI:
             if abs(value) >= f:
@@ -81,8 +83,22 @@ def sym_text(sym: str) -> str:
     return re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK.get(m.group(1), m.group(1)), s)
 
 
-_GREEK = {"beta": "β", "Pi": "Π", "lambda": "λ", "mu": "μ", "rho": "ρ", "eta": "η", "alpha": "α",
-          "gamma": "γ", "delta": "δ", "Delta": "Δ", "tau": "τ", "sigma": "σ", "theta": "θ", "cdot": "·"}
+_GREEK = {
+    "beta": "β",
+    "Pi": "Π",
+    "lambda": "λ",
+    "mu": "μ",
+    "rho": "ρ",
+    "eta": "η",
+    "alpha": "α",
+    "gamma": "γ",
+    "delta": "δ",
+    "Delta": "Δ",
+    "tau": "τ",
+    "sigma": "σ",
+    "theta": "θ",
+    "cdot": "·",
+}
 
 
 def sym_tex(sym: str) -> str:
@@ -98,7 +114,7 @@ class _Render:
 
     def __init__(self, style: str):
         self.style = style
-        self.precise = 0      # inside ⌊⌋ ⌈⌉ round(): show enough digits that the rounding reads right
+        self.precise = 0  # inside ⌊⌋ ⌈⌉ round(): show enough digits that the rounding reads right
 
     def atom(self, n: Any) -> str:
         if not isinstance(n, Node):
@@ -143,7 +159,7 @@ class _Render:
             if sub:
                 return f"{x} × {y}", 2
             if not isinstance(a[0], Node) and isinstance(a[1], Node) and self.go(a[1])[1] == 9:
-                return f"{x}{y}", 2           # 2B, 2β: a number before a symbol, as the book writes
+                return f"{x}{y}", 2  # 2B, 2β: a number before a symbol, as the book writes
             return (f"{x} \\cdot {y}" if tex else f"{x}·{y}"), 2
         if n.op == "div":
             x, y = self.wrap(a[0], 2), self.wrap(a[1], 3)
@@ -291,8 +307,14 @@ def derive(value: Any, sym: str, result: str, rule_text: str = "") -> Derivation
     text, tex, sub = _Render("text"), _Render("tex"), _Render("sub")
     if top.kind == "rule":
         ins = "; ".join(f"{text.atom(x)} = {sub.atom(x)}" for x in top.args if isinstance(x, Node))
-        return Derivation(sym=sym, formula=f"{sym_text(sym)}:{top.text}", tex="", substituted=ins or result,
-                          result=result, inputs=_inputs(top, text, sub))
+        return Derivation(
+            sym=sym,
+            formula=f"{sym_text(sym)}:{top.text}",
+            tex="",
+            substituted=ins or result,
+            result=result,
+            inputs=_inputs(top, text, sub),
+        )
     left = sym_text(top.sym) if top.kind == "named" and top.sym else sym_text(sym)
     left_tex = sym_tex(top.sym) if top.kind == "named" and top.sym else sym_tex(sym)
     f, t, s = _define(top, text, tex, sub)
@@ -312,8 +334,16 @@ def derive(value: Any, sym: str, result: str, rule_text: str = "") -> Derivation
         else:
             mf, _, ms = _define(m, text, tex, sub)
             steps.append(Step(sym_text(m.sym), mf, ms, with_unit(m.value, m.unit)))
-    return Derivation(sym=left, formula=f"{left} = {f}", tex=f"{left_tex} = {t}", substituted=s, result=result,
-                      check=check, steps=steps, inputs=_inputs_of(leaves, text, sub))
+    return Derivation(
+        sym=left,
+        formula=f"{left} = {f}",
+        tex=f"{left_tex} = {t}",
+        substituted=s,
+        result=result,
+        check=check,
+        steps=steps,
+        inputs=_inputs_of(leaves, text, sub),
+    )
 
 
 def _inputs_of(leaves: list[Node], text: _Render, sub: _Render) -> list[Step]:

@@ -4,6 +4,7 @@ One mechanism for every exercise card: a card lists ``Question``s in its view; t
 of a numeric question is the card's own output ``outputs[q.key]`` at the reader's current
 parameters, so an answer can never disagree with the chart.
 """
+
 from __future__ import annotations
 
 import math
@@ -92,13 +93,14 @@ def _states(card: Any) -> Iterator[Any]:
     """The defaults, then every single select option and toggle flip: the states whose question
     sets a check body must cover (questions may depend on a choice, e.g. which variant is asked)."""
     from .cards import controls_of
+
     yield card.defaults()
     for s in controls_of(card.params):
         values = list(s.options or {}) if s.control == "select" else ([not s.default] if s.control == "toggle" else [])
         for v in values:
             try:
                 yield card.parse({s.name: v})
-            except ValueError:       # pydantic's ValidationError: a combination the card refuses
+            except ValueError:  # pydantic's ValidationError: a combination the card refuses
                 continue
 
 

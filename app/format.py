@@ -3,6 +3,7 @@
 ``20.90 ms``, ``0.1415 ms``, ``5,591``, ``141.11 GB ≈ 131.42 GiB``. Decimal GB (10⁹ B) and binary
 GiB (2³⁰ B) are always labelled.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,7 +18,7 @@ KIB = 2**10
 def num(x: Any, digits: int | None = None, sig: int | None = None) -> str:
     """Format a number: fixed ``digits`` decimals, or ``sig`` significant figures, with thousands
     separators. Without either: integers as integers, others to 4 significant figures."""
-    if type(x) is not float or x - x != 0:     # anything but a finite float (most calls are one)
+    if type(x) is not float or x - x != 0:  # anything but a finite float (most calls are one)
         if x is None:
             return "—"
         if isinstance(x, bool):
@@ -75,7 +76,7 @@ def sci(x: Any, sig: int = 4) -> str:
     if x == 0:
         return "0"
     e = math.floor(math.log10(abs(x)))
-    m = x / 10 ** e
+    m = x / 10**e
     if abs(round(m, sig - 1)) >= 10:
         m, e = m / 10, e + 1
     return f"{m:.{sig - 1}f}×10{superscript(e)}"

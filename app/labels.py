@@ -1,5 +1,6 @@
 """Find a card by what a reader types: a printed label in any common form (图 3-11, fig 3-11,
 Figure 3-11, 练习 1-3, 例题 3-1, 表 …), an id or alias, or words from a title."""
+
 from __future__ import annotations
 
 import re
@@ -29,7 +30,7 @@ def label_to_id(q: str) -> str | None:
     for pat, pre in _PREFIX:
         m = re.match(pat, s)
         if m:
-            rest = s[m.end():].lstrip("-_:")
+            rest = s[m.end() :].lstrip("-_:")
             n = re.match(r"^(\d+)[-.](\d+)", rest)
             if n:
                 return resolve(f"{pre}-{n.group(1)}-{n.group(2)}")
@@ -58,6 +59,7 @@ def search(q: str, limit: int = 30) -> list[str]:
         elif all(w in hay for w in words):
             scored.append((2, cid))
     from .chapters import reading_order
+
     order = {c: i for i, c in enumerate(reading_order())}
     scored.sort(key=lambda t: (t[0], order.get(t[1], 1e9)))
     return [c for _, c in scored[:limit]]

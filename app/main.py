@@ -1,4 +1,5 @@
 """The ASGI app: ``uvicorn app.main:app``."""
+
 from __future__ import annotations
 
 import gc
@@ -38,28 +39,30 @@ class CachedStatic(StaticFiles):
     async def get_response(self, path, scope):
         resp = await self._precompressed(path, scope) or await super().get_response(path, scope)
         qs = scope.get("query_string", b"")
-        resp.headers["Cache-Control"] = ("public, max-age=31536000, immutable" if b"v=" in qs
-                                         else "public, max-age=300")
+        resp.headers["Cache-Control"] = "public, max-age=31536000, immutable" if b"v=" in qs else "public, max-age=300"
         return resp
 
     async def _precompressed(self, path, scope):
         from starlette.responses import FileResponse
 
         from .web.edge import negotiate
+
         enc = negotiate(dict(scope.get("headers") or []).get(b"accept-encoding", b""))
         if enc == "identity":
             return None
         from starlette.concurrency import run_in_threadpool
+
         full, stat = await run_in_threadpool(self.lookup_path, path)
         if full is None or stat is None:
             return None
         packed = full + (".br" if enc == "br" else ".gz")
         try:
             if os.stat(packed).st_mtime < stat.st_mtime:
-                return None            # an edited file: its old compressed copy is never served
+                return None  # an edited file: its old compressed copy is never served
         except OSError:
             return None
         import mimetypes
+
         media = mimetypes.guess_type(full)[0] or "application/octet-stream"
         return FileResponse(packed, media_type=media, headers={"Content-Encoding": enc, "Vary": "Accept-Encoding"})
 
@@ -70,25 +73,49 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
     for e in exc.errors():
         loc = [str(x) for x in e.get("loc", ())]
         field = loc[-1] if loc else "body"
-        items.append({"loc": loc, "field": field, "type": str(e.get("type", "value_error")),
-                      "msg": f"{'.'.join(loc[1:]) or 'body'}:{e.get('msg', '格式不对')}", "input": None})
+        items.append(
+            {
+                "loc": loc,
+                "field": field,
+                "type": str(e.get("type", "value_error")),
+                "msg": f"{'.'.join(loc[1:]) or 'body'}:{e.get('msg', '格式不对')}",
+                "input": None,
+            }
+        )
     return JSONResponse({"detail": items}, status_code=422)
 
 
 async def http_error(request: Request, exc) -> Response:
     """Bodies that cannot even be parsed (bad bytes) are malformed input too: 422, not 400."""
     from fastapi.exception_handlers import http_exception_handler
+
     if exc.status_code == 400:
-        return JSONResponse({"detail": [{"loc": ["body"], "field": "body", "type": "json_invalid",
-                                         "msg": "body:请求体不是有效的 JSON", "input": None}]}, status_code=422)
+        return JSONResponse(
+            {
+                "detail": [
+                    {
+                        "loc": ["body"],
+                        "field": "body",
+                        "type": "json_invalid",
+                        "msg": "body:请求体不是有效的 JSON",
+                        "input": None,
+                    }
+                ]
+            },
+            status_code=422,
+        )
     return await http_exception_handler(request, exc)
 
 
 def create_app() -> FastAPI:
-    app = FastAPI(title="AI Infra 图解 API", version="1.0",
-                  description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。",
-                  docs_url=None, redoc_url=None)   # /docs is served offline by app/web/docs.py; no /redoc
-    app.include_router(deck_router)      # before /present/{name}
+    app = FastAPI(
+        title="AI Infra 图解 API",
+        version="1.0",
+        description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。",
+        docs_url=None,
+        redoc_url=None,
+    )  # /docs is served offline by app/web/docs.py; no /redoc
+    app.include_router(deck_router)  # before /present/{name}
     app.include_router(pages_router)
     app.include_router(card_parts_router)
     app.include_router(docs_router)
@@ -98,6 +125,7 @@ def create_app() -> FastAPI:
     app.include_router(tools_router)
     if os.environ.get("AIINFRA_BENCH") == "1":
         from .web.bench import router as bench_router
+
         app.include_router(bench_router)
     register_card_routes(app)
     app.mount("/static", CachedStatic(directory=str(STATIC)), name="static")
@@ -105,12 +133,13 @@ def create_app() -> FastAPI:
     # Starlette types a handler as taking any Exception; this one is registered for its own class only
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
     from starlette.exceptions import HTTPException as StarletteHTTPException
+
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_middleware(GZipMiddleware, minimum_size=800)
-    app.add_middleware(BodyLimit)        # 413 for bodies over 1 MB, read before answering
-    app.add_middleware(FragmentLane)     # a slider's fragment request, answered without the router
+    app.add_middleware(BodyLimit)  # 413 for bodies over 1 MB, read before answering
+    app.add_middleware(FragmentLane)  # a slider's fragment request, answered without the router
     app.add_middleware(SecurityHeaders)
-    app.add_middleware(EdgeCache)        # outermost: a URL seen before never enters the app
+    app.add_middleware(EdgeCache)  # outermost: a URL seen before never enters the app
     return app
 
 
@@ -122,6 +151,7 @@ def warm() -> None:
         return
     from .cards import REGISTRY
     from .web.render import fragment_bytes
+
     for card in REGISTRY.values():
         fragment_bytes(card, card.defaults())
 

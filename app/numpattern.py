@@ -1,6 +1,7 @@
 """Regular expressions for decimal numbers within bounds, so a schema can state a numeric range for a
 number written inside a string (a custom GPU's ``custom:80,3.35,989.4``). Numbers are written without
 sign, exponent or leading zeros: ``0``, ``12``, ``0.5``, ``12.250``."""
+
 from __future__ import annotations
 
 import re
@@ -56,7 +57,7 @@ def _int_range(a: int, b: int) -> list[str]:
         return []
     la, lb = len(str(a)), len(str(b))
     if la < lb:
-        return _int_range(a, 10 ** la - 1) + _int_range(10 ** la, b)
+        return _int_range(a, 10**la - 1) + _int_range(10**la, b)
     return _same_length(str(a), str(b))
 
 
@@ -70,10 +71,10 @@ def _same_length(a: str, b: str) -> list[str]:
     p, rest = a[:i], len(a) - i - 1
     if rest == 0:
         return [p + _cls(int(a[i]), int(b[i]))]
-    out = [p + a[i] + s for s in _same_length(a[i + 1:], "9" * rest)]
+    out = [p + a[i] + s for s in _same_length(a[i + 1 :], "9" * rest)]
     if int(a[i]) + 1 <= int(b[i]) - 1:
         out.append(p + _cls(int(a[i]) + 1, int(b[i]) - 1) + f"[0-9]{{{rest}}}")
-    out += [p + b[i] + s for s in _same_length("0" * rest, b[i + 1:])]
+    out += [p + b[i] + s for s in _same_length("0" * rest, b[i + 1 :])]
     return out
 
 

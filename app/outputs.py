@@ -9,6 +9,7 @@ Conditional attributes (``tile``, ``ill``, ``approx``) take a bool or the name o
 in the view's ``ctx``, then the params, then the outputs, so a card's compute decides at run time
 without re-describing the output.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,14 +23,41 @@ from . import format as fmt
 
 # key suffix → display unit (the catalog's naming rule)
 SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
-    ("_gbit_s", "Gbit/s"), ("_tok_s", "token/s"), ("_tokens_s", "token/s"), ("_steps_s", "步/s"),
-    ("_req_s", "条/s"), ("_gib_s", "GiB·s"), ("_flop_per_byte", "FLOP/B"),
-    ("_bytes", "B"), ("_kib", "KiB"), ("_mib", "MiB"), ("_gib", "GiB"), ("_tib", "TiB"),
-    ("_kb", "kB"), ("_mb", "MB"), ("_gb", "GB"), ("_tb", "TB"),
-    ("_tbps", "TB/s"), ("_gbps", "GB/s"), ("_tflops", "TFLOP/s"), ("_pflops", "PFLOP/s"),
-    ("_gflop", "GFLOP"), ("_tflop", "TFLOP"), ("_pflop", "PFLOP"), ("_flop", "FLOP"),
-    ("_us", "µs"), ("_ms", "ms"), ("_s", "s"), ("_h", "h"), ("_days", "天"), ("_weeks", "周"),
-    ("_tokens", "token"), ("_steps", "步"), ("_pct", "%"), ("_x", "×"), ("_usd", "美元"),
+    ("_gbit_s", "Gbit/s"),
+    ("_tok_s", "token/s"),
+    ("_tokens_s", "token/s"),
+    ("_steps_s", "步/s"),
+    ("_req_s", "条/s"),
+    ("_gib_s", "GiB·s"),
+    ("_flop_per_byte", "FLOP/B"),
+    ("_bytes", "B"),
+    ("_kib", "KiB"),
+    ("_mib", "MiB"),
+    ("_gib", "GiB"),
+    ("_tib", "TiB"),
+    ("_kb", "kB"),
+    ("_mb", "MB"),
+    ("_gb", "GB"),
+    ("_tb", "TB"),
+    ("_tbps", "TB/s"),
+    ("_gbps", "GB/s"),
+    ("_tflops", "TFLOP/s"),
+    ("_pflops", "PFLOP/s"),
+    ("_gflop", "GFLOP"),
+    ("_tflop", "TFLOP"),
+    ("_pflop", "PFLOP"),
+    ("_flop", "FLOP"),
+    ("_us", "µs"),
+    ("_ms", "ms"),
+    ("_s", "s"),
+    ("_h", "h"),
+    ("_days", "天"),
+    ("_weeks", "周"),
+    ("_tokens", "token"),
+    ("_steps", "步"),
+    ("_pct", "%"),
+    ("_x", "×"),
+    ("_usd", "美元"),
 )
 
 
@@ -50,31 +78,31 @@ class Out:
 
     label: str = ""
     unit: str | None = None
-    digits: int | None = None          # fixed decimals
-    sig: int | None = None             # or significant figures
-    approx: bool | str = False         # prefix "≈"
-    tile: bool | str = True            # shown as a labelled number
-    em: bool = False                   # emphasised tile
-    ill: bool | str = False            # 示意 badge
-    book: str = ""                     # the book's own wording beside the number ("三倍")
-    sym: str = ""                      # book symbol of the quantity (TeX-ish: B^*, T_{step})
-    rule: str = ""                     # how a simulated/searched value is obtained (no check)
-    text: Callable[[Any], str] | Mapping[Any, str] | None = None   # bool/str/None outputs → words
-    type: Any = None                   # response type when not inferable (list[float], dict …)
-    help: str = ""                     # longer description for the API docs
+    digits: int | None = None  # fixed decimals
+    sig: int | None = None  # or significant figures
+    approx: bool | str = False  # prefix "≈"
+    tile: bool | str = True  # shown as a labelled number
+    em: bool = False  # emphasised tile
+    ill: bool | str = False  # 示意 badge
+    book: str = ""  # the book's own wording beside the number ("三倍")
+    sym: str = ""  # book symbol of the quantity (TeX-ish: B^*, T_{step})
+    rule: str = ""  # how a simulated/searched value is obtained (no check)
+    text: Callable[[Any], str] | Mapping[Any, str] | None = None  # bool/str/None outputs → words
+    type: Any = None  # response type when not inferable (list[float], dict …)
+    help: str = ""  # longer description for the API docs
     # how the book prints some numbers
-    sci: bool = False                  # 1.454×10²⁴
-    scale: float = 1.0                 # value ÷ scale with the unit glued on: 284B (scale=1e9, unit="B")
-    exp: int = 0                       # value ÷ 10^exp; the unit names the ×10ⁿ
-    signed: bool = False               # +0.009
-    trim: bool = False                 # no trailing zeros: 7.8125, 56.25, 225
-    prefix: str = ""                   # 约 225 倍 → prefix="约 "
-    sep: bool = True                   # thousands separators (4096 vs 4,096)
-    stated: bool = False               # an input value prints every digit it was given
-    none: str = "—"                    # what a missing (None / not finite) value reads as
-    axis: tuple[int, str] | None = None   # (figure index, "x"|"y"): the chart axis this quantity lives on
-    show: Callable[[Any], str | None] | None = None   # prints a number in full (unit included) when
-                                       # the formats above cannot (a unit chosen by magnitude); None → them
+    sci: bool = False  # 1.454×10²⁴
+    scale: float = 1.0  # value ÷ scale with the unit glued on: 284B (scale=1e9, unit="B")
+    exp: int = 0  # value ÷ 10^exp; the unit names the ×10ⁿ
+    signed: bool = False  # +0.009
+    trim: bool = False  # no trailing zeros: 7.8125, 56.25, 225
+    prefix: str = ""  # 约 225 倍 → prefix="约 "
+    sep: bool = True  # thousands separators (4096 vs 4,096)
+    stated: bool = False  # an input value prints every digit it was given
+    none: str = "—"  # what a missing (None / not finite) value reads as
+    axis: tuple[int, str] | None = None  # (figure index, "x"|"y"): the chart axis this quantity lives on
+    show: Callable[[Any], str | None] | None = None  # prints a number in full (unit included) when
+    # the formats above cannot (a unit chosen by magnitude); None → them
     key: str = ""
 
     @property
@@ -115,7 +143,7 @@ class Out:
         made = self.__dict__.get("_formatter_cache")
         if made is None:
             made = {}
-            object.__setattr__(self, "_formatter_cache", made)     # a cache, not a field: frozen stays frozen
+            object.__setattr__(self, "_formatter_cache", made)  # a cache, not a field: frozen stays frozen
         return made
 
     def shown(self, value: Any) -> str | None:
@@ -133,13 +161,19 @@ class Out:
     def number(self, value: float, *, approx: bool = False, unit: bool = True) -> str:
         if not math.isfinite(value):
             return self.none
-        v = value / self.scale / 10 ** self.exp
+        v = value / self.scale / 10**self.exp
         if self.sci:
             s = fmt.sci(v, self.sig or 4)
         else:
             stated = self.stated and _is_input(value)
-            s = _fixed_text(v, None if stated else self.digits, 9 if stated else self.sig, self.trim or stated,
-                            self.sep, self.signed)
+            s = _fixed_text(
+                v,
+                None if stated else self.digits,
+                9 if stated else self.sig,
+                self.trim or stated,
+                self.sep,
+                self.signed,
+            )
         s = self.prefix + (("≈" if self.glued else "≈ ") if approx and s != self.none else "") + s
         u = self.display_unit if unit else ""
         return s + u if self.glued else fmt.with_unit_text(s, u)
@@ -154,7 +188,7 @@ NUM_TEXTS_MAX = 1024
 def _fixed_text(v: float, digits: int | None, sig: int | None, trim: bool, sep: bool, signed: bool) -> str:
     """A finite number as the declaration prints it: fmt.num's fixed-point digits, then trailing
     zeros trimmed, thousands separators dropped or a sign added, as asked."""
-    keep = type(v) is float and v != 0         # ±0 compare equal but print differently: never kept
+    keep = type(v) is float and v != 0  # ±0 compare equal but print differently: never kept
     s = _NUM_TEXTS.get((v, digits, sig)) if keep else None
     if s is None:
         s = fmt.num(v, digits, sig)
@@ -162,7 +196,7 @@ def _fixed_text(v: float, digits: int | None, sig: int | None, trim: bool, sep: 
             if len(_NUM_TEXTS) >= NUM_TEXTS_MAX:
                 _NUM_TEXTS.clear()
             _NUM_TEXTS[(v, digits, sig)] = s
-    if trim and s[-1] == "0" and "." in s:     # fixed-point text: strip the zeros after the point
+    if trim and s[-1] == "0" and "." in s:  # fixed-point text: strip the zeros after the point
         s = s.rstrip("0").removesuffix(".")
     if not sep:
         s = s.replace(",", "")
@@ -175,6 +209,7 @@ def _formatter(d: Out, approx: bool, unit: bool) -> Callable[[Any], str]:
     """``d.fmt(value, approx=approx, unit=unit)`` for any value. A plain finite number takes the
     same steps as :meth:`Out.number` with the declaration's attributes read once, unless its text
     can depend on more than its digits (a ``show`` hook, ``sci``, ``stated``)."""
+
     def general(value: Any) -> str:
         if not _numeric(value):
             return d.words(value)
@@ -183,7 +218,7 @@ def _formatter(d: Out, approx: bool, unit: bool) -> Callable[[Any], str]:
 
     if d.show is not None or d.sci or d.stated:
         return general
-    scale, p10, digits, sig, none = d.scale, 10 ** d.exp, d.digits, d.sig, d.none
+    scale, p10, digits, sig, none = d.scale, 10**d.exp, d.digits, d.sig, d.none
     trim, sep, signed, prefix, glued = d.trim, d.sep, d.signed, d.prefix, d.glued
     mark = ("≈" if glued else "≈ ") if approx else ""
     u = d.display_unit if unit else ""
@@ -191,10 +226,11 @@ def _formatter(d: Out, approx: bool, unit: bool) -> Callable[[Any], str]:
 
     def plain(value: Any) -> str:
         if not ((type(value) is float or type(value) is int) and value - value == 0):
-            return general(value)             # not a plain finite number (traced, bool, None, inf …)
+            return general(value)  # not a plain finite number (traced, bool, None, inf …)
         s = _fixed_text(value / scale / p10, digits, sig, trim, sep, signed)
         s = prefix + (mark if mark and s != none else "") + s
         return s + u if glued else with_unit_text(s, u)
+
     return plain
 
 
@@ -225,6 +261,7 @@ def _flagged(decl: Out, flags: str) -> tuple[Out, bool, bool]:
 
 def _is_input(value: Any) -> bool:
     from .trace import node_of
+
     n = node_of(value)
     return n is not None and n.kind == "leaf"
 
@@ -261,7 +298,7 @@ class Piece:
 
     text: str
     key: str = ""
-    kind: str = ""      # "output" | "param" | "ctx"
+    kind: str = ""  # "output" | "param" | "ctx"
 
 
 @lru_cache(maxsize=16_384)
@@ -272,7 +309,7 @@ def split(template: str) -> tuple[tuple[str, str, str], ...]:
     pos = 0
     for m in TEMPLATE.finditer(template):
         if m.start() > pos:
-            runs.append((template[pos:m.start()], "", ""))
+            runs.append((template[pos : m.start()], "", ""))
         runs.append((m.group(0), m.group(1), m.group(2) or ""))
         pos = m.end()
     if pos < len(template):

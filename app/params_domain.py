@@ -5,6 +5,7 @@ generic engine; chapter modules import them.
 ``gpu_of`` / ``shape_of_model`` return the facts as traced inputs, so a derivation says where a
 number came from ("H100 SXM 预设") rather than printing a bare constant.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -49,15 +50,25 @@ def gpu_type(ids: Sequence[str]) -> Any:
     schema's pattern carries the bounds of each part (``data.GPU_LIMITS``)."""
     allowed = tuple(ids)
     parts = ",".join(decimal_range(lo, hi) for lo, hi in GPU_LIMITS.values())
-    assert all(re.fullmatch(r"[a-z0-9-]+", a) for a in allowed), allowed   # literal in a regex
+    assert all(re.fullmatch(r"[a-z0-9-]+", a) for a in allowed), allowed  # literal in a regex
     pattern = "^(?:" + "|".join(allowed) + f"|custom:{parts})$"
-    return Annotated[str, AfterValidator(lambda v: _check_gpu(v, allowed)),
-                     WithJsonSchema({"type": "string", "pattern": pattern, "maxLength": 200,
-                                     "description": "预设 id,或 custom:显存GB,带宽TB/s,BF16 TFLOP/s(各在 "
-                                     + "、".join(f"{lo:g}–{hi:g}" for lo, hi in GPU_LIMITS.values()) + " 之间)"})]
+    return Annotated[
+        str,
+        AfterValidator(lambda v: _check_gpu(v, allowed)),
+        WithJsonSchema(
+            {
+                "type": "string",
+                "pattern": pattern,
+                "maxLength": 200,
+                "description": "预设 id,或 custom:显存GB,带宽TB/s,BF16 TFLOP/s(各在 "
+                + "、".join(f"{lo:g}–{hi:g}" for lo, hi in GPU_LIMITS.values())
+                + " 之间)",
+            }
+        ),
+    ]
 
 
-MODEL_CONFIG_FORMAT = "model-config"   # JSON Schema format of a cfg: value (a compressed config.json)
+MODEL_CONFIG_FORMAT = "model-config"  # JSON Schema format of a cfg: value (a compressed config.json)
 
 
 def model_type(ids: Sequence[str]) -> Any:
@@ -65,18 +76,37 @@ def model_type(ids: Sequence[str]) -> Any:
     ``cfg:`` value decodes to a readable config is beyond a pattern: the schema names it as the
     format ``model-config``."""
     allowed = tuple(ids)
-    return Annotated[str, AfterValidator(lambda v: _check_model(v, allowed)),
-                     WithJsonSchema({"anyOf": [
-                         {"type": "string", "enum": list(allowed)},
-                         {"type": "string", "format": MODEL_CONFIG_FORMAT, "pattern": "^cfg:[A-Za-z0-9_-]{8,6000}$",
-                          "description": "cfg: + 8–6000 个 base64url 字符 = zlib 压缩的 config.json(页面粘贴 "
-                          "Hugging Face config.json 时生成),须能被 POST /api/models/derive 读出"}]})]
+    return Annotated[
+        str,
+        AfterValidator(lambda v: _check_model(v, allowed)),
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "string", "enum": list(allowed)},
+                    {
+                        "type": "string",
+                        "format": MODEL_CONFIG_FORMAT,
+                        "pattern": "^cfg:[A-Za-z0-9_-]{8,6000}$",
+                        "description": "cfg: + 8–6000 个 base64url 字符 = zlib 压缩的 config.json(页面粘贴 "
+                        "Hugging Face config.json 时生成),须能被 POST /api/models/derive 读出",
+                    },
+                ]
+            }
+        ),
+    ]
 
 
-def gpu_choice(default: str, options: dict[str, str], *, label: str = "加速器", help: str = "",
-               illustrative: bool = False) -> Any:
+def gpu_choice(
+    default: str, options: dict[str, str], *, label: str = "加速器", help: str = "", illustrative: bool = False
+) -> Any:
     """A GPU select with a “自定义” entry (memory GB, bandwidth TB/s, dense BF16 TFLOP/s)."""
-    extra: dict[str, Any] = {"control": "select", "options": options, "label": label, "custom": "gpu", "illustrative": illustrative}
+    extra: dict[str, Any] = {
+        "control": "select",
+        "options": options,
+        "label": label,
+        "custom": "gpu",
+        "illustrative": illustrative,
+    }
     return Field(default, description=help or label, json_schema_extra=extra)
 
 
@@ -95,16 +125,28 @@ def gpu_of(ref: str) -> Gpu:
     (made once per GPU: a frozen record of immutable traced numbers)."""
     g = gpu(ref)
     src = ("自定义 GPU" if ref.startswith(CUSTOM_GPU) else f"{g.name} 预设") + "(data/gpus.json)"
-    upd = {f: leaf(getattr(g, f), sym, unit, src) for f, (sym, unit) in GPU_SYMBOLS.items()
-           if getattr(g, f) is not None}
+    upd = {
+        f: leaf(getattr(g, f), sym, unit, src) for f, (sym, unit) in GPU_SYMBOLS.items() if getattr(g, f) is not None
+    }
     return dataclasses.replace(g, **upd)
 
 
 _SHAPE_SYMBOLS = {
-    "n_layers": "L", "hidden": "h", "n_heads": "n_h", "n_kv_heads": "n_{kv}", "head_dim": "d_h", "vocab": "V",
-    "embedding_params": "N_{emb}", "lm_head_params": "N_{head}", "linear_params": "N_{lin}",
-    "active_linear_params": "N_{lin,act}", "other_params": "N_{norm}", "kv_bytes_per_token_bf16": "kv",
-    "kv_window_bytes_per_token": "kv_{win}", "sliding_window": "W", "n_sliding_layers": "L_{win}",
+    "n_layers": "L",
+    "hidden": "h",
+    "n_heads": "n_h",
+    "n_kv_heads": "n_{kv}",
+    "head_dim": "d_h",
+    "vocab": "V",
+    "embedding_params": "N_{emb}",
+    "lm_head_params": "N_{head}",
+    "linear_params": "N_{lin}",
+    "active_linear_params": "N_{lin,act}",
+    "other_params": "N_{norm}",
+    "kv_bytes_per_token_bf16": "kv",
+    "kv_window_bytes_per_token": "kv_{win}",
+    "sliding_window": "W",
+    "n_sliding_layers": "L_{win}",
 }
 
 
@@ -114,6 +156,9 @@ def shape_of_model(ref: str, name: str = "") -> ModelShape:
     is counted once per process (the shape is frozen; traced inputs cost nothing when not tracing)."""
     s = shape_of(model_config(ref))
     src = f"{name or ('自定义 config.json' if ref.startswith(CUSTOM_MODEL) else ref)} 的 config.json(逐层累加)"
-    upd = {f: leaf(getattr(s, f), sym, "B" if "bytes" in f else "", src) for f, sym in _SHAPE_SYMBOLS.items()
-           if isinstance(getattr(s, f), int) and not isinstance(getattr(s, f), bool)}
+    upd = {
+        f: leaf(getattr(s, f), sym, "B" if "bytes" in f else "", src)
+        for f, sym in _SHAPE_SYMBOLS.items()
+        if isinstance(getattr(s, f), int) and not isinstance(getattr(s, f), bool)
+    }
     return dataclasses.replace(s, **upd)

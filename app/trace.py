@@ -12,6 +12,7 @@ shown transparently), ``named`` (an intermediate with a book symbol, e.g. R_W) a
 from a simulation or search, explained in words). This module is the bottom layer: no imports from
 the app.
 """
+
 from __future__ import annotations
 
 import ast
@@ -44,15 +45,24 @@ class Node:
 
     __slots__ = ("kind", "op", "args", "value", "sym", "unit", "source", "text", "depth")
 
-    def __init__(self, kind: str, value: float, op: str = "", args: tuple = (), sym: str = "",
-                 unit: str = "", source: str = "", text: str = ""):
+    def __init__(
+        self,
+        kind: str,
+        value: float,
+        op: str = "",
+        args: tuple = (),
+        sym: str = "",
+        unit: str = "",
+        source: str = "",
+        text: str = "",
+    ):
         self.kind, self.op, self.args, self.value = kind, op, args, value
         self.sym, self.unit, self.source, self.text = sym, unit, source, text
         self.depth: int = 1 + max((a.depth for a in args if isinstance(a, Node)), default=0)
 
 
-MAX_DEPTH = 120   # deeper means arithmetic traced through a loop: such a value is not a formula
-                  # (the calculator should be a @rule); it comes out untraced instead
+MAX_DEPTH = 120  # deeper means arithmetic traced through a loop: such a value is not a formula
+# (the calculator should be a @rule); it comes out untraced instead
 
 
 class Traced:
@@ -60,25 +70,62 @@ class Traced:
 
     node: Node
 
-    def __add__(self, o): return _bin("add", operator.add, self, o)
-    def __radd__(self, o): return _bin("add", operator.add, o, self)
-    def __sub__(self, o): return _bin("sub", operator.sub, self, o)
-    def __rsub__(self, o): return _bin("sub", operator.sub, o, self)
-    def __mul__(self, o): return _bin("mul", operator.mul, self, o)
-    def __rmul__(self, o): return _bin("mul", operator.mul, o, self)
-    def __truediv__(self, o): return _bin("div", operator.truediv, self, o)
-    def __rtruediv__(self, o): return _bin("div", operator.truediv, o, self)
-    def __floordiv__(self, o): return _bin("floordiv", operator.floordiv, self, o)
-    def __rfloordiv__(self, o): return _bin("floordiv", operator.floordiv, o, self)
-    def __mod__(self, o): return _bin("mod", operator.mod, self, o)
-    def __rmod__(self, o): return _bin("mod", operator.mod, o, self)
-    def __pow__(self, o, mod=None): return _bin("pow", operator.pow, self, o)
-    def __rpow__(self, o, mod=None): return _bin("pow", operator.pow, o, self)
-    def __neg__(self): return _un("neg", operator.neg, self)
-    def __pos__(self): return self
-    def __abs__(self): return _un("abs", abs, self)
-    def __ceil__(self): return _un("ceil", math.ceil, self)
-    def __floor__(self): return _un("floor", math.floor, self)
+    def __add__(self, o):
+        return _bin("add", operator.add, self, o)
+
+    def __radd__(self, o):
+        return _bin("add", operator.add, o, self)
+
+    def __sub__(self, o):
+        return _bin("sub", operator.sub, self, o)
+
+    def __rsub__(self, o):
+        return _bin("sub", operator.sub, o, self)
+
+    def __mul__(self, o):
+        return _bin("mul", operator.mul, self, o)
+
+    def __rmul__(self, o):
+        return _bin("mul", operator.mul, o, self)
+
+    def __truediv__(self, o):
+        return _bin("div", operator.truediv, self, o)
+
+    def __rtruediv__(self, o):
+        return _bin("div", operator.truediv, o, self)
+
+    def __floordiv__(self, o):
+        return _bin("floordiv", operator.floordiv, self, o)
+
+    def __rfloordiv__(self, o):
+        return _bin("floordiv", operator.floordiv, o, self)
+
+    def __mod__(self, o):
+        return _bin("mod", operator.mod, self, o)
+
+    def __rmod__(self, o):
+        return _bin("mod", operator.mod, o, self)
+
+    def __pow__(self, o, mod=None):
+        return _bin("pow", operator.pow, self, o)
+
+    def __rpow__(self, o, mod=None):
+        return _bin("pow", operator.pow, o, self)
+
+    def __neg__(self):
+        return _un("neg", operator.neg, self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _un("abs", abs, self)
+
+    def __ceil__(self):
+        return _un("ceil", math.ceil, self)
+
+    def __floor__(self):
+        return _un("floor", math.floor, self)
 
     def __round__(self, ndigits=None):
         if ndigits is None:
@@ -122,7 +169,7 @@ def _arg(x: Any) -> Any:
     return x.node if isinstance(x, Traced) else x
 
 
-_SCALES = {10.0 ** k for k in range(-15, 16) if abs(k) >= 2} | {1024.0 ** k for k in range(1, 6)}
+_SCALES = {10.0**k for k in range(-15, 16) if abs(k) >= 2} | {1024.0**k for k in range(1, 6)}
 
 
 def _is_scale(c: Any) -> bool:
@@ -194,12 +241,12 @@ def rule(text: str, sym: str = "", unit: str = "") -> Callable[[Callable], Calla
     import functools
 
     def wrap(fn: Callable) -> Callable:
-        cached = functools.lru_cache(maxsize=256)(fn)   # a rule is pure: the same inputs, the same run
+        cached = functools.lru_cache(maxsize=256)(fn)  # a rule is pure: the same inputs, the same run
 
         def plain_call(*args: Any, **kw: Any) -> Any:
             try:
                 return cached(*args, **kw)
-            except TypeError:              # an unhashable argument (a list): run it as it is
+            except TypeError:  # an unhashable argument (a list): run it as it is
                 return fn(*args, **kw)
 
         @functools.wraps(fn)
@@ -208,18 +255,25 @@ def rule(text: str, sym: str = "", unit: str = "") -> Callable[[Callable], Calla
                 return plain_call(*args, **kw)
             inputs = tuple(a for a in (*args, *kw.values()) if isinstance(a, Traced))
             res = plain_call(*(plain(a) for a in args), **{k: plain(v) for k, v in kw.items()})
+
             def mark(v: Any, s: str = sym) -> Any:
                 return by_rule(v, text, s, unit, inputs)
+
             if isinstance(res, (int, float)):
                 return mark(res)
             if isinstance(res, tuple) and not hasattr(res, "_fields"):
                 return tuple(mark(v) for v in res)
             if dataclasses.is_dataclass(res) and not isinstance(res, type):
-                upd = {f.name: mark(getattr(res, f.name), f.name) for f in dataclasses.fields(res)
-                       if isinstance(getattr(res, f.name), (int, float)) and not isinstance(getattr(res, f.name), bool)}
+                upd = {
+                    f.name: mark(getattr(res, f.name), f.name)
+                    for f in dataclasses.fields(res)
+                    if isinstance(getattr(res, f.name), (int, float)) and not isinstance(getattr(res, f.name), bool)
+                }
                 return dataclasses.replace(res, **upd) if upd else res
             return res
+
         return inner
+
     return wrap
 
 
@@ -246,11 +300,24 @@ def tmin(*xs: Any) -> Any:
     return xs[0] if len(xs) == 1 else _fn("min", min, *xs)
 
 
-def tsqrt(x: Any) -> Any: return _fn("sqrt", math.sqrt, x)
-def tlog(x: Any) -> Any: return _fn("log", math.log, x)
-def tlog2(x: Any) -> Any: return _fn("log2", math.log2, x)
-def tlog10(x: Any) -> Any: return _fn("log10", math.log10, x)
-def texp(x: Any) -> Any: return _fn("exp", math.exp, x)
+def tsqrt(x: Any) -> Any:
+    return _fn("sqrt", math.sqrt, x)
+
+
+def tlog(x: Any) -> Any:
+    return _fn("log", math.log, x)
+
+
+def tlog2(x: Any) -> Any:
+    return _fn("log2", math.log2, x)
+
+
+def tlog10(x: Any) -> Any:
+    return _fn("log10", math.log10, x)
+
+
+def texp(x: Any) -> Any:
+    return _fn("exp", math.exp, x)
 
 
 def tsum(xs: Any, start: Any = 0) -> Any:
@@ -267,11 +334,24 @@ def tsum(xs: Any, start: Any = 0) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 CHECK_FUNCS: dict[str, Callable] = {
-    "min": min, "max": max, "abs": abs, "sqrt": math.sqrt, "log": math.log, "log2": math.log2,
-    "log10": math.log10, "exp": math.exp, "ceil": math.ceil, "floor": math.floor,
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "log2": math.log2,
+    "log10": math.log10,
+    "exp": math.exp,
+    "ceil": math.ceil,
+    "floor": math.floor,
 }
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.Pow: operator.pow}
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
 
 
 def evaluate(expr: str) -> float:
@@ -288,7 +368,7 @@ def _ev(n: ast.AST) -> Any:
     if isinstance(n, ast.BinOp) and type(n.op) in _BINOPS:
         a, b = _ev(n.left), _ev(n.right)
         if isinstance(n.op, ast.Pow) and isinstance(a, int) and isinstance(b, int) and abs(b) > 1000:
-            raise ValueError("exponent too large")      # exact integer powers could be enormous
+            raise ValueError("exponent too large")  # exact integer powers could be enormous
         try:
             return _BINOPS[type(n.op)](a, b)
         except OverflowError:
@@ -296,7 +376,12 @@ def _ev(n: ast.AST) -> Any:
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
         v = _ev(n.operand)
         return -v if isinstance(n.op, ast.USub) else v
-    if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in CHECK_FUNCS
-            and not n.keywords and n.args):
+    if (
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id in CHECK_FUNCS
+        and not n.keywords
+        and n.args
+    ):
         return CHECK_FUNCS[n.func.id](*(_ev(a) for a in n.args))
     raise ValueError(f"not allowed in a check: {ast.dump(n)[:60]}")

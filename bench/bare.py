@@ -2,6 +2,7 @@
 precomputed bytes of a card fragment's size (``BARE_SIZE``), with no middleware. The app's own
 fragment route is measured against this, with the same workers and clients, so the ratio shows what
 the app's stack costs. Run: ``BARE_SIZE=10500 uvicorn bench.bare:app --workers 2``."""
+
 from __future__ import annotations
 
 import os

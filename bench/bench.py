@@ -15,6 +15,7 @@ one table of target vs measured.
 
 `--smoke` runs every measurement briefly (CI): it must finish, not meet targets.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,9 +49,25 @@ def free_port() -> int:
 
 def start_server(workers: int = 2, app: str = "app.main:app", env: dict | None = None) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
-                             "--workers", str(workers), "--log-level", "warning", "--no-access-log"],
-                            cwd=ROOT, env={**os.environ, "AIINFRA_BENCH": "1", **(env or {})})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            app,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "AIINFRA_BENCH": "1", **(env or {})},
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
@@ -124,8 +141,12 @@ def wrk(url: str, path_or_lua: str, conns: int, seconds: float) -> dict:
             f.write(path_or_lua)
         f.write(LUA_DONE)
         script = f.name
-    out = subprocess.run(["wrk", f"-t{min(2, conns)}", f"-c{conns}", f"-d{max(1, round(seconds))}s", "-s", script, url],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["wrk", f"-t{min(2, conns)}", f"-c{conns}", f"-d{max(1, round(seconds))}s", "-s", script, url],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     os.unlink(script)
     return json.loads(re.search(r"JSON(\{.*\})", out).group(1))
 
@@ -137,7 +158,7 @@ def page_weight(url: str, path: str) -> tuple[int, int, int]:
     raw = served = 0
     for p in [path] + assets:
         raw += len(get(url + p)[0])
-        served += len(get(url + p, "br")[0])      # urllib does not decode: the bytes on the wire
+        served += len(get(url + p, "br")[0])  # urllib does not decode: the bytes on the wire
     return raw, served, 1 + len(assets)
 
 
@@ -165,14 +186,24 @@ def browser_measures(url: str, changes: int) -> dict:
     if not Path(chromium).exists():
         return {}
     from playwright.sync_api import sync_playwright
-    args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+    args = [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+    ]
     res: dict = {}
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium, args=args)
         pg = b.new_page(viewport={"width": 1280, "height": 900})
         pg.goto(url + f"/cards/{CARD}")
-        pg.wait_for_function(f"() => document.getElementById('plot-{CARD}-1') && document.getElementById('plot-{CARD}-1').data")
+        pg.wait_for_function(
+            f"() => document.getElementById('plot-{CARD}-1') && document.getElementById('plot-{CARD}-1').data"
+        )
         ours, bare = [], []
         for i in range(changes):
             ours.append(pg.evaluate(SLIDER_JS % (CARD, CARD), 2 + (i * 37) % 500))
@@ -184,7 +215,9 @@ def browser_measures(url: str, changes: int) -> dict:
             pg2 = b.new_page(viewport={"width": 1280, "height": 900})
             t0 = time.perf_counter()
             pg2.goto(url + "/ch/3/3.2", wait_until="domcontentloaded")
-            pg2.wait_for_function("() => { const p = document.querySelector('.plot'); return window.htmx && p && p.data; }")
+            pg2.wait_for_function(
+                "() => { const p = document.querySelector('.plot'); return window.htmx && p && p.data; }"
+            )
             loads.append((time.perf_counter() - t0) * 1000)
             res["section_cards"] = pg2.evaluate("() => document.querySelectorAll('article.card').length")
             pg2.close()
@@ -195,6 +228,7 @@ def browser_measures(url: str, changes: int) -> dict:
 
 def open_loop(url: str, rate: float, seconds: float) -> dict:
     from bench.openloop import fresh_paths, run
+
     paths = fresh_paths(int(rate * seconds) + 10, seed=int(rate))
     return asyncio.run(run(url, paths, rate, seconds))
 
@@ -213,14 +247,17 @@ def measure(secs: float, smoke: bool) -> dict:
     proc, url = start_server(2)
     try:
         wrk(burl, "/bare", 4, 1)
-        for _ in range(2):   # every URL of the warm run seen before by both workers
+        for _ in range(2):  # every URL of the warm run seen before by both workers
             wrk(url, LUA_WARM % CARD, 4, 2)
         # the ratios' two sides in alternating rounds, both servers up: a machine whose speed drifts
         # (a shared VM) then slows both sides alike, instead of whichever ran later
         rounds = 1 if smoke else 4
         for i in range(rounds):
-            for key, target in (("bare", (burl, "/bare")), (("warm", 16), (url, LUA_WARM % CARD)),
-                                ("new", (url, lua_new(CARD, i)))):
+            for key, target in (
+                ("bare", (burl, "/bare")),
+                (("warm", 16), (url, LUA_WARM % CARD)),
+                ("new", (url, lua_new(CARD, i))),
+            ):
                 m.setdefault(key, []).append(wrk(*target, 16, secs / rounds))
         for key in ("bare", ("warm", 16), "new"):
             m[key] = combined(m[key])
@@ -242,9 +279,15 @@ def measure(secs: float, smoke: bool) -> dict:
 def combined(runs: list[dict]) -> dict:
     """Several wrk runs as one: requests over their total time; the worst p99, the middle p50."""
     seconds = sum(r["requests"] / r["rps"] for r in runs)
-    return {"rps": sum(r["requests"] for r in runs) / seconds, "p50": statistics.median(r["p50"] for r in runs),
-            "p99": max(r["p99"] for r in runs), "errors": sum(r["errors"] for r in runs),
-            "non2xx": sum(r["non2xx"] for r in runs), "requests": sum(r["requests"] for r in runs), "runs": len(runs)}
+    return {
+        "rps": sum(r["requests"] for r in runs) / seconds,
+        "p50": statistics.median(r["p50"] for r in runs),
+        "p99": max(r["p99"] for r in runs),
+        "errors": sum(r["errors"] for r in runs),
+        "non2xx": sum(r["non2xx"] for r in runs),
+        "requests": sum(r["requests"] for r in runs),
+        "runs": len(runs),
+    }
 
 
 def report(m: dict, secs: float, smoke: bool) -> bool:
@@ -257,26 +300,47 @@ def report(m: dict, secs: float, smoke: bool) -> bool:
             rows.append(ok)
 
     bare, new, stack = m["bare"], m["new"], m["stack"]
-    print(f"\nAI Infra 图解 · make bench{' (smoke)' if smoke else ''} · card {CARD} · 2 uvicorn workers · wrk {secs:g}s, "
-          f"Accept-Encoding: {BROWSER}\nbare, warm (16 clients) and new states: {bare.get('runs', 1)} alternating rounds, "
-          "both servers up\n")
+    print(
+        f"\nAI Infra 图解 · make bench{' (smoke)' if smoke else ''} · card {CARD} · 2 uvicorn workers · wrk {secs:g}s, "
+        f"Accept-Encoding: {BROWSER}\nbare, warm (16 clients) and new states: {bare.get('runs', 1)} alternating rounds, "
+        "both servers up\n"
+    )
     print(f"{'measure':62} {'target':>12} {'measured':>22}  ok\n" + "-" * 104)
-    row("bare FastAPI async route, same bytes, 16 clients: req/s · p99 ms", "(limit)", f"{bare['rps']:.0f} · {bare['p99']:.1f}")
+    row(
+        "bare FastAPI async route, same bytes, 16 clients: req/s · p99 ms",
+        "(limit)",
+        f"{bare['rps']:.0f} · {bare['p99']:.1f}",
+    )
     for c in (1, 16, 64):
         r = m[("warm", c)]
-        row(f"warm fragment (URL seen before), {c:>2} clients: req/s · p99 ms", "(info)", f"{r['rps']:.0f} · {r['p99']:.1f}",
-            r["errors"] + r["non2xx"] == 0)
+        row(
+            f"warm fragment (URL seen before), {c:>2} clients: req/s · p99 ms",
+            "(info)",
+            f"{r['rps']:.0f} · {r['p99']:.1f}",
+            r["errors"] + r["non2xx"] == 0,
+        )
     w16 = m[("warm", 16)]
-    row("warm fragment ÷ bare route (16 clients)", "≥ 0.85", f"{w16['rps'] / bare['rps']:.2f}", w16["rps"] >= 0.85 * bare["rps"])
+    row(
+        "warm fragment ÷ bare route (16 clients)",
+        "≥ 0.85",
+        f"{w16['rps'] / bare['rps']:.2f}",
+        w16["rps"] >= 0.85 * bare["rps"],
+    )
     row("app stack past the edge cache, same bytes (info): req/s", "(info)", f"{stack['rps']:.0f}")
-    row("every request a new state, 16 clients: req/s · p99 ms", "(info)", f"{new['rps']:.0f} · {new['p99']:.1f}",
-        new["errors"] + new["non2xx"] == 0)
+    row(
+        "every request a new state, 16 clients: req/s · p99 ms",
+        "(info)",
+        f"{new['rps']:.0f} · {new['p99']:.1f}",
+        new["errors"] + new["non2xx"] == 0,
+    )
     row("new states ÷ bare route", "≥ 0.15", f"{new['rps'] / bare['rps']:.3f}", new["rps"] >= 0.15 * bare["rps"])
     for key, target in (("open600", 50.0), ("open1200", None)):
         o = m[key]
         label = f"open loop {o['rate']:.0f}/s new states, mixed cards: p50 · p99 ms (errors)"
-        ok = (o["errors"] == 0 and o["p99"] <= target) if target else None    # 1,200/s: past capacity, reported
-        row(label, f"p99 ≤ {target:.0f}" if target else "(info)", f"{o['p50']:.1f} · {o['p99']:.1f} ({o['errors']})", ok)
+        ok = (o["errors"] == 0 and o["p99"] <= target) if target else None  # 1,200/s: past capacity, reported
+        row(
+            label, f"p99 ≤ {target:.0f}" if target else "(info)", f"{o['p50']:.1f} · {o['p99']:.1f} ({o['errors']})", ok
+        )
     row("bytes per update (fragment raw / brotli)", "(info)", f"{m['fsize'] / 1000:.1f} / {m['fbr'] / 1000:.1f} kB")
     raw, served, nfiles = m["weight"]
     row(f"first page /ch/1/1.3 + {nfiles - 1} assets, raw", "(info)", f"{raw / 1000:.0f} kB")
@@ -284,8 +348,12 @@ def report(m: dict, secs: float, smoke: bool) -> bool:
     br = m["browser"]
     if br:
         row("bare Plotly.react of the same two figures (median)", "(info)", f"{br['react_ms']:.0f} ms")
-        row("slider change → numbers + 2 charts redrawn (median)", "≤ 1.0× react", f"{br['slider_ms']:.0f} ms "
-            f"({br['slider_ms'] / br['react_ms']:.2f}×)", br["slider_ms"] <= br["react_ms"])
+        row(
+            "slider change → numbers + 2 charts redrawn (median)",
+            "≤ 1.0× react",
+            f"{br['slider_ms']:.0f} ms ({br['slider_ms'] / br['react_ms']:.2f}×)",
+            br["slider_ms"] <= br["react_ms"],
+        )
         row("slider change (p90)", "(info)", f"{br['slider_p90_ms']:.0f} ms")
         row(f"section page with {br['section_cards']} cards → interactive", "(info)", f"{br['section_ms']:.0f} ms")
     else:

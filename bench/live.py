@@ -8,6 +8,7 @@ errors, and whether every accepted answer was counted. Exits non-zero on any los
     python bench/live.py --smoke    (CI: 60 followers, 20 answers/s, 5 s)
 
 Starts redis-server and serve-prod itself on free ports; followers run in separate processes."""
+
 from __future__ import annotations
 
 import argparse
@@ -56,6 +57,7 @@ def descendants(root: int) -> list[int]:
 
 def follower_proc(port: int, code: str, devices: list[str], ready, done, out) -> None:
     """One process holding many followers; reports per-follower sequences and arrival times."""
+
     async def go():
         stop = asyncio.Event()
         fs = [Follower("127.0.0.1", port, code, d) for d in devices]
@@ -68,9 +70,22 @@ def follower_proc(port: int, code: str, devices: list[str], ready, done, out) ->
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        out.put([{"device": f.device, "arrivals": f.arrivals, "lost": f.lost, "out_of_order": f.out_of_order,
-                  "errors": f.errors, "reconnects": f.reconnects, "first": f.seqs[0] if f.seqs else None,
-                  "last": f.last} for f in fs])
+        out.put(
+            [
+                {
+                    "device": f.device,
+                    "arrivals": f.arrivals,
+                    "lost": f.lost,
+                    "out_of_order": f.out_of_order,
+                    "errors": f.errors,
+                    "reconnects": f.reconnects,
+                    "first": f.seqs[0] if f.seqs else None,
+                    "last": f.last,
+                }
+                for f in fs
+            ]
+        )
+
     asyncio.run(go())
 
 
@@ -86,17 +101,21 @@ def answers_proc(port: int, code: str, qid: int, devices: list[str], seconds: fl
         async def worker():
             c = KeepAlive("127.0.0.1", port)
             while (dev := await queue.get()) is not None:
-                status, _ = await c.request("POST", f"/api/live/{code}/questions/{qid}/answers",
-                                            {"device": dev, "value": round(random.uniform(50, 300), 1)})
+                status, _ = await c.request(
+                    "POST",
+                    f"/api/live/{code}/questions/{qid}/answers",
+                    {"device": dev, "value": round(random.uniform(50, 300), 1)},
+                )
                 (accepted.add(dev) if status == 200 else errors.append(f"answer {status}"))
             c.close()
+
         workers = [asyncio.create_task(worker()) for _ in range(8)]
         go.wait()
         cpu0 = time.process_time()
         t_next = time.perf_counter()
         end = t_next + seconds
-        order = random.sample(devices, len(devices))   # round robin: each device re-answers in turn,
-        i = 0                                            # well inside its rate limit
+        order = random.sample(devices, len(devices))  # round robin: each device re-answers in turn,
+        i = 0  # well inside its rate limit
         while time.perf_counter() < end:
             queue.put_nowait(order[i % len(order)])
             i += 1
@@ -106,6 +125,7 @@ def answers_proc(port: int, code: str, qid: int, devices: list[str], seconds: fl
             queue.put_nowait(None)
         await asyncio.gather(*workers)
         out.put({"accepted": sorted(accepted), "errors": errors, "cpu": time.process_time() - cpu0})
+
     asyncio.run(run())
 
 
@@ -120,8 +140,9 @@ def slider(port: int, code: str, token: str, seconds: float) -> dict:
         while time.perf_counter() < end:
             i += 1
             t0 = time.perf_counter()
-            status, body = await c.request("PUT", f"/api/live/{code}/state",
-                                           {"card": "eg-1-1", "query": f"batch={i % 511 + 1}"}, token)
+            status, body = await c.request(
+                "PUT", f"/api/live/{code}/state", {"card": "eg-1-1", "query": f"batch={i % 511 + 1}"}, token
+            )
             if status == 200:
                 sent[body["seq"]] = t0
             else:
@@ -130,6 +151,7 @@ def slider(port: int, code: str, token: str, seconds: float) -> dict:
             await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
         c.close()
         return {"sent": sent, "errors": errors}
+
     return asyncio.run(run())
 
 
@@ -158,8 +180,10 @@ def report(d: dict, followers: list[dict], seconds: float, n: int, rate: float, 
     ooo = sum(f["out_of_order"] for f in followers)
     sse_errors = sum(f["errors"] for f in followers)
     reconnects = sum(f["reconnects"] for f in followers)
-    print(f"live bench: {n} SSE followers, {rate:g} answers/s, {seconds:g} s, slider every {PUT_EVERY_S * 1000:.0f} ms, "
-          f"serve-prod 2 workers + Redis (loopback)")
+    print(
+        f"live bench: {n} SSE followers, {rate:g} answers/s, {seconds:g} s, slider every {PUT_EVERY_S * 1000:.0f} ms, "
+        f"serve-prod 2 workers + Redis (loopback)"
+    )
     print(f"  updates published         {len(seqs)}")
     print(f"  follower deliveries       {len(lat)} (expected {len(seqs) * n})")
     print(f"  update latency p50        {pct(lat, 50):.1f} ms")
@@ -168,10 +192,23 @@ def report(d: dict, followers: list[dict], seconds: float, n: int, rate: float, 
     print(f"  lost / out-of-order       {lost} / {ooo}")
     print(f"  SSE errors / reconnects   {sse_errors} / {reconnects}")
     print(f"  answers accepted/counted  {d['accepted']} devices / {d['counted']}")
-    print("  CPU cores used            " + ", ".join(f"{r} {c:.2f}" for r, c in d["cpu"].items())
-          + f" (machine load average {d['load']:.1f} on {os.cpu_count()} cores)")
-    print(f"  HTTP errors               {len(d['errors'])}" + (f" ({', '.join(sorted(set(d['errors'])))})" if d["errors"] else ""))
-    ok = lost == 0 and ooo == 0 and sse_errors == 0 and reconnects == 0 and not d["errors"] and d["accepted"] == d["counted"]
+    print(
+        "  CPU cores used            "
+        + ", ".join(f"{r} {c:.2f}" for r, c in d["cpu"].items())
+        + f" (machine load average {d['load']:.1f} on {os.cpu_count()} cores)"
+    )
+    print(
+        f"  HTTP errors               {len(d['errors'])}"
+        + (f" ({', '.join(sorted(set(d['errors'])))})" if d["errors"] else "")
+    )
+    ok = (
+        lost == 0
+        and ooo == 0
+        and sse_errors == 0
+        and reconnects == 0
+        and not d["errors"]
+        and d["accepted"] == d["counted"]
+    )
     print("  result                    " + ("OK" if ok else "FAILED"))
     return ok
 
@@ -199,11 +236,17 @@ def main() -> int:
         procs.append(prod)
         base = f"http://127.0.0.1:{port}"
         _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": ""})
-        _, q = call(base, "POST", f"/api/live/{k['code']}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k["token"])
+        _, q = call(
+            base,
+            "POST",
+            f"/api/live/{k['code']}/questions",
+            {"card": "eg-1-1", "key": "b_star", "query": ""},
+            k["token"],
+        )
         devices = [f"bench-{i:05d}" for i in range(a.followers)]
         ctx = mp.get_context("spawn")
         ready, done, out = ctx.Queue(), ctx.Event(), ctx.Queue()
-        shares = [devices[i::a.procs] for i in range(a.procs)]
+        shares = [devices[i :: a.procs] for i in range(a.procs)]
         workers = [ctx.Process(target=follower_proc, args=(port, k["code"], s, ready, done, out)) for s in shares]
         for w in workers:
             w.start()
@@ -211,10 +254,16 @@ def main() -> int:
             ready.get(timeout=180)
         time.sleep(0.5)
         go, ans_out = ctx.Event(), ctx.Queue()
-        answering = ctx.Process(target=answers_proc, args=(port, k["code"], q["qid"], devices, a.seconds, a.rate, go, ans_out))
+        answering = ctx.Process(
+            target=answers_proc, args=(port, k["code"], q["qid"], devices, a.seconds, a.rate, go, ans_out)
+        )
         answering.start()
-        roles = {"server (2 workers)": descendants(prod.popen.pid), "redis": [redis.popen.pid],
-                 "followers": [w.pid for w in workers], "instructor": [os.getpid()]}
+        roles = {
+            "server (2 workers)": descendants(prod.popen.pid),
+            "redis": [redis.popen.pid],
+            "followers": [w.pid for w in workers],
+            "instructor": [os.getpid()],
+        }
         cpu0 = {r: cpu_seconds(p) for r, p in roles.items()}
         go.set()
         d = slider(port, k["code"], k["token"], a.seconds)
@@ -224,9 +273,11 @@ def main() -> int:
         d["cpu"]["answers"] = ans["cpu"] / a.seconds
         d["errors"] += ans["errors"]
         d["accepted"] = len(ans["accepted"])
-        d["counted"] = call(base, "GET", f"/api/live/{k['code']}/questions/{q['qid']}/results", token=k["token"])[1]["answered"]
+        d["counted"] = call(base, "GET", f"/api/live/{k['code']}/questions/{q['qid']}/results", token=k["token"])[1][
+            "answered"
+        ]
         d["load"] = os.getloadavg()[0]
-        time.sleep(1.5)   # the last update's tail
+        time.sleep(1.5)  # the last update's tail
         done.set()
         followers = [f for _ in workers for f in out.get(timeout=120)]
         for w in workers:

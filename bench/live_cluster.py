@@ -1,6 +1,7 @@
 """Loopback processes for the live-class bench, fault demo and tests: redis-server, app instances
 (uvicorn, or `make serve-prod`), nginx in front, each on a free port and stopped by its own id;
 plus a small asyncio SSE client that checks every follower's sequence of event ids."""
+
 from __future__ import annotations
 
 import asyncio
@@ -29,6 +30,7 @@ def run_coroutine(coro):
     except RuntimeError:
         return asyncio.run(coro)
     from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
 
@@ -84,8 +86,9 @@ class Proc:
 
 def spawn(name: str, args: list[str], env: dict | None = None, log: Path | None = None, cwd: Path = ROOT) -> Proc:
     out = open(log, "ab") if log else subprocess.DEVNULL
-    p = subprocess.Popen(args, cwd=cwd, env={**os.environ, **(env or {})}, stdout=out, stderr=subprocess.STDOUT,
-                         start_new_session=True)
+    p = subprocess.Popen(
+        args, cwd=cwd, env={**os.environ, **(env or {})}, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+    )
     return Proc(name, p, log)
 
 
@@ -115,8 +118,12 @@ def start_uvicorn(port: int, env: dict, log: Path | None = None, access_log: boo
 
 def start_serve_prod(port: int, env: dict, workers: int = 2, log: Path | None = None) -> Proc:
     """`make serve-prod` itself (gunicorn, deploy/gunicorn.conf.py) on ``port``."""
-    p = spawn("serve-prod", ["make", "-s", "serve-prod", "HOST=127.0.0.1", f"PORT={port}"],
-              {**env, "WORKERS": str(workers)}, log)
+    p = spawn(
+        "serve-prod",
+        ["make", "-s", "serve-prod", "HOST=127.0.0.1", f"PORT={port}"],
+        {**env, "WORKERS": str(workers)},
+        log,
+    )
     wait_http(f"http://127.0.0.1:{port}/healthz")
     return p
 
@@ -140,8 +147,9 @@ def start_nginx(port: int, upstreams: list[int]) -> tuple[Proc, Path]:
 # ------------------------------------------------------------------ HTTP and SSE clients
 
 
-def call(base: str, method: str, path: str, body: dict | None = None, token: str | None = None,
-         timeout: float = 30) -> tuple[int, dict]:
+def call(
+    base: str, method: str, path: str, body: dict | None = None, token: str | None = None, timeout: float = 30
+) -> tuple[int, dict]:
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(base + path, data=data, method=method)
     if data is not None:
@@ -190,7 +198,7 @@ class Follower:
             try:
                 await self._stream(stop)
             except (OSError, asyncio.IncompleteReadError, ConnectionError, ValueError):
-                pass   # a dropped stream is what reconnecting is for (counted as a reconnect)
+                pass  # a dropped stream is what reconnecting is for (counted as a reconnect)
             if stop.is_set() or not reconnect:
                 return
             self.reconnects += 1
@@ -200,8 +208,10 @@ class Follower:
     async def _stream(self, stop: asyncio.Event) -> None:
         reader, writer = await asyncio.open_connection(self.host, self.port)
         try:
-            head = (f"GET /api/live/{self.code}/events?device={self.device} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-                    "Accept: text/event-stream\r\n")
+            head = (
+                f"GET /api/live/{self.code}/events?device={self.device} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                "Accept: text/event-stream\r\n"
+            )
             if self.last is not None:
                 head += f"Last-Event-ID: {self.last}\r\n"
             writer.write((head + "\r\n").encode())
@@ -255,7 +265,7 @@ def _parse(block: bytes) -> int | None:
         if line.startswith(b"id:"):
             seq = int(line[3:].strip())
         elif line.startswith(b"data:"):
-            json.loads(line[5:])    # the data must be JSON
+            json.loads(line[5:])  # the data must be JSON
     return seq
 
 
@@ -268,7 +278,9 @@ class KeepAlive:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
-    async def request(self, method: str, path: str, body: dict | None = None, token: str | None = None) -> tuple[int, dict]:
+    async def request(
+        self, method: str, path: str, body: dict | None = None, token: str | None = None
+    ) -> tuple[int, dict]:
         data = json.dumps(body).encode() if body is not None else b""
         head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Length: {len(data)}\r\n"
         head += "Content-Type: application/json\r\n" if body is not None else ""

@@ -6,6 +6,7 @@ the current state, and every answer accepted before the kill is still counted.
     make live-fault            (or: python bench/live_fault.py --followers 60)
 
 Starts redis-server, two uvicorn instances and nginx itself on free loopback ports."""
+
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.live_cluster import Follower, call, free_port, missing, run_coroutine, start_nginx, start_redis, start_uvicorn  # noqa: E402
+from bench.live_cluster import (
+    Follower,
+    call,
+    free_port,
+    missing,
+    run_coroutine,
+    start_nginx,
+    start_redis,
+    start_uvicorn,
+)  # noqa: E402
 
 
 async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int) -> dict:
@@ -40,8 +50,13 @@ async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int)
     accepted = set()
     for i in range(n_answers):
         dev = f"answer-{i:04d}"
-        status, _ = await asyncio.to_thread(call, base, "POST", f"/api/live/{code}/questions/{q['qid']}/answers",
-                                            {"device": dev, "value": 100 + i, "nick": dev})
+        status, _ = await asyncio.to_thread(
+            call,
+            base,
+            "POST",
+            f"/api/live/{code}/questions/{q['qid']}/answers",
+            {"device": dev, "value": 100 + i, "nick": dev},
+        )
         if status == 200:
             accepted.add(dev)
     await asyncio.sleep(0.5)
@@ -57,10 +72,15 @@ async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int)
             break
         await asyncio.sleep(0.1)
     after_kill = []
-    for i in range(10):   # the class goes on: answers after the kill are taken by the survivor
+    for i in range(10):  # the class goes on: answers after the kill are taken by the survivor
         dev = f"after-{i:04d}"
-        status, _ = await asyncio.to_thread(call, base, "POST", f"/api/live/{code}/questions/{q['qid']}/answers",
-                                            {"device": dev, "value": 148, "nick": dev})
+        status, _ = await asyncio.to_thread(
+            call,
+            base,
+            "POST",
+            f"/api/live/{code}/questions/{q['qid']}/answers",
+            {"device": dev, "value": 148, "nick": dev},
+        )
         after_kill.append(status)
     _, res = await asyncio.to_thread(call, base, "GET", f"/api/live/{code}/questions/{q['qid']}/results", None, token)
     stop.set()
@@ -69,11 +89,15 @@ async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int)
     await asyncio.gather(*tasks, return_exceptions=True)
     counted = {a["nick"] for a in res.get("answers", [])}
     return {
-        "followers": n_followers, "moved": sum(1 for f in fs if f.reconnects > before[f.device]),
-        "converged": sum(1 for f in fs if f.last == seq), "final_seq": seq,
+        "followers": n_followers,
+        "moved": sum(1 for f in fs if f.reconnects > before[f.device]),
+        "converged": sum(1 for f in fs if f.last == seq),
+        "final_seq": seq,
         "converge_s": None if converged_at is None else converged_at - t_kill,
-        "answers_accepted_before_kill": len(accepted), "answers_lost": len(accepted - counted),
-        "answers_after_kill_ok": after_kill.count(200), "out_of_order": sum(f.out_of_order for f in fs),
+        "answers_accepted_before_kill": len(accepted),
+        "answers_lost": len(accepted - counted),
+        "answers_after_kill_ok": after_kill.count(200),
+        "out_of_order": sum(f.out_of_order for f in fs),
     }
 
 
@@ -107,13 +131,22 @@ def main() -> int:
     ap.add_argument("--answers", type=int, default=30)
     a = ap.parse_args()
     r = run(a.followers, a.answers)
-    print(f"followers {r['followers']}: {r['moved']} reconnected to the surviving instance, "
-          f"{r['converged']} converged on seq {r['final_seq']}"
-          + (f" within {r['converge_s']:.2f} s of the kill" if r["converge_s"] is not None else " (NOT all converged)"))
-    print(f"answers accepted before the kill: {r['answers_accepted_before_kill']}, lost: {r['answers_lost']}; "
-          f"accepted after the kill: {r['answers_after_kill_ok']}/10; out-of-order events: {r['out_of_order']}")
-    ok = (r["converged"] == r["followers"] and r["answers_lost"] == 0 and r["moved"] > 0
-          and r["answers_after_kill_ok"] == 10 and r["out_of_order"] == 0)
+    print(
+        f"followers {r['followers']}: {r['moved']} reconnected to the surviving instance, "
+        f"{r['converged']} converged on seq {r['final_seq']}"
+        + (f" within {r['converge_s']:.2f} s of the kill" if r["converge_s"] is not None else " (NOT all converged)")
+    )
+    print(
+        f"answers accepted before the kill: {r['answers_accepted_before_kill']}, lost: {r['answers_lost']}; "
+        f"accepted after the kill: {r['answers_after_kill_ok']}/10; out-of-order events: {r['out_of_order']}"
+    )
+    ok = (
+        r["converged"] == r["followers"]
+        and r["answers_lost"] == 0
+        and r["moved"] > 0
+        and r["answers_after_kill_ok"] == 10
+        and r["out_of_order"] == 0
+    )
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -3,6 +3,7 @@ mix of card fragments, JSON and pages, through 2 uvicorn workers. Prints errors 
 percentiles; exits non-zero on any error. `--seconds 5` is the CI smoke form.
 
 Traffic goes only to 127.0.0.1 (a server this script starts), bounded in time by wrk's -d."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,14 +27,18 @@ def mixed_paths(n: int = 600) -> list[str]:
     from app.main import app  # noqa: F401  (registers every card)
 
     from bench.openloop import accepted
+
     rnd = random.Random(7)
     ids = sorted(REGISTRY)
     paths = ["/", "/ch/1", "/ch/3/3.1"]
     for _ in range(n):
         cid = rnd.choice(ids)
         q = ""
-        sliders = [s for s in controls_of(REGISTRY[cid].params)
-                   if s.control == "slider" and s.ge is not None and s.ge != s.le and not s.optional]
+        sliders = [
+            s
+            for s in controls_of(REGISTRY[cid].params)
+            if s.control == "slider" and s.ge is not None and s.ge != s.le and not s.optional
+        ]
         for _attempt in range(20):
             if not sliders:
                 break
@@ -47,7 +52,9 @@ def mixed_paths(n: int = 600) -> list[str]:
                 q = "?" + urlencode({s.name: text})
                 break
         kind = rnd.random()
-        paths.append(f"/cards/{cid}/fragment{q}" if kind < 0.6 else f"/api/cards/{cid}{q}" if kind < 0.9 else f"/cards/{cid}{q}")
+        paths.append(
+            f"/cards/{cid}/fragment{q}" if kind < 0.6 else f"/api/cards/{cid}{q}" if kind < 0.9 else f"/cards/{cid}{q}"
+        )
     return paths
 
 
@@ -79,16 +86,22 @@ def main() -> None:
     try:
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
             f.write(lua)
-        out = subprocess.run(["wrk", "-t2", f"-c{a.clients}", f"-d{a.seconds}s", "--timeout", "10s", "-s", f.name, url],
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            ["wrk", "-t2", f"-c{a.clients}", f"-d{a.seconds}s", "--timeout", "10s", "-s", f.name, url],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     finally:
         proc.terminate()
         proc.wait(timeout=10)
     r = json.loads(re.search(r"JSON(\{.*\})", out).group(1))
     errs = r["errors"] + r["non2xx"]
     print(f"load: {a.clients} clients × {a.seconds} s, {len(paths)} mixed URLs (fragments, JSON, pages), 2 workers")
-    print(f"  requests {r['requests']:,} · {r['rps']:,.0f} req/s · errors {errs} "
-          f"(socket {r['errors']}, non-2xx {r['non2xx']})")
+    print(
+        f"  requests {r['requests']:,} · {r['rps']:,.0f} req/s · errors {errs} "
+        f"(socket {r['errors']}, non-2xx {r['non2xx']})"
+    )
     print(f"  latency ms: p50 {r['p50']:.1f} · p90 {r['p90']:.1f} · p99 {r['p99']:.1f} · max {r['max']:.1f}")
     sys.exit(1 if errs else 0)
 

@@ -6,6 +6,7 @@ across many cards), unless ``--repeat`` allows repeats.
 
     python bench/openloop.py URL --rate 600 --seconds 20
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,11 +30,15 @@ def fresh_paths(n: int, seed: int = 11) -> list[str]:
     """``n`` distinct fragment URLs across every card with a free slider (mixed cards, new states)."""
     from app.cards import REGISTRY, controls_of
     from app.main import app  # noqa: F401  (registers every card)
+
     rnd = random.Random(seed)
     pools = []
     for cid in sorted(REGISTRY):
-        sliders = [s for s in controls_of(REGISTRY[cid].params)
-                   if s.control == "slider" and s.ge is not None and s.le > s.ge and not s.optional]
+        sliders = [
+            s
+            for s in controls_of(REGISTRY[cid].params)
+            if s.control == "slider" and s.ge is not None and s.le > s.ge and not s.optional
+        ]
         if sliders:
             pools.append((cid, sliders))
     seen: set[str] = set()
@@ -58,6 +63,7 @@ def accepted(cid: str, name: str, text: str) -> bool:
     """Whether the card takes this value (a cross-field rule may refuse it: that would be a 422)."""
     from app.cards import REGISTRY
     from app.web.query import ParamError, parse_query
+
     try:
         parse_query(REGISTRY[cid], [(name, text)])
         return True
@@ -72,8 +78,14 @@ async def run(url: str, paths: list[str], rate: float, seconds: float, timeout: 
     conn = aiohttp.TCPConnector(limit=512, force_close=False)
     # the bodies are read, not decoded: the generator shares the machine with the server, and
     # decompressing every answer would take CPU from it
-    async with aiohttp.ClientSession(url, connector=conn, timeout=aiohttp.ClientTimeout(total=timeout),
-                                     headers={"Accept-Encoding": ENCODINGS}, auto_decompress=False) as session:
+    async with aiohttp.ClientSession(
+        url,
+        connector=conn,
+        timeout=aiohttp.ClientTimeout(total=timeout),
+        headers={"Accept-Encoding": ENCODINGS},
+        auto_decompress=False,
+    ) as session:
+
         async def one(path: str, due: float) -> None:
             nonlocal errors
             try:
@@ -96,13 +108,25 @@ async def run(url: str, paths: list[str], rate: float, seconds: float, timeout: 
         await asyncio.gather(*tasks)
         wall = time.perf_counter() - t0
     lat.sort()
-    return {"rate": rate, "sent": n, "achieved_rps": n / wall, "errors": errors, "p50": _pct(lat, 0.50),
-            "p99": _pct(lat, 0.99), "max": lat[-1] * 1000 if lat else 0.0, "mean": statistics.fmean(lat) * 1000 if lat else 0.0}
+    return {
+        "rate": rate,
+        "sent": n,
+        "achieved_rps": n / wall,
+        "errors": errors,
+        "p50": _pct(lat, 0.50),
+        "p99": _pct(lat, 0.99),
+        "max": lat[-1] * 1000 if lat else 0.0,
+        "mean": statistics.fmean(lat) * 1000 if lat else 0.0,
+    }
 
 
 def _pct(sorted_s: list[float], q: float) -> float:
     """Nearest-rank percentile in ms."""
-    return sorted_s[min(len(sorted_s) - 1, max(0, -(-int(q * 1000) * len(sorted_s) // 1000) - 1))] * 1000 if sorted_s else 0.0
+    return (
+        sorted_s[min(len(sorted_s) - 1, max(0, -(-int(q * 1000) * len(sorted_s) // 1000) - 1))] * 1000
+        if sorted_s
+        else 0.0
+    )
 
 
 def main() -> None:

@@ -1,6 +1,7 @@
 """Precompress the static assets once, at set-up: ``file.br`` (brotli, quality 11) and ``file.gz``
 (gzip 9) beside each text asset, so the server never compresses them per request
 (``CachedStatic`` serves them by negotiation, and only while they are newer than the file)."""
+
 from __future__ import annotations
 
 import gzip

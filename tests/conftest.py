@@ -23,6 +23,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 def pytest_configure(config):
     from tests.skip_report import register
+
     register(config)
 
 

@@ -1,6 +1,7 @@
 """Browser tests skip on a machine without Chromium; the run then ends with one line saying how many
 were skipped and how to install it. Under ``CI=true`` (``.ci/run``) a skipped browser test fails the
 run: CI must drive the browser."""
+
 from __future__ import annotations
 
 import os
@@ -33,7 +34,9 @@ class BrowserSkipReport:
     def pytest_unconfigure(self, config) -> None:
         tr = config.pluginmanager.get_plugin("terminalreporter")
         if self.skipped and tr is not None:
-            tr.write_line(self.line(), yellow=os.environ.get("CI") != "true", red=os.environ.get("CI") == "true", bold=True)
+            tr.write_line(
+                self.line(), yellow=os.environ.get("CI") != "true", red=os.environ.get("CI") == "true", bold=True
+            )
 
 
 def register(config) -> None:

@@ -1,4 +1,5 @@
 """Amdahl's law: speeding up a share p of the work by s gives 1 / ((1 − p) + p / s)."""
+
 from __future__ import annotations
 
 from ..trace import name
@@ -24,9 +25,16 @@ def part_outputs(total: float, part: float, s: float) -> dict:
     T_new = (T − part) + part/s, saving, overall 1/((1 − f) + f/s) and ceiling 1/(1 − f)."""
     f = name(part / total, "f")
     new = name(new_time(total, part, s), "T_{new}", "s")
-    return {"part_s": part, "part_pct": 100 * f, "rest_s": total - part, "new_total_s": new,
-            "saved_s": total - new, "saved_pct": 100 * (total - new) / total,
-            "overall_speedup": speedup(f, s), "cap_speedup": limit(f)}
+    return {
+        "part_s": part,
+        "part_pct": 100 * f,
+        "rest_s": total - part,
+        "new_total_s": new,
+        "saved_s": total - new,
+        "saved_pct": 100 * (total - new) / total,
+        "overall_speedup": speedup(f, s),
+        "cap_speedup": limit(f),
+    }
 
 
 def team_outputs(total: float, part_pct: float, s: float) -> dict:
@@ -35,5 +43,12 @@ def team_outputs(total: float, part_pct: float, s: float) -> dict:
     f = part_pct / 100
     part = total * f
     new = new_time(total, part, s)
-    return {"part_before_h": part, "part_after_h": part / s, "rest_h": total - part, "new_total_h": new,
-            "speedup": total / new, "speedup_formula": speedup(f, s), "speedup_limit": limit(f)}
+    return {
+        "part_before_h": part,
+        "part_after_h": part / s,
+        "rest_h": total - part,
+        "new_total_h": new,
+        "speedup": total / new,
+        "speedup_formula": speedup(f, s),
+        "speedup_limit": limit(f),
+    }

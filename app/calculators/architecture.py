@@ -2,6 +2,7 @@
 
 Pure functions in base units (bytes, seconds, bit/s, packets/s); no FastAPI, Plotly or Jinja.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,8 @@ def whole_cores(cores: float) -> int:
 class CostModel:
     """Linear total-cost model: general purpose = g·s; dedicated = C0 + d·s."""
 
-    upfront: float = 1.0            # C0, dedicated processor's up-front development cost (示意)
-    general_per_unit: float = 1.0   # g, general-purpose cost per unit of service scale (示意)
+    upfront: float = 1.0  # C0, dedicated processor's up-front development cost (示意)
+    general_per_unit: float = 1.0  # g, general-purpose cost per unit of service scale (示意)
     dedicated_per_unit: float = 0.3  # d, dedicated cost per unit of service scale (示意)
 
 

@@ -3,6 +3,7 @@ stalls, interruption timing and the drain time of a buffer fed slower than real 
 
 Base units: seconds (of wall time or of audio), bytes.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,7 +15,7 @@ from typing import Any
 
 from ..trace import name, rule, tmax
 
-EPS = 1e-9   # s: two instants closer than this are the same instant
+EPS = 1e-9  # s: two instants closer than this are the same instant
 
 
 def chunk_bytes(sample_rate_hz: float, chunk_s: float, channels: int, bytes_per_sample: int) -> float:
@@ -22,11 +23,17 @@ def chunk_bytes(sample_rate_hz: float, chunk_s: float, channels: int, bytes_per_
     return sample_rate_hz * chunk_s * channels * bytes_per_sample
 
 
-def arrivals(n_chunks: int, chunk_s: float, proc_s: float, send_s: float, net_s: float,
-             late_chunk: int = -1, late_net_s: float = 0.0) -> list[float]:
+def arrivals(
+    n_chunks: int,
+    chunk_s: float,
+    proc_s: float,
+    send_s: float,
+    net_s: float,
+    late_chunk: int = -1,
+    late_net_s: float = 0.0,
+) -> list[float]:
     """Chunk k (0-based) arrives at (k+1)·chunk + proc + send + net_k; net_k = late_net for k = late_chunk."""
-    return [(k + 1) * chunk_s + proc_s + send_s + (late_net_s if k == late_chunk else net_s)
-            for k in range(n_chunks)]
+    return [(k + 1) * chunk_s + proc_s + send_s + (late_net_s if k == late_chunk else net_s) for k in range(n_chunks)]
 
 
 def arrival(k: int, chunk: float, proc: float, send: float, net: float, unit: str = "") -> float:
@@ -38,7 +45,7 @@ def arrival(k: int, chunk: float, proc: float, send: float, net: float, unit: st
 class Playout:
     starts: list[float]
     ends: list[float]
-    stalls: list[tuple[float, float]]   # (from, to) gaps in playback
+    stalls: list[tuple[float, float]]  # (from, to) gaps in playback
 
     @property
     def n_stalls(self) -> int:
@@ -58,7 +65,7 @@ def playout(arr: Sequence[float], chunk_s: float, play_start: float) -> Playout:
     starts: list[float] = []
     ends: list[float] = []
     stalls: list[tuple[float, float]] = []
-    prev_end = play_start                      # the first chunk waits for play_start, as for an earlier chunk's end
+    prev_end = play_start  # the first chunk waits for play_start, as for an earlier chunk's end
     for a in arr:
         s = max(a, prev_end)
         if ends and s > prev_end + EPS:
@@ -91,7 +98,7 @@ def played_audio(po: Playout, t: float) -> float:
     i = bisect_right(po.starts, t)
     if i == 0:
         return 0.0
-    done = sum(e - s for s, e in zip(po.starts[:i - 1], po.ends[:i - 1]))
+    done = sum(e - s for s, e in zip(po.starts[: i - 1], po.ends[: i - 1]))
     return done + min(po.ends[i - 1], t) - po.starts[i - 1]
 
 
@@ -100,8 +107,9 @@ def buffer_level(arr: Sequence[float], po: Playout, chunk_s: float, t: float) ->
     return playable_audio(arr, chunk_s, t) - played_audio(po, t)
 
 
-def buffer_curve(arr: Sequence[float], po: Playout, chunk_s: float, t_end: float | None = None
-                 ) -> tuple[list[float], list[float]]:
+def buffer_curve(
+    arr: Sequence[float], po: Playout, chunk_s: float, t_end: float | None = None
+) -> tuple[list[float], list[float]]:
     """B(t) as an exact polyline: linear between events, jumping when in-order chunks become playable."""
     t_end = po.last_end if t_end is None else t_end
     events = sorted({0.0, t_end, *arr, *po.starts, *po.ends})
@@ -113,7 +121,7 @@ def buffer_curve(arr: Sequence[float], po: Playout, chunk_s: float, t_end: float
         before = playable_audio(arr, chunk_s, t, strict=True) - played_audio(po, t)
         after = buffer_level(arr, po, chunk_s, t)
         if after - before > EPS:
-            ts.append(t)   # just before the jump
+            ts.append(t)  # just before the jump
             bs.append(before)
         ts.append(t)
         bs.append(after)
@@ -123,9 +131,9 @@ def buffer_curve(arr: Sequence[float], po: Playout, chunk_s: float, t_end: float
 @dataclass(frozen=True)
 class Interrupt:
     decided: float
-    mute: float          # device goes silent at its next command poll
-    stop: float          # backend stops generating
-    release: float       # buffers and state released
+    mute: float  # device goes silent at its next command poll
+    stop: float  # backend stops generating
+    release: float  # buffers and state released
 
     @property
     def mute_latency(self) -> float:
@@ -162,16 +170,29 @@ class JitterRun:
     playout: Playout
 
 
-@rule("逐块模拟:块 k 在 (k+1)·块长 + 处理 + 发送 + 网络_k 到达,按顺序在 max(到达_k, 上一块播完) 开播;"
-      "停顿是开播晚于上一块播完的间隔;静音时已到达却没播放的音频被丢弃")
-def jitter_run(n_chunks: int, chunk_ms: float, proc_ms: float, send_ms: float, net_ms: float, late_chunk: int,
-               late_net_ms: float, play_start_ms: float, mute_ms: float) -> JitterRun:
+@rule(
+    "逐块模拟:块 k 在 (k+1)·块长 + 处理 + 发送 + 网络_k 到达,按顺序在 max(到达_k, 上一块播完) 开播;"
+    "停顿是开播晚于上一块播完的间隔;静音时已到达却没播放的音频被丢弃"
+)
+def jitter_run(
+    n_chunks: int,
+    chunk_ms: float,
+    proc_ms: float,
+    send_ms: float,
+    net_ms: float,
+    late_chunk: int,
+    late_net_ms: float,
+    play_start_ms: float,
+    mute_ms: float,
+) -> JitterRun:
     """Arrivals → in-order playout from ``play_start_ms`` → stalls; audio discarded at ``mute_ms``.
     Settings in ms (as the card's controls); the run in seconds."""
     ms = 1e-3
     arr = arrivals(n_chunks, chunk_ms * ms, proc_ms * ms, send_ms * ms, net_ms * ms, late_chunk, late_net_ms * ms)
     po = playout(arr, chunk_ms * ms, play_start_ms * ms)
-    return JitterRun(po.n_stalls, po.stall_total, po.last_end, discarded_audio(arr, po, chunk_ms * ms, mute_ms * ms), tuple(arr), po)
+    return JitterRun(
+        po.n_stalls, po.stall_total, po.last_end, discarded_audio(arr, po, chunk_ms * ms, mute_ms * ms), tuple(arr), po
+    )
 
 
 @dataclass(frozen=True)
@@ -194,11 +215,21 @@ def jitter(p: Any) -> Jitter:
     best, worst = mute_latency_range(p.control_ms, p.poll_ms)
     ms = 1e-3
     run = jitter_run(p.n_chunks, p.chunk_ms, p.proc_ms, p.send_ms, p.net_ms, late, p.late_net_ms, start, it.mute)
-    o = {"chunk_bytes": chunk_bytes(p.sample_rate_hz, p.chunk_ms * ms, p.channels, p.bytes_per_sample),
-         "first_arrival_ms": first, "play_start_ms": start, "n_stalls": run.n_stalls, "stall_total_ms": run.stall_total / ms,
-         "last_play_end_ms": run.last_end / ms, "mute_ms": it.mute, "mute_latency_ms": it.mute_latency,
-         "best_mute_latency_ms": best, "worst_mute_latency_ms": worst, "backend_stop_ms": it.stop,
-         "release_ms": it.release, "discarded_audio_ms": run.discarded / ms}
+    o = {
+        "chunk_bytes": chunk_bytes(p.sample_rate_hz, p.chunk_ms * ms, p.channels, p.bytes_per_sample),
+        "first_arrival_ms": first,
+        "play_start_ms": start,
+        "n_stalls": run.n_stalls,
+        "stall_total_ms": run.stall_total / ms,
+        "last_play_end_ms": run.last_end / ms,
+        "mute_ms": it.mute,
+        "mute_latency_ms": it.mute_latency,
+        "best_mute_latency_ms": best,
+        "worst_mute_latency_ms": worst,
+        "backend_stop_ms": it.stop,
+        "release_ms": it.release,
+        "discarded_audio_ms": run.discarded / ms,
+    }
     return Jitter(o, run, it, late)
 
 

@@ -1,5 +1,6 @@
 """Cost per successful task: every attempt (failed ones included) goes into the numerator, only
 tasks that pass go into the denominator. C_success = c / p."""
+
 from __future__ import annotations
 
 
@@ -39,15 +40,23 @@ def success_outputs(c1: float, p1: float, c2: float, p2: float, attempts: int = 
     times; C = c/p; ratios p₂/p₁ and c₂/c₁; break-even p₂ = p₁c₂/c₁ (in %)."""
     be = breakeven_success(p1, c1, c2)
     return {
-        "total_cost_old": attempts * c1, "total_cost_new": attempts * c2,
-        "successes_old": round(attempts * p1), "successes_new": round(attempts * p2),
-        "success_cost_old": success_cost(c1, p1), "success_cost_new": success_cost(c2, p2),
-        "success_ratio": p2 / p1 if p1 > 0 else None, "cost_ratio": c2 / c1,
-        "new_cheaper": new_cheaper(c1, p1, c2, p2), "breakeven_success_new_pct": None if be is None else 100 * be,
+        "total_cost_old": attempts * c1,
+        "total_cost_new": attempts * c2,
+        "successes_old": round(attempts * p1),
+        "successes_new": round(attempts * p2),
+        "success_cost_old": success_cost(c1, p1),
+        "success_cost_new": success_cost(c2, p2),
+        "success_ratio": p2 / p1 if p1 > 0 else None,
+        "cost_ratio": c2 / c1,
+        "new_cheaper": new_cheaper(c1, p1, c2, p2),
+        "breakeven_success_new_pct": None if be is None else 100 * be,
     }
 
 
 def price_cut_outputs(price_ratio: float, token_ratio: float, p_old: float, p_new: float) -> dict:
     """New/old per attempt (price × tokens), success rates p_new/p_old, per success (× p_old/p_new)."""
-    return {"attempt_cost_ratio": price_ratio * token_ratio, "success_ratio": p_new / p_old,
-            "success_cost_ratio": success_cost_ratio(price_ratio, token_ratio, p_old, p_new)}
+    return {
+        "attempt_cost_ratio": price_ratio * token_ratio,
+        "success_ratio": p_new / p_old,
+        "success_cost_ratio": success_cost_ratio(price_ratio, token_ratio, p_old, p_new),
+    }

@@ -1,5 +1,6 @@
 """Task dependency graphs: earliest start/finish of every step, the critical path (the longest
 chain, which sets the earliest completion) and each step's slack. Times in seconds."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,8 +13,8 @@ class Schedule:
     start: dict[str, float]
     finish: dict[str, float]
     slack: dict[str, float]
-    length: float              # makespan = longest path
-    critical: list[str]        # nodes on one critical path, in order
+    length: float  # makespan = longest path
+    critical: list[str]  # nodes on one critical path, in order
 
 
 @rule("关键路径:按依赖顺序取最早开始 ES(v) = max EF(u),累计最长的一条")
@@ -56,8 +57,7 @@ def critical_path(durations: dict[str, float], edges: list[tuple[str, str]]) -> 
     return Schedule(es, ef, slack, length, path)
 
 
-def model_tools_model(model1: float, tool_a: float, tool_b: float, model2: float,
-                      dependent: bool) -> Schedule:
+def model_tools_model(model1: float, tool_a: float, tool_b: float, model2: float, dependent: bool) -> Schedule:
     """Model → tools A, B → model. Dependent: A → B (serial, m1+a+b+m2); independent: A ∥ B (m1+max(a,b)+m2)."""
     d = {"model1": model1, "tool_a": tool_a, "tool_b": tool_b, "model2": model2}
     if dependent:
@@ -72,16 +72,24 @@ def wait_area(n_tasks: int, state: float, wait_s: float) -> float:
     return n_tasks * state * wait_s
 
 
-def tool_wait_outputs(model1: float, tool_a: float, tool_b: float, model2: float, parallel: bool,
-                      state: float, n_tasks: int) -> dict:
+def tool_wait_outputs(
+    model1: float, tool_a: float, tool_b: float, model2: float, parallel: bool, state: float, n_tasks: int
+) -> dict:
     """图 3-11 / 练习 3-4: serial m₁+a+b+m₂, parallel m₁+max(a,b)+m₂ (the critical paths of
     :func:`model_tools_model`); state held only while waiting for tools: n·M·(a+b) or n·M·max(a,b)."""
     serial = name(model1 + tool_a + tool_b + model2, "T_{ser}", "s")
     par = name(model1 + tmax(tool_a, tool_b) + model2, "T_{par}", "s")
     wait_ser, wait_par = tool_a + tool_b, tmax(tool_a, tool_b)
-    o = {"serial_s": serial, "parallel_s": par, "critical_path_s": par if parallel else serial,
-         "saved_s": serial - par, "tool_work_s": tool_a + tool_b, "wait_s": wait_par if parallel else wait_ser,
-         "gib_s_serial": wait_area(n_tasks, state, wait_ser), "gib_s_parallel": wait_area(n_tasks, state, wait_par),
-         "peak_gib": n_tasks * state}
+    o = {
+        "serial_s": serial,
+        "parallel_s": par,
+        "critical_path_s": par if parallel else serial,
+        "saved_s": serial - par,
+        "tool_work_s": tool_a + tool_b,
+        "wait_s": wait_par if parallel else wait_ser,
+        "gib_s_serial": wait_area(n_tasks, state, wait_ser),
+        "gib_s_parallel": wait_area(n_tasks, state, wait_par),
+        "peak_gib": n_tasks * state,
+    }
     o["gib_s"] = o["gib_s_parallel"] if parallel else o["gib_s_serial"]
     return o

@@ -16,6 +16,7 @@ stay BF16, as quantised checkpoints keep them):
 
 KV cache: ``bf16`` 16 bits; ``fp8`` 8 bits (per-tensor scale, not counted); ``int4`` 4 + 32/64 = 4.5 bits:
 asymmetric, one FP16 scale and one FP16 zero point per group of 64 values."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,9 +29,9 @@ from ..trace import given
 class Format:
     id: str
     label: str
-    bits: Fraction        # storage bits per value, scales included
-    compute: str          # compute format it runs at when the part supports it: bf16 / fp8 / fp4
-    layout: str           # how the bits add up (for a derivation line)
+    bits: Fraction  # storage bits per value, scales included
+    compute: str  # compute format it runs at when the part supports it: bf16 / fp8 / fp4
+    layout: str  # how the bits add up (for a derivation line)
 
     @property
     def bytes_per_value(self) -> float:
@@ -42,32 +43,49 @@ class Format:
         return given(self.bytes_per_value, sym, "B", source=f"{what} {self.label}:{self.layout},÷ 8 得每值字节数")
 
 
-WEIGHT_FORMATS: dict[str, Format] = {f.id: f for f in (
-    Format("bf16", "BF16", Fraction(16), "bf16", "16 位"),
-    Format("fp8", "FP8 (E4M3, W8A8)", Fraction(8), "fp8", "8 位(按张量/通道的缩放可忽略)"),
-    Format("int8", "INT8 仅权重 (W8A16)", Fraction(8), "bf16", "8 位(按通道缩放可忽略)"),
-    Format("int4-g128", "INT4 组 128 (W4A16)", 4 + Fraction(16, 128), "bf16",
-           "4 位 + 每 128 个一个 FP16 缩放 = 4 + 16/128 = 4.125 位(对称,无零点)"),
-    Format("nvfp4", "NVFP4 (W4A4)", 4 + Fraction(8, 16), "fp4",
-           "4 位 E2M1 + 每 16 个一个 FP8 缩放 = 4 + 8/16 = 4.5 位"),
-)}
+WEIGHT_FORMATS: dict[str, Format] = {
+    f.id: f
+    for f in (
+        Format("bf16", "BF16", Fraction(16), "bf16", "16 位"),
+        Format("fp8", "FP8 (E4M3, W8A8)", Fraction(8), "fp8", "8 位(按张量/通道的缩放可忽略)"),
+        Format("int8", "INT8 仅权重 (W8A16)", Fraction(8), "bf16", "8 位(按通道缩放可忽略)"),
+        Format(
+            "int4-g128",
+            "INT4 组 128 (W4A16)",
+            4 + Fraction(16, 128),
+            "bf16",
+            "4 位 + 每 128 个一个 FP16 缩放 = 4 + 16/128 = 4.125 位(对称,无零点)",
+        ),
+        Format(
+            "nvfp4", "NVFP4 (W4A4)", 4 + Fraction(8, 16), "fp4", "4 位 E2M1 + 每 16 个一个 FP8 缩放 = 4 + 8/16 = 4.5 位"
+        ),
+    )
+}
 
-KV_FORMATS: dict[str, Format] = {f.id: f for f in (
-    Format("bf16", "BF16", Fraction(16), "bf16", "16 位"),
-    Format("fp8", "FP8", Fraction(8), "bf16", "8 位(按张量缩放可忽略)"),
-    Format("int4", "INT4 组 64", 4 + Fraction(32, 64), "bf16",
-           "4 位 + 每 64 个一个 FP16 缩放和一个 FP16 零点 = 4 + 32/64 = 4.5 位"),
-)}
+KV_FORMATS: dict[str, Format] = {
+    f.id: f
+    for f in (
+        Format("bf16", "BF16", Fraction(16), "bf16", "16 位"),
+        Format("fp8", "FP8", Fraction(8), "bf16", "8 位(按张量缩放可忽略)"),
+        Format(
+            "int4",
+            "INT4 组 64",
+            4 + Fraction(32, 64),
+            "bf16",
+            "4 位 + 每 64 个一个 FP16 缩放和一个 FP16 零点 = 4 + 32/64 = 4.5 位",
+        ),
+    )
+}
 
-UNQUANTISED_BYTES = 2   # embedding, LM head, norms: BF16
+UNQUANTISED_BYTES = 2  # embedding, LM head, norms: BF16
 
 
 @dataclass(frozen=True)
 class ComputePeak:
-    flops: float          # FLOP/s used for the compute term
-    used: str             # the peak it ended up on: bf16 / fp8 / fp4
-    fell_back: bool       # the format wanted a lower-precision peak the part lacks (or that is not recorded)
-    reason: str           # one line a card can show
+    flops: float  # FLOP/s used for the compute term
+    used: str  # the peak it ended up on: bf16 / fp8 / fp4
+    fell_back: bool  # the format wanted a lower-precision peak the part lacks (or that is not recorded)
+    reason: str  # one line a card can show
 
 
 def compute_peak(weight_format: str, peaks: dict[str, float]) -> ComputePeak:
@@ -80,8 +98,9 @@ def compute_peak(weight_format: str, peaks: dict[str, float]) -> ComputePeak:
         return ComputePeak(peaks["bf16"], "bf16", False, why)
     if fmt.compute in peaks:
         return ComputePeak(peaks[fmt.compute], fmt.compute, False, f"按 {fmt.compute.upper()} 峰值算")
-    return ComputePeak(peaks["bf16"], "bf16", True,
-                       f"该卡未收录 {fmt.compute.upper()} 峰值(不支持或未证实),回退到 BF16 峰值")
+    return ComputePeak(
+        peaks["bf16"], "bf16", True, f"该卡未收录 {fmt.compute.upper()} 峰值(不支持或未证实),回退到 BF16 峰值"
+    )
 
 
 def weight_width(weight_format: str) -> float:

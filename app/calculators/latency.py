@@ -1,6 +1,7 @@
 """Latency orders of magnitude: the 2009 "Numbers Everyone Should Know" table, ratios between two
 operations, and serial waits that add up (n · t_each + t_compute). Pure: the table's rows are passed
 in by the card (they live in data/latency_numbers_2009.json)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -12,10 +13,10 @@ from ..trace import tmax, tmin
 @dataclass(frozen=True)
 class Op:
     id: str
-    label: str        # the slide's English wording
-    zh: str           # Chinese label
-    ns: float         # latency in nanoseconds
-    category: str     # compute | sync | storage | network
+    label: str  # the slide's English wording
+    zh: str  # Chinese label
+    ns: float  # latency in nanoseconds
+    category: str  # compute | sync | storage | network
 
     @property
     def seconds(self) -> float:
@@ -39,9 +40,9 @@ def ratio(a: float, b: float) -> float:
 
 @dataclass(frozen=True)
 class SerialWait:
-    wait: float       # s, n · t_each
-    compute: float    # s
-    total: float      # s
+    wait: float  # s, n · t_each
+    compute: float  # s
+    total: float  # s
 
     @property
     def wait_frac(self) -> float:

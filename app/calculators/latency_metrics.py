@@ -1,5 +1,6 @@
 """What "done" means for one request (ch3 3.1.2): TTFT, full request time, token gap, and the
 nearest-rank percentile. Seconds in, seconds out; ranks in integer arithmetic."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -48,8 +49,15 @@ class Timeline:
         return token_gap(self.t_1, self.t_G, self.output_tokens)
 
 
-def request_timeline(queue_s: float, prefill_s: float, gap_s: float, output_tokens: int,
-                     thinking_tokens: int = 0, audio_delay_s: float = 0.0, t_a: float = 0.0) -> Timeline:
+def request_timeline(
+    queue_s: float,
+    prefill_s: float,
+    gap_s: float,
+    output_tokens: int,
+    thinking_tokens: int = 0,
+    audio_delay_s: float = 0.0,
+    t_a: float = 0.0,
+) -> Timeline:
     """t₁ = t_a + queue + prefill; t_G = t₁ + (G−1)·gap; first useful = t₁ + thinking·gap; audible = + delay."""
     t1 = name(t_a + queue_s + prefill_s, "t_1", "s")
     tg = name(t1 + (output_tokens - 1) * gap_s, "t_G", "s")
@@ -84,15 +92,23 @@ def _max(xs: Sequence[float]) -> float:
 
 def timeline_outputs(t: Timeline) -> dict:
     """图 3-2's five times in ms: TTFT, full request, token gap, first useful output, first sound."""
-    return {"ttft_ms": t.ttft * 1e3, "request_ms": t.request * 1e3, "token_ms": t.token * 1e3,
-            "first_useful_ms": t.t_first_useful * 1e3, "first_audible_ms": t.t_first_audible * 1e3}
+    return {
+        "ttft_ms": t.ttft * 1e3,
+        "request_ms": t.request * 1e3,
+        "token_ms": t.token * 1e3,
+        "first_useful_ms": t.t_first_useful * 1e3,
+        "first_audible_ms": t.t_first_audible * 1e3,
+    }
 
 
 def sample_columns(rows: Sequence[tuple[float, float, float]]) -> dict[str, list[float]]:
     """(queue ms, prefill ms, decode s) per request → queue, TTFT = queue + prefill, request = TTFT + decode (s)."""
     ttft = [q + pf for q, pf, _ in rows]
-    return {"queue_ms": [q for q, _, _ in rows], "ttft_ms": ttft,
-            "request_s": [round(t / 1000 + d, 3) for t, (_, _, d) in zip(ttft, rows)]}
+    return {
+        "queue_ms": [q for q, _, _ in rows],
+        "ttft_ms": ttft,
+        "request_s": [round(t / 1000 + d, 3) for t, (_, _, d) in zip(ttft, rows)],
+    }
 
 
 def percentile_outputs(cols: dict[str, list[float]], q_pct: int) -> dict:

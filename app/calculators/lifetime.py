@@ -1,5 +1,6 @@
 """Lifetime cost of a model, the break-even call count, GPU-hours, A100 equivalents and calendar
 time (chapter 3.6). Base units: FLOPs, FLOP/s, seconds (GPU-seconds); hours only at the edges."""
+
 from __future__ import annotations
 
 import math

@@ -1,5 +1,6 @@
 """Memory budgets: weights + KV state + workspace ≤ capacity, checked card by card; even and
 proportional multi-GPU splits. Bytes throughout."""
+
 from __future__ import annotations
 
 import math
@@ -35,10 +36,10 @@ class Budget:
     """One card's share under an even split: weights/n + kv/n + one workspace per card."""
 
     n: int
-    capacity: float            # per card, bytes
-    weights: float             # whole model
-    kv: float                  # all requests
-    workspace: float           # per card
+    capacity: float  # per card, bytes
+    weights: float  # whole model
+    kv: float  # all requests
+    workspace: float  # per card
 
     @property
     def per_gpu_weights(self) -> float:
@@ -88,28 +89,53 @@ def proportional_split(total: float, rooms: list[float]) -> list[float]:
     return [total * r / s for r in rooms] if s > 0 else [0.0 for _ in rooms]
 
 
-def budget_outputs(weights: float, kv_per_token: float, kv_tokens: int, workspace_gib: float, n: int,
-                   capacity_gb: float) -> dict:
+def budget_outputs(
+    weights: float, kv_per_token: float, kv_tokens: int, workspace_gib: float, n: int, capacity_gb: float
+) -> dict:
     """图 1-7: weights + KV (tokens × kv/token) + workspace on each of n cards (even split) against one
     card's capacity; the KV tokens that still fit. Keys are the card's outputs (GB, GiB, tokens)."""
     kv, ws = kv_bytes(kv_tokens, kv_per_token), workspace_gib * GIB
     b = even_split(weights, kv, ws, n, capacity_gb * GB)
-    return {"weights_gb": weights / GB, "kv_gb": kv / GB, "kv_gib": kv / GIB, "workspace_gb": ws / GB,
-            "per_gpu_weights_gb": b.per_gpu_weights / GB, "per_gpu_kv_gb": b.per_gpu_kv / GB,
-            "per_gpu_total_gb": b.per_gpu_total / GB, "capacity_gb": capacity_gb, "headroom_gb": b.headroom / GB,
-            "over_gb": -b.headroom / GB, "fits": b.fits, "max_kv_tokens": max_kv_tokens(capacity_gb * GB, weights, ws, n, kv_per_token),
-            "kv_per_token_kib": kv_per_token / 1024, "kv_per_token_bytes": kv_per_token}
+    return {
+        "weights_gb": weights / GB,
+        "kv_gb": kv / GB,
+        "kv_gib": kv / GIB,
+        "workspace_gb": ws / GB,
+        "per_gpu_weights_gb": b.per_gpu_weights / GB,
+        "per_gpu_kv_gb": b.per_gpu_kv / GB,
+        "per_gpu_total_gb": b.per_gpu_total / GB,
+        "capacity_gb": capacity_gb,
+        "headroom_gb": b.headroom / GB,
+        "over_gb": -b.headroom / GB,
+        "fits": b.fits,
+        "max_kv_tokens": max_kv_tokens(capacity_gb * GB, weights, ws, n, kv_per_token),
+        "kv_per_token_kib": kv_per_token / 1024,
+        "kv_per_token_bytes": kv_per_token,
+    }
 
 
 def weight_outputs(n_params: float, bf16: float, w8: float, parts: dict, capacity_gb: float, n_gpus: int) -> dict:
     """M_W = N·b_W in both formats against one card: BF16 (2N) whole and split over n cards, 8-bit
     group quantisation and its parts, what one card keeps free. Keys are the card's outputs."""
     cap = capacity_gb * GB
-    return {"n_params": n_params, "n_params_billion": n_params / 1e9, "n_params_yi": n_params / 1e8, "bf16_bytes": bf16,
-            "bf16_gb": bf16 / GB, "bf16_gib": bf16 / GIB, "bf16_per_gpu_gb": bf16 / n_gpus / GB, "w8_g128_gb": w8 / GB,
-            "w8_g128_gib": w8 / GIB, "w8_g128_bytes": w8, "w8_part_gb": parts["w8"] / GB, "scale_part_gb": parts["scales"] / GB,
-            "bf16_kept_part_gb": parts["bf16_kept"] / GB, "bf16_fits_one_gpu": bf16 <= cap, "free_after_w8_gb": (cap - w8) / GB,
-            "bf16_over_gb": bf16 / GB - capacity_gb}
+    return {
+        "n_params": n_params,
+        "n_params_billion": n_params / 1e9,
+        "n_params_yi": n_params / 1e8,
+        "bf16_bytes": bf16,
+        "bf16_gb": bf16 / GB,
+        "bf16_gib": bf16 / GIB,
+        "bf16_per_gpu_gb": bf16 / n_gpus / GB,
+        "w8_g128_gb": w8 / GB,
+        "w8_g128_gib": w8 / GIB,
+        "w8_g128_bytes": w8,
+        "w8_part_gb": parts["w8"] / GB,
+        "scale_part_gb": parts["scales"] / GB,
+        "bf16_kept_part_gb": parts["bf16_kept"] / GB,
+        "bf16_fits_one_gpu": bf16 <= cap,
+        "free_after_w8_gb": (cap - w8) / GB,
+        "bf16_over_gb": bf16 / GB - capacity_gb,
+    }
 
 
 def placement_outputs(weights: dict[str, float], big: float, small: float, reserve: float) -> dict:
@@ -117,12 +143,28 @@ def placement_outputs(weights: dict[str, float], big: float, small: float, reser
     a big card, every card keeping ``reserve`` bytes; one split in proportion to the mixed pair's room."""
     rooms = weight_room([small, big], reserve)
     room = tsum(rooms)
-    o: dict = {"mixed_weight_room_gb": room / GB, "h100_gb": big / GB, "a6000_room_gb": rooms[0] / GB, "h100_room_gb": rooms[1] / GB}
+    o: dict = {
+        "mixed_weight_room_gb": room / GB,
+        "h100_gb": big / GB,
+        "a6000_room_gb": rooms[0] / GB,
+        "h100_room_gb": rooms[1] / GB,
+    }
     for k, w in weights.items():
         one, two = need_with_reserve(w, 1, reserve), need_with_reserve(w, 2, reserve)
-        o |= {f"{k}_gb": w / GB, f"one_h100_{k}_need_gb": one / GB, f"one_h100_{k}_margin_gb": (big - one) / GB,
-              f"one_h100_{k}_fits": one <= big, f"two_h100_{k}_per_gpu_gb": two / GB, f"two_h100_{k}_margin_gb": (big - two) / GB,
-              f"two_h100_{k}_fits": two <= big, f"mixed_{k}_margin_gb": (room - w) / GB,
-              f"mixed_{k}_fits": w <= room and all(x > 0 for x in rooms)}
+        o |= {
+            f"{k}_gb": w / GB,
+            f"one_h100_{k}_need_gb": one / GB,
+            f"one_h100_{k}_margin_gb": (big - one) / GB,
+            f"one_h100_{k}_fits": one <= big,
+            f"two_h100_{k}_per_gpu_gb": two / GB,
+            f"two_h100_{k}_margin_gb": (big - two) / GB,
+            f"two_h100_{k}_fits": two <= big,
+            f"mixed_{k}_margin_gb": (room - w) / GB,
+            f"mixed_{k}_fits": w <= room and all(x > 0 for x in rooms),
+        }
     split = proportional_split(weights["w8"], rooms)
-    return o | {"mixed_w8_a6000_gb": split[0] / GB, "mixed_w8_h100_gb": split[1] / GB, "h100_w8_left_gb": (rooms[1] - weights["w8"]) / GB}
+    return o | {
+        "mixed_w8_a6000_gb": split[0] / GB,
+        "mixed_w8_h100_gb": split[1] / GB,
+        "h100_w8_left_gb": (rooms[1] - weights["w8"]) / GB,
+    }

@@ -14,14 +14,15 @@ exactly (matrices, biases, norms, MoE routers):
 
 ``analyze(cfg)`` keeps every part of the count (for a report that shows the work); ``derive(cfg)``
 returns the headline numbers."""
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-KV_DTYPE_BYTES = 2          # BF16 cache
-MAX_FIELD = 1 << 31         # any single shape field above this is not a real model
-MAX_LAYERS = 10_000         # the reader walks the layers one by one
+KV_DTYPE_BYTES = 2  # BF16 cache
+MAX_FIELD = 1 << 31  # any single shape field above this is not a real model
+MAX_LAYERS = 10_000  # the reader walks the layers one by one
 
 
 class ConfigError(ValueError):
@@ -36,8 +37,13 @@ def _req(cfg: dict, key: str) -> int:
     if key not in cfg or cfg[key] is None:
         raise ConfigError(f"config.json 缺少字段 {key}", key)
     v = cfg[key]
-    if (isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v))
-            or v <= 0 or int(v) != v):
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or (isinstance(v, float) and not math.isfinite(v))
+        or v <= 0
+        or int(v) != v
+    ):
         raise ConfigError(f"字段 {key} 应为正整数,收到 {v!r}", key)
     if v > MAX_FIELD:
         raise ConfigError(f"字段 {key} 过大({v!r}),不像真实模型的形状", key)
@@ -82,21 +88,21 @@ class ModelShape:
     head_dim: int
     vocab: int
     tied: bool
-    embedding_params: int      # vocab × hidden
-    lm_head_params: int        # 0 when tied (the embedding matrix serves)
-    linear_params: int         # every linear weight inside the transformer blocks (all experts)
+    embedding_params: int  # vocab × hidden
+    lm_head_params: int  # 0 when tied (the embedding matrix serves)
+    linear_params: int  # every linear weight inside the transformer blocks (all experts)
     active_linear_params: int  # linear weights one token passes through (MoE: routed top-k + shared)
-    other_params: int          # norms and biases
-    kv_bytes_per_token_bf16: int   # all layers as if every layer held every token (full-attention worst case)
+    other_params: int  # norms and biases
+    kv_bytes_per_token_bf16: int  # all layers as if every layer held every token (full-attention worst case)
     # --- beyond dense GQA (defaults describe a plain dense model) -----------------------------
     model_type: str = ""
     architecture: str = "稠密 + GQA"
-    sliding_window: int | None = None   # tokens a sliding-window layer keeps at most
+    sliding_window: int | None = None  # tokens a sliding-window layer keeps at most
     n_sliding_layers: int = 0
     kv_window_bytes_per_token: int = 0  # the part of kv_bytes_per_token_bf16 held by sliding layers
-    qk_head_dim: int = 0                # attention dims when q·k and v differ (MLA); 0 → head_dim
+    qk_head_dim: int = 0  # attention dims when q·k and v differ (MLA); 0 → head_dim
     v_head_dim: int = 0
-    n_experts: int = 0                  # routed experts per MoE layer (0: dense)
+    n_experts: int = 0  # routed experts per MoE layer (0: dense)
     experts_per_token: int = 0
     n_shared_experts: int = 0
     n_moe_layers: int = 0
@@ -136,10 +142,10 @@ def dense_shape(cfg: dict) -> ModelShape:
     per_layer_other = 2 * h
     if cfg.get("attention_bias"):
         per_layer_other += nh * hd + 2 * nkv * hd
-    if cfg.get("model_type") == "qwen3":          # per-head RMSNorm on q and k
+    if cfg.get("model_type") == "qwen3":  # per-head RMSNorm on q and k
         per_layer_other += 2 * hd
     linear = L * (attn + mlp)
-    other = L * per_layer_other + h               # + final norm
+    other = L * per_layer_other + h  # + final norm
     kv = L * 2 * nkv * hd * 2
     emb = V * h
     return ModelShape(L, h, nh, nkv, hd, V, tied, emb, 0 if tied else emb, linear, linear, other, kv)
@@ -148,16 +154,35 @@ def dense_shape(cfg: dict) -> ModelShape:
 # --- the general reader -----------------------------------------------------------------------
 
 _ARCH_TO_TYPE = {
-    "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "Qwen2ForCausalLM": "qwen2",
-    "Qwen3ForCausalLM": "qwen3", "GemmaForCausalLM": "gemma", "Gemma2ForCausalLM": "gemma2",
-    "Gemma3ForCausalLM": "gemma3_text", "Gemma3ForConditionalGeneration": "gemma3",
-    "MixtralForCausalLM": "mixtral", "Qwen2MoeForCausalLM": "qwen2_moe", "Qwen3MoeForCausalLM": "qwen3_moe",
-    "DeepseekV2ForCausalLM": "deepseek_v2", "DeepseekV3ForCausalLM": "deepseek_v3",
+    "LlamaForCausalLM": "llama",
+    "MistralForCausalLM": "mistral",
+    "Qwen2ForCausalLM": "qwen2",
+    "Qwen3ForCausalLM": "qwen3",
+    "GemmaForCausalLM": "gemma",
+    "Gemma2ForCausalLM": "gemma2",
+    "Gemma3ForCausalLM": "gemma3_text",
+    "Gemma3ForConditionalGeneration": "gemma3",
+    "MixtralForCausalLM": "mixtral",
+    "Qwen2MoeForCausalLM": "qwen2_moe",
+    "Qwen3MoeForCausalLM": "qwen3_moe",
+    "DeepseekV2ForCausalLM": "deepseek_v2",
+    "DeepseekV3ForCausalLM": "deepseek_v3",
 }
-_GQA = {"llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "gemma2", "gemma3_text",
-        "mixtral", "qwen2_moe", "qwen3_moe"}
+_GQA = {
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "qwen3_vl_text",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "mixtral",
+    "qwen2_moe",
+    "qwen3_moe",
+}
 _MLA = {"deepseek_v2", "deepseek_v3"}
-_WRAPPERS = {"gemma3": "gemma3_text", "qwen3_vl": "qwen3_vl_text"}   # multimodal: read text_config
+_WRAPPERS = {"gemma3": "gemma3_text", "qwen3_vl": "qwen3_vl_text"}  # multimodal: read text_config
 SUPPORTED = sorted(_GQA | _MLA | set(_WRAPPERS))
 # Gemma 3's multimodal config.json leaves these text fields at Gemma3TextConfig's defaults.
 _GEMMA3_TEXT_DEFAULTS = {"head_dim": 256, "vocab_size": 262208, "sliding_window_pattern": 6}
@@ -178,8 +203,10 @@ def _resolve_type(cfg: dict) -> tuple[str, dict, str | None, list[tuple[str, int
         if by_arch is None:
             if mt is None and arch0 is None:
                 raise ConfigError("config.json 缺少字段 model_type(也没有可识别的 architectures)", "model_type")
-            raise ConfigError(f"不支持的架构:model_type={mt!r},architectures={archs!r};"
-                              f"支持的 model_type:{', '.join(SUPPORTED)}", "model_type")
+            raise ConfigError(
+                f"不支持的架构:model_type={mt!r},architectures={archs!r};支持的 model_type:{', '.join(SUPPORTED)}",
+                "model_type",
+            )
         mt = by_arch
     if mt not in _WRAPPERS:
         return mt, cfg, None, []
@@ -214,12 +241,17 @@ def _layer_types(cfg: dict, mt: str, L: int) -> tuple[list[bool], int | None, Sl
     window = _opt(cfg, "sliding_window", None)
     explicit = cfg.get("layer_types")
     if explicit is not None:
-        if (not isinstance(explicit, list) or len(explicit) != L
-                or any(t not in ("full_attention", "sliding_attention") for t in explicit)):
+        if (
+            not isinstance(explicit, list)
+            or len(explicit) != L
+            or any(t not in ("full_attention", "sliding_attention") for t in explicit)
+        ):
             raise ConfigError(f"字段 layer_types 应为 {L} 个 full_attention/sliding_attention", "layer_types")
         sl = [t == "sliding_attention" for t in explicit]
         if any(sl) and window is None:
-            raise ConfigError("layer_types 含 sliding_attention,但 config.json 缺少字段 sliding_window", "sliding_window")
+            raise ConfigError(
+                "layer_types 含 sliding_attention,但 config.json 缺少字段 sliding_window", "sliding_window"
+            )
         return sl, window if any(sl) else None, SlidingRule("explicit")
     if mt in ("gemma2", "gemma3_text"):
         if window is None:
@@ -245,11 +277,11 @@ class Attention:
     """One layer's attention: matrix parameters by part, other parameters, KV bytes per token."""
 
     mla: bool
-    parts: dict[str, int]        # GQA: q, kv, o; MLA: q, kv_a, kv_b, o
-    dims: dict[str, int]         # the config values the parts are made of
-    other: int                   # biases, q/k norms, MLA latent norms
+    parts: dict[str, int]  # GQA: q, kv, o; MLA: q, kv_a, kv_b, o
+    dims: dict[str, int]  # the config values the parts are made of
+    other: int  # biases, q/k norms, MLA latent norms
     bias: int = 0
-    bias_kind: str = ""          # "qkv" | "qkvo" | ""
+    bias_kind: str = ""  # "qkv" | "qkvo" | ""
     qk_norm: int = 0
     kv_bytes: int = 0
     n_kv_heads: int = 0
@@ -264,12 +296,23 @@ def _mla_attention(c: dict, h: int, nh: int, attn_bias: bool) -> Attention:
     nope, rope = _req(c, "qk_nope_head_dim"), _req(c, "qk_rope_head_dim")
     vd, kvr, qr = _req(c, "v_head_dim"), _req(c, "kv_lora_rank"), _opt(c, "q_lora_rank", None)
     qk = nope + rope
-    parts = {"q": h * qr + qr * nh * qk if qr else h * nh * qk, "kv_a": h * (kvr + rope),
-             "kv_b": kvr * nh * (nope + vd), "o": nh * vd * h}
+    parts = {
+        "q": h * qr + qr * nh * qk if qr else h * nh * qk,
+        "kv_a": h * (kvr + rope),
+        "kv_b": kvr * nh * (nope + vd),
+        "o": nh * vd * h,
+    }
     other = (qr or 0) + kvr + (((qr or 0) + kvr + rope + h) if attn_bias else 0)
     dims = {"h": h, "nh": nh, "nope": nope, "rope": rope, "v": vd, "kv_rank": kvr, "q_rank": qr or 0}
-    return Attention(True, parts, dims, other, kv_bytes=(kvr + rope) * KV_DTYPE_BYTES,
-                     n_kv_heads=_opt(c, "num_key_value_heads", nh) or nh, head_dim=qk)
+    return Attention(
+        True,
+        parts,
+        dims,
+        other,
+        kv_bytes=(kvr + rope) * KV_DTYPE_BYTES,
+        n_kv_heads=_opt(c, "num_key_value_heads", nh) or nh,
+        head_dim=qk,
+    )
 
 
 def _gqa_attention(c: dict, mt: str, h: int, nh: int, attn_bias: bool) -> Attention:
@@ -288,25 +331,35 @@ def _gqa_attention(c: dict, mt: str, h: int, nh: int, attn_bias: bool) -> Attent
     else:
         bias, kind = 0, ""
     qk_norm = 2 * hd if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") else 0
-    return Attention(False, parts, {"h": h, "nh": nh, "nkv": nkv, "hd": hd}, bias + qk_norm, bias, kind, qk_norm,
-                     kv_bytes=2 * nkv * hd * KV_DTYPE_BYTES, n_kv_heads=nkv, head_dim=hd)
+    return Attention(
+        False,
+        parts,
+        {"h": h, "nh": nh, "nkv": nkv, "hd": hd},
+        bias + qk_norm,
+        bias,
+        kind,
+        qk_norm,
+        kv_bytes=2 * nkv * hd * KV_DTYPE_BYTES,
+        n_kv_heads=nkv,
+        head_dim=hd,
+    )
 
 
 @dataclass(frozen=True)
 class FeedForward:
     """The FFN of one dense layer and of one MoE layer (zeros where the model has none)."""
 
-    ff: int = 0                  # dense intermediate size
-    dense: int = 0               # 3·h·ff
+    ff: int = 0  # dense intermediate size
+    dense: int = 0  # 3·h·ff
     dense_bias: int = 0
     n_experts: int = 0
     top_k: int = 0
     expert_ff: int = 0
-    expert: int = 0              # 3·h·expert_ff
-    router: int = 0              # h·E
-    shared: int = 0              # shared experts (+ their gate)
+    expert: int = 0  # 3·h·expert_ff
+    router: int = 0  # h·E
+    shared: int = 0  # shared experts (+ their gate)
     n_shared: int = 0
-    router_bias: int = 0         # DeepSeek-V3 e_score_correction_bias
+    router_bias: int = 0  # DeepSeek-V3 e_score_correction_bias
     moe_layers: tuple[bool, ...] = ()
 
     @property
@@ -325,13 +378,23 @@ def _moe_layout(c: dict, mt: str, L: int) -> tuple[int, int, int, int, list[bool
     if mt in ("qwen2_moe", "qwen3_moe"):
         step = _opt(c, "decoder_sparse_step", 1) or 1
         only = set(_int_list(c, "mlp_only_layers"))
-        return (_req(c, "num_experts"), _req(c, "num_experts_per_tok"), _req(c, "moe_intermediate_size"), 0,
-                [i not in only and (i + 1) % step == 0 for i in range(L)])
+        return (
+            _req(c, "num_experts"),
+            _req(c, "num_experts_per_tok"),
+            _req(c, "moe_intermediate_size"),
+            0,
+            [i not in only and (i + 1) % step == 0 for i in range(L)],
+        )
     if mt in _MLA and (_opt(c, "n_routed_experts", 0, zero_ok=True) or 0):
         first = _opt(c, "first_k_dense_replace", 0, zero_ok=True) or 0
         freq = _opt(c, "moe_layer_freq", 1) or 1
-        return (_req(c, "n_routed_experts"), _req(c, "num_experts_per_tok"), _req(c, "moe_intermediate_size"),
-                _opt(c, "n_shared_experts", 0, zero_ok=True) or 0, [i >= first and i % freq == 0 for i in range(L)])
+        return (
+            _req(c, "n_routed_experts"),
+            _req(c, "num_experts_per_tok"),
+            _req(c, "moe_intermediate_size"),
+            _opt(c, "n_shared_experts", 0, zero_ok=True) or 0,
+            [i >= first and i % freq == 0 for i in range(L)],
+        )
     return 0, 0, 0, 0, [False] * L
 
 
@@ -346,22 +409,24 @@ def _feed_forward(c: dict, mt: str, h: int, L: int) -> FeedForward:
     expert, shared = 3 * h * ffe, 0
     if mt == "qwen2_moe":
         sff = _opt(c, "shared_expert_intermediate_size", 0, zero_ok=True) or 0
-        shared, n_shared = 3 * h * sff + (h if sff else 0), 1 if sff else 0   # shared expert + its gate (h×1)
+        shared, n_shared = 3 * h * sff + (h if sff else 0), 1 if sff else 0  # shared expert + its gate (h×1)
     elif mt in _MLA:
         shared = n_shared * expert
     r_bias = E if mt == "deepseek_v3" and c.get("topk_method", "noaux_tc") == "noaux_tc" else 0
-    return FeedForward(ff, 3 * h * ff, dense_bias, E, k, ffe, expert, h * E, shared, n_shared, r_bias, tuple(moe_layers))
+    return FeedForward(
+        ff, 3 * h * ff, dense_bias, E, k, ffe, expert, h * E, shared, n_shared, r_bias, tuple(moe_layers)
+    )
 
 
 @dataclass
 class _Layer:
-    attn: int = 0          # attention matrices
-    attn_other: int = 0    # attention biases, q/k norms, MLA latent norms
-    ffn: int = 0           # FFN matrices, all experts + shared + router
+    attn: int = 0  # attention matrices
+    attn_other: int = 0  # attention biases, q/k norms, MLA latent norms
+    ffn: int = 0  # FFN matrices, all experts + shared + router
     ffn_active: int = 0
-    ffn_other: int = 0     # FFN biases, router correction bias
-    norms: int = 0         # block norms
-    kv: int = 0            # KV bytes per token (BF16)
+    ffn_other: int = 0  # FFN biases, router correction bias
+    norms: int = 0  # block norms
+    kv: int = 0  # KV bytes per token (BF16)
     sliding: bool = False
     moe: bool = False
 
@@ -380,22 +445,28 @@ class Analysis:
     show how each count was made."""
 
     shape: ModelShape
-    wrapper: str | None                       # multimodal config whose text_config was read
-    filled: list[tuple[str, int]]             # text_config fields taken from library defaults
+    wrapper: str | None  # multimodal config whose text_config was read
+    filled: list[tuple[str, int]]  # text_config fields taken from library defaults
     attention: Attention
     ffn: FeedForward
     n_norms: int
     sliding_rule: SlidingRule
     groups: list[tuple[bool, int, int, int]]  # (MoE?, params per layer, active per layer, layers)
-    layer_params: int                         # all layers together
-    mtp_layers: int                           # DeepSeek-V3 MTP modules (not counted)
+    layer_params: int  # all layers together
+    mtp_layers: int  # DeepSeek-V3 MTP modules (not counted)
 
 
 def _layers(attn: Attention, ffn: FeedForward, n_norms: int, h: int, sliding: list[bool]) -> list[_Layer]:
     out = []
     for i, is_sliding in enumerate(sliding):
-        ly = _Layer(attn=attn.params, attn_other=attn.other, norms=n_norms * h, kv=attn.kv_bytes, sliding=is_sliding,
-                    moe=ffn.moe_layers[i])
+        ly = _Layer(
+            attn=attn.params,
+            attn_other=attn.other,
+            norms=n_norms * h,
+            kv=attn.kv_bytes,
+            sliding=is_sliding,
+            moe=ffn.moe_layers[i],
+        )
         if ly.moe:
             ly.ffn, ly.ffn_active, ly.ffn_other = ffn.moe_total, ffn.moe_active, ffn.router_bias
         else:
@@ -425,19 +496,45 @@ def analyze(cfg: dict) -> Analysis:
     n_sl = sum(sliding)
     emb = V * h
     shape = ModelShape(
-        L, h, nh, attn.n_kv_heads, attn.head_dim, V, tied, emb, 0 if tied else emb,
-        sum(ly.attn + ly.ffn for ly in layers), sum(ly.attn + ly.ffn_active for ly in layers),
-        sum(ly.attn_other + ly.ffn_other + ly.norms for ly in layers) + h,          # + final norm
+        L,
+        h,
+        nh,
+        attn.n_kv_heads,
+        attn.head_dim,
+        V,
+        tied,
+        emb,
+        0 if tied else emb,
+        sum(ly.attn + ly.ffn for ly in layers),
+        sum(ly.attn + ly.ffn_active for ly in layers),
+        sum(ly.attn_other + ly.ffn_other + ly.norms for ly in layers) + h,  # + final norm
         sum(ly.kv for ly in layers),
-        model_type=mt, architecture=_label(mt, ffn.n_experts, ffn.top_k, ffn.n_shared, n_sl, L),
-        sliding_window=window if n_sl else None, n_sliding_layers=n_sl,
+        model_type=mt,
+        architecture=_label(mt, ffn.n_experts, ffn.top_k, ffn.n_shared, n_sl, L),
+        sliding_window=window if n_sl else None,
+        n_sliding_layers=n_sl,
         kv_window_bytes_per_token=sum(ly.kv for ly in layers if ly.sliding),
-        qk_head_dim=attn.head_dim if attn.mla else 0, v_head_dim=attn.dims.get("v", 0) if attn.mla else 0,
-        n_experts=ffn.n_experts, experts_per_token=ffn.top_k, n_shared_experts=ffn.n_shared,
-        n_moe_layers=sum(ffn.moe_layers), mla=attn.mla)
+        qk_head_dim=attn.head_dim if attn.mla else 0,
+        v_head_dim=attn.dims.get("v", 0) if attn.mla else 0,
+        n_experts=ffn.n_experts,
+        experts_per_token=ffn.top_k,
+        n_shared_experts=ffn.n_shared,
+        n_moe_layers=sum(ffn.moe_layers),
+        mla=attn.mla,
+    )
     mtp = (_opt(c, "num_nextn_predict_layers", 0, zero_ok=True) or 0) if mt == "deepseek_v3" else 0
-    return Analysis(shape, wrapper, filled, attn, ffn, n_norms, rule,
-                    [(m, t, a, n) for (m, t, a), n in groups.items()], sum(ly.total for ly in layers), mtp)
+    return Analysis(
+        shape,
+        wrapper,
+        filled,
+        attn,
+        ffn,
+        n_norms,
+        rule,
+        [(m, t, a, n) for (m, t, a), n in groups.items()],
+        sum(ly.total for ly in layers),
+        mtp,
+    )
 
 
 def _label(mt: str, E: int, k: int, n_shared: int, n_sl: int, L: int) -> str:
@@ -473,19 +570,29 @@ def derive(cfg: dict) -> dict:
     s = shape_of(cfg)
     ctxs = (4096, 32768, 131072)
     return {
-        "architecture": s.architecture, "model_type": s.model_type, "n_layers": s.n_layers,
-        "hidden_size": s.hidden, "vocab_size": s.vocab, "tied_embeddings": s.tied,
-        "params_total": s.params_total, "params_active": s.params_active,
-        "weight_bytes_bf16": weight_bytes(s, "bf16"), "kv_bytes_per_token": s.kv_bytes_per_token_bf16,
-        "kv_bytes_per_token_full_layers": s.kv_full_bytes_per_token, "sliding_window": s.sliding_window,
-        "n_sliding_layers": s.n_sliding_layers, "kv_bytes_by_context": {str(n): kv_bytes(s, n) for n in ctxs},
-        "n_experts": s.n_experts, "experts_per_token": s.experts_per_token,
+        "architecture": s.architecture,
+        "model_type": s.model_type,
+        "n_layers": s.n_layers,
+        "hidden_size": s.hidden,
+        "vocab_size": s.vocab,
+        "tied_embeddings": s.tied,
+        "params_total": s.params_total,
+        "params_active": s.params_active,
+        "weight_bytes_bf16": weight_bytes(s, "bf16"),
+        "kv_bytes_per_token": s.kv_bytes_per_token_bf16,
+        "kv_bytes_per_token_full_layers": s.kv_full_bytes_per_token,
+        "sliding_window": s.sliding_window,
+        "n_sliding_layers": s.n_sliding_layers,
+        "kv_bytes_by_context": {str(n): kv_bytes(s, n) for n in ctxs},
+        "n_experts": s.n_experts,
+        "experts_per_token": s.experts_per_token,
         "weight_read_bytes_per_token": int(decode_weight_read_bytes(s, 2)),
         "flops_per_token": 2 * (s.active_linear_params + s.lm_head_matrix_params),
     }
 
 
 # --- bytes ------------------------------------------------------------------------------------
+
 
 def weight_bytes(s: ModelShape, precision: str) -> int:
     """Stored weight bytes. ``bf16``: 2 B/param. ``w8-g128``: block linear weights 8-bit with one
@@ -500,7 +607,7 @@ def weight_bytes(s: ModelShape, precision: str) -> int:
 
 def decode_weight_read_bytes(s: ModelShape, bytes_per_param: float = 2) -> float:
     """Weights one decode step reads: everything but the embedding table, of which one row."""
-    emb_read = s.embedding_params if s.tied else s.hidden   # tied: the LM head reads the whole table
+    emb_read = s.embedding_params if s.tied else s.hidden  # tied: the LM head reads the whole table
     return bytes_per_param * (s.params_active - s.embedding_params + emb_read)
 
 
@@ -514,7 +621,7 @@ def attn_flops_per_context_token(s: ModelShape) -> int:
 
 def _attended(s: ModelShape, context_tokens: int) -> float:
     """Layer-averaged tokens one query attends to (sliding layers see at most the window)."""
-    if not s.n_sliding_layers or s.sliding_window is None:     # no window: every layer sees it all
+    if not s.n_sliding_layers or s.sliding_window is None:  # no window: every layer sees it all
         return context_tokens
     full = s.n_layers - s.n_sliding_layers
     return (full * context_tokens + s.n_sliding_layers * min(context_tokens, s.sliding_window)) / s.n_layers
@@ -522,7 +629,9 @@ def _attended(s: ModelShape, context_tokens: int) -> float:
 
 def decode_flops(s: ModelShape, context_tokens: int) -> float:
     """One decode step: 2·(active linear + LM head) + 4·L·H·d·context (sliding layers: min(context, window))."""
-    return 2 * (s.active_linear_params + s.lm_head_matrix_params) + attn_flops_per_context_token(s) * _attended(s, context_tokens)
+    return 2 * (s.active_linear_params + s.lm_head_matrix_params) + attn_flops_per_context_token(s) * _attended(
+        s, context_tokens
+    )
 
 
 def prefill_flops(s: ModelShape, n: int) -> float:
@@ -535,4 +644,6 @@ def prefill_flops(s: ModelShape, n: int) -> float:
         full = s.n_layers - s.n_sliding_layers
         pairs = (full * n * (n + 1) / 2 + s.n_sliding_layers * win_pairs) / s.n_layers
         return 2 * s.active_linear_params * n + 2 * s.lm_head_matrix_params + attn_flops_per_context_token(s) * pairs
-    return 2 * s.active_linear_params * n + 2 * s.lm_head_matrix_params + attn_flops_per_context_token(s) * n * (n + 1) / 2
+    return (
+        2 * s.active_linear_params * n + 2 * s.lm_head_matrix_params + attn_flops_per_context_token(s) * n * (n + 1) / 2
+    )

@@ -19,6 +19,7 @@ average, so the weight read grows with the batch.
 Numbers are plain ints and floats so that a card's derivation can trace them (``app.trace``). Byte counts
 stay exact all the same: every bytes-per-value is a dyadic fraction (33/64, 9/16 …) and tp a power of two
 up to 8, so products and quotients below 2⁵³/512 bytes are exact binary floats."""
+
 from __future__ import annotations
 
 import math
@@ -28,7 +29,7 @@ from ..trace import given, name, tmax, tmin
 from .formats import UNQUANTISED_BYTES, kv_width, weight_bytes, weight_width
 from .model_config import KV_DTYPE_BYTES, ModelShape, decode_flops
 
-ACTIVATION_BYTES = 2    # all-reduced activations are BF16
+ACTIVATION_BYTES = 2  # all-reduced activations are BF16
 
 
 def check_tp(tp: int) -> int:
@@ -50,11 +51,11 @@ def kv_heads_per_gpu(n_kv_heads: int, tp: int) -> tuple[int, bool]:
 
 @dataclass(frozen=True)
 class KvPerGpu:
-    full_bytes_per_token: float        # layers that keep every token
-    window_bytes_per_token: float      # sliding-window layers (kept for at most `window` tokens)
+    full_bytes_per_token: float  # layers that keep every token
+    window_bytes_per_token: float  # sliding-window layers (kept for at most `window` tokens)
     window: int | None
-    heads_per_gpu: int                 # KV heads one rank holds (MLA: 0, the latent is not split)
-    replicated: bool                   # GQA heads replicated (tp > n_kv) or MLA latent on every rank
+    heads_per_gpu: int  # KV heads one rank holds (MLA: 0, the latent is not split)
+    replicated: bool  # GQA heads replicated (tp > n_kv) or MLA latent on every rank
 
     @property
     def bytes_per_token(self) -> float:
@@ -68,7 +69,7 @@ def kv_per_gpu(s: ModelShape, kv_format: str, tp: int) -> KvPerGpu:
     """KV bytes per token on one rank: GQA 2·ceil(n_kv/tp)·head_dim values per layer; MLA the whole latent."""
     bpv = kv_width(kv_format)
     if s.mla:
-        latent_values = s.kv_bytes_per_token_bf16 / KV_DTYPE_BYTES     # L · (kv_lora_rank + rope) values
+        latent_values = s.kv_bytes_per_token_bf16 / KV_DTYPE_BYTES  # L · (kv_lora_rank + rope) values
         heads = given(0, "n_{kv,gpu}", source="MLA:缓存的是压缩潜向量,没有 KV 头可分")
         return KvPerGpu(name(latent_values * bpv, "kv_{gpu}", "B"), 0.0, None, heads, check_tp(tp) > 1)
     heads, replicated = kv_heads_per_gpu(s.n_kv_heads, tp)
@@ -92,7 +93,7 @@ def allreduce_bytes_per_token_per_layer(hidden: int, tp: int, elem_bytes: int = 
 
 
 NO_COMM = "tp = 1:没有卡间通信"
-NO_COMM_TIME = given(0.0, "T_{AR}", "s", source=NO_COMM)     # an input leaf: one for every tp = 1 state
+NO_COMM_TIME = given(0.0, "T_{AR}", "s", source=NO_COMM)  # an input leaf: one for every tp = 1 state
 
 
 def allreduce_time(tokens: int, s: ModelShape, tp: int, link_bytes_s: float | None) -> float:
@@ -147,17 +148,24 @@ def kv_share(s: ModelShape, n: int) -> float:
     return name(heads / s.n_kv_heads, "s_{KV}")
 
 
-def budget_per_gpu(weights: float, kv_total: float, share: float, workspace: float, n: int, capacity: float,
-                   kv_per_token: float) -> dict:
+def budget_per_gpu(
+    weights: float, kv_total: float, share: float, workspace: float, n: int, capacity: float, kv_per_token: float
+) -> dict:
     """图 1-7 on n ranks with the KV split by heads: M_W/n + s_KV·M_state + M_work ≤ M_cap on every rank, and the
     KV tokens that still fit, ⌊(M_cap − M_work − M_W/n) / (s_KV · kv)⌋ (GB; keys are the card's)."""
     w = weights / check_tp(n)
     kv = name(share * kv_total, "M_{state,gpu}", "B")
     total = name(w + kv + workspace, "M", "B")
     room = capacity - workspace - w
-    return {"per_gpu_weights_gb": w / 1e9, "per_gpu_kv_gb": kv / 1e9, "per_gpu_total_gb": total / 1e9,
-            "headroom_gb": (capacity - total) / 1e9, "over_gb": (total - capacity) / 1e9, "fits": total <= capacity,
-            "max_kv_tokens": tmax(0, math.floor(room / (share * kv_per_token)))}
+    return {
+        "per_gpu_weights_gb": w / 1e9,
+        "per_gpu_kv_gb": kv / 1e9,
+        "per_gpu_total_gb": total / 1e9,
+        "headroom_gb": (capacity - total) / 1e9,
+        "over_gb": (total - capacity) / 1e9,
+        "fits": total <= capacity,
+        "max_kv_tokens": tmax(0, math.floor(room / (share * kv_per_token))),
+    }
 
 
 def with_comm(curves: dict, t_comm_per_request_ms: float) -> dict:
@@ -165,13 +173,17 @@ def with_comm(curves: dict, t_comm_per_request_ms: float) -> dict:
     the throughput B/T recomputed; the all-reduce itself as its own series."""
     comm = [b * t_comm_per_request_ms for b in curves["batch"]]
     step = [t + c for t, c in zip(curves["t_step_ms"], comm)]
-    return curves | {"t_allreduce_ms": comm, "t_step_ms": step,
-                     "throughput_tok_s": [b / (t / 1e3) for b, t in zip(curves["batch"], step)]}
+    return curves | {
+        "t_allreduce_ms": comm,
+        "t_step_ms": step,
+        "throughput_tok_s": [b / (t / 1e3) for b, t in zip(curves["batch"], step)],
+    }
 
 
 @dataclass(frozen=True)
 class TpStep:
     """One decode step on each of tp ranks: the read and compute bounds and the all-reduce, separately."""
+
     t_mem: float
     t_compute: float
     t_comm: float

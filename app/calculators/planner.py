@@ -18,6 +18,7 @@ Speed (a lower bound on one decode step of ``concurrency`` sequences at ``contex
 t_step ≥ max(F/Π, R/β) + t_allreduce, where F is the step's FLOPs, Π the peak of the weight format
 (``formats.compute_peak``), R the weights read (MoE: the distinct experts the batch touches) plus every
 sequence's KV, β the memory bandwidth, and t_allreduce the ring all-reduce over the interconnect."""
+
 from __future__ import annotations
 
 import math
@@ -36,18 +37,19 @@ DEFAULT_RESERVE_BYTES = 4e9
 class Accelerator:
     mem_bytes: float
     bw_bytes_s: float
-    peaks: dict[str, float] = field(default_factory=dict)   # FLOP/s by compute format: bf16 / fp8 / fp4
-    link_bytes_s: float | None = None                         # interconnect, one direction
+    peaks: dict[str, float] = field(default_factory=dict)  # FLOP/s by compute format: bf16 / fp8 / fp4
+    link_bytes_s: float | None = None  # interconnect, one direction
 
 
 @dataclass(frozen=True)
 class MemoryBreakdown:
     """Bytes on one GPU at the chosen context × concurrency (free < 0: it does not fit)."""
+
     weights: float
     kv: float
     reserve: float
     free: float
-    outside_util: float       # (1 − mem_util) · memory, left to the engine's headroom
+    outside_util: float  # (1 − mem_util) · memory, left to the engine's headroom
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,9 @@ def max_context(kv: par.KvPerGpu, budget: float, concurrency: int) -> int | None
         return n
     if not kv.full_bytes_per_token:
         return None
-    return math.floor((budget - concurrency * kv.window_bytes_per_token * kv.window) / (concurrency * kv.full_bytes_per_token))
+    return math.floor(
+        (budget - concurrency * kv.window_bytes_per_token * kv.window) / (concurrency * kv.full_bytes_per_token)
+    )
 
 
 def usable_bytes(mem_bytes: float, mem_util: float) -> int:
@@ -124,9 +128,18 @@ def kv_budget(usable: float, weights: float, reserve_bytes: float) -> float:
     return name(usable - weights - reserve_bytes, "M_{KV}", "B")
 
 
-def plan(s: ModelShape, acc: Accelerator, *, tp: int = 1, weight_format: str = "bf16", kv_format: str = "bf16",
-         context: int = 4096, concurrency: int = 1, mem_util: float = DEFAULT_MEM_UTIL,
-         reserve_bytes: float = DEFAULT_RESERVE_BYTES) -> Plan:
+def plan(
+    s: ModelShape,
+    acc: Accelerator,
+    *,
+    tp: int = 1,
+    weight_format: str = "bf16",
+    kv_format: str = "bf16",
+    context: int = 4096,
+    concurrency: int = 1,
+    mem_util: float = DEFAULT_MEM_UTIL,
+    reserve_bytes: float = DEFAULT_RESERVE_BYTES,
+) -> Plan:
     """Fit (weights + KV + reserve ≤ mem_util·memory per GPU) and the decode-step lower bound at that batch."""
     _check(tp, mem_util, reserve_bytes, context, concurrency)
     if not acc.bw_bytes_s:
@@ -141,17 +154,27 @@ def plan(s: ModelShape, acc: Accelerator, *, tp: int = 1, weight_format: str = "
     w_read = par.weight_read_bytes_per_gpu(s, weight_format, tp, concurrency)
     flops = par.decode_flops_per_gpu(s, context, concurrency, tp)
     return Plan(
-        weights_per_gpu_bytes=weights, kv_bytes_per_token_per_gpu=kv.bytes_per_token,
-        kv_bytes_per_token_per_gpu_full_layers=kv.full_bytes_per_token, kv_budget_bytes=budget,
+        weights_per_gpu_bytes=weights,
+        kv_bytes_per_token_per_gpu=kv.bytes_per_token,
+        kv_bytes_per_token_per_gpu_full_layers=kv.full_bytes_per_token,
+        kv_budget_bytes=budget,
         kv_capacity_tokens=name(par.fit_count(budget, kv.bytes_per_token), "N_{KV}", "token"),
         max_context_at_concurrency=max_context(kv, budget, concurrency),
-        max_concurrency_at_context=par.fit_count(budget, seq), fits=kv_held <= budget,
+        max_concurrency_at_context=par.fit_count(budget, seq),
+        fits=kv_held <= budget,
         memory=MemoryBreakdown(weights, kv_held, reserve_bytes, budget - kv_held, acc.mem_bytes - usable),
-        kv_heads_per_gpu=kv.heads_per_gpu, kv_replicated=kv.replicated,
-        distinct_experts=(par.expected_distinct_experts(s.n_experts, s.experts_per_token, concurrency)
-                          if s.n_experts else None),
-        weight_read_bytes_per_gpu=w_read, kv_read_bytes_per_gpu=kv_held, flops_per_gpu=flops, peak=peak,
+        kv_heads_per_gpu=kv.heads_per_gpu,
+        kv_replicated=kv.replicated,
+        distinct_experts=(
+            par.expected_distinct_experts(s.n_experts, s.experts_per_token, concurrency) if s.n_experts else None
+        ),
+        weight_read_bytes_per_gpu=w_read,
+        kv_read_bytes_per_gpu=kv_held,
+        flops_per_gpu=flops,
+        peak=peak,
         t_mem_s=name((w_read + kv_held) / acc.bw_bytes_s, "T_{mem}", "s"),
         t_compute_s=name(flops / peak.flops, "T_{comp}", "s"),
-        t_allreduce_s=par.allreduce_time(concurrency, s, tp, acc.link_bytes_s), concurrency=concurrency,
-        usable_bytes=usable)
+        t_allreduce_s=par.allreduce_time(concurrency, s, tp, acc.link_bytes_s),
+        concurrency=concurrency,
+        usable_bytes=usable,
+    )

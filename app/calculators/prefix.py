@@ -2,6 +2,7 @@
 hit saves in projection rows and attention pairs, the state of branches that share a prefix, and
 the prompt work of a causal-encoder + decoder (CED) split. Token counts in, token counts out;
 multiply by KV bytes per token at the edge."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,8 +20,8 @@ def _clamp(x: int, lo: int, hi: int) -> int:
 class Edit:
     """An edit of an existing context: the first changed token and the length afterwards."""
 
-    first_change: int      # index of the first token that differs from the old context
-    new_length: int        # tokens in the context after the edit
+    first_change: int  # index of the first token that differs from the old context
+    new_length: int  # tokens in the context after the edit
 
 
 def edit_append(context: int, appended: int) -> Edit:
@@ -67,15 +68,18 @@ def attn_pairs_full(n: int) -> int:
 
 @dataclass(frozen=True)
 class Branches:
-    shared_tokens: int     # H₀ + Σh: one copy of the prefix plus every branch
-    unshared_tokens: int   # Σ(H₀ + h_i): each branch keeps its own prefix copy
+    shared_tokens: int  # H₀ + Σh: one copy of the prefix plus every branch
+    unshared_tokens: int  # Σ(H₀ + h_i): each branch keeps its own prefix copy
     serial_peak_tokens: int  # H₀ + max h: one branch at a time
 
 
 def branch_state(h0: int, branches: list[int]) -> Branches:
     """Total state of k branches on a prefix H₀: shared c(H₀ + Σh_i), unshared c·Σ(H₀ + h_i), serial c(H₀ + max h)."""
-    return Branches(h0 + tsum(branches), tsum(h0 + h for h in branches),
-                    h0 + (tmax(*branches) if len(branches) > 1 else branches[0] if branches else 0))
+    return Branches(
+        h0 + tsum(branches),
+        tsum(h0 + h for h in branches),
+        h0 + (tmax(*branches) if len(branches) > 1 else branches[0] if branches else 0),
+    )
 
 
 def ced_prompt_work(prompt: int, encoder_layers: int, decoder_layers: int, resend: int) -> int:
@@ -97,9 +101,14 @@ def edit_outputs(e: Edit, context: int, block: int, kv_bytes: float) -> dict:
     """prefix-edit: K reusable, P = new length − K recomputed, K/new length, KV to rebuild and resident."""
     k = name(reused_tokens(e.first_change, e.new_length, block), "K", "token")
     new = e.new_length
-    return {"reused_tokens": k, "recompute_tokens": new - k, "new_context_tokens": new,
-            "reuse_pct": 100 * k / new if new else 0 * k,
-            "recompute_kv_mib": (new - k) * kv_bytes / MIB, "resident_kv_mib": new * kv_bytes / MIB}
+    return {
+        "reused_tokens": k,
+        "recompute_tokens": new - k,
+        "new_context_tokens": new,
+        "reuse_pct": 100 * k / new if new else 0 * k,
+        "recompute_kv_mib": (new - k) * kv_bytes / MIB,
+        "resident_kv_mib": new * kv_bytes / MIB,
+    }
 
 
 def round_outputs(inputs: list[int], hits: list[int], i: int, kv_bytes: float) -> dict:
@@ -109,21 +118,40 @@ def round_outputs(inputs: list[int], hits: list[int], i: int, kv_bytes: float) -
     n, k = inputs[i], hits[i]
     p = name(new_tokens(n, k), "P", "token")
     cached, full = attn_pairs_cached(p, k), attn_pairs_full(n)
-    return {"total_input_tokens": total_i, "total_hit_tokens": total_k, "total_miss_tokens": total_i - total_k,
-            "total_hit_pct": 100 * total_k / total_i, "input_tokens": n, "hit_tokens": k, "restored_tokens": k,
-            "new_tokens": p, "hit_pct": 100 * k / n, "proj_rows_cached": p, "proj_rows_full": n,
-            "attn_pairs_cached": cached, "attn_pairs_full": full, "attn_pairs_pct": 100 * cached / full,
-            "resident_kv_mib": n * kv_bytes / MIB, "recompute_kv_mib": p * kv_bytes / MIB}
+    return {
+        "total_input_tokens": total_i,
+        "total_hit_tokens": total_k,
+        "total_miss_tokens": total_i - total_k,
+        "total_hit_pct": 100 * total_k / total_i,
+        "input_tokens": n,
+        "hit_tokens": k,
+        "restored_tokens": k,
+        "new_tokens": p,
+        "hit_pct": 100 * k / n,
+        "proj_rows_cached": p,
+        "proj_rows_full": n,
+        "attn_pairs_cached": cached,
+        "attn_pairs_full": full,
+        "attn_pairs_pct": 100 * cached / full,
+        "resident_kv_mib": n * kv_bytes / MIB,
+        "recompute_kv_mib": p * kv_bytes / MIB,
+    }
 
 
 def branch_outputs(h0: int, k: int, h: int, running: int, kv_bytes: float) -> dict:
     """图 3-13: k equal branches of h tokens on a shared H₀ (:func:`branch_state` with k·[h]): c_KV(H₀ + k·h)
     shared, c_KV·k(H₀ + h) unshared, c_KV(H₀ + h) one at a time, c_KV(H₀ + r·h) with r still running."""
     shared, unshared = name(h0 + k * h, "S_{shared}", "token"), name(k * (h0 + h), "S_{copies}", "token")
-    return {"shared_tokens": shared, "shared_mib": shared * kv_bytes / MIB, "unshared_tokens": unshared,
-            "unshared_mib": unshared * kv_bytes / MIB, "saved_mib": (unshared - shared) * kv_bytes / MIB,
-            "serial_peak_mib": (h0 + h) * kv_bytes / MIB, "running_branches_now": running,
-            "resident_now_mib": (h0 + running * h) * kv_bytes / MIB}
+    return {
+        "shared_tokens": shared,
+        "shared_mib": shared * kv_bytes / MIB,
+        "unshared_tokens": unshared,
+        "unshared_mib": unshared * kv_bytes / MIB,
+        "saved_mib": (unshared - shared) * kv_bytes / MIB,
+        "serial_peak_mib": (h0 + h) * kv_bytes / MIB,
+        "running_branches_now": running,
+        "resident_now_mib": (h0 + running * h) * kv_bytes / MIB,
+    }
 
 
 def ced_outputs(prompt: int, output: int, encoder_layers: int, decoder_layers: int, resend: int) -> dict:
@@ -132,5 +160,11 @@ def ced_outputs(prompt: int, output: int, encoder_layers: int, decoder_layers: i
     do = name(decoder_only_prompt_work(prompt, encoder_layers + decoder_layers), "W_{dec}")
     ced = name(ced_prompt_work(prompt, encoder_layers, decoder_layers, resend), "W_{CED}")
     dec = name(decode_work(output, encoder_layers + decoder_layers), "W_{out}")
-    return {"prompt_work_decoder_only": do, "prompt_work_ced": ced, "prompt_ratio": ced / do,
-            "prompt_saved_pct": 100 * (1 - ced / do), "decode_work_both": dec, "total_ratio": (ced + dec) / (do + dec)}
+    return {
+        "prompt_work_decoder_only": do,
+        "prompt_work_ced": ced,
+        "prompt_ratio": ced / do,
+        "prompt_saved_pct": 100 * (1 - ced / do),
+        "decode_work_both": dec,
+        "total_ratio": (ced + dec) / (do + dec),
+    }

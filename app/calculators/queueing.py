@@ -7,6 +7,7 @@ is served at μ steps/s: Q_{k+1} = max(0, Q_k + A_k − μΔt). Waiting state: m
 Base units: tokens, decode steps, seconds, bytes. The one backlog simulation every chapter-3 card
 calls is :func:`run_two_class` (built on :func:`simulate_backlog`).
 """
+
 from __future__ import annotations
 
 import math
@@ -118,15 +119,15 @@ class BacklogRun:
     [0, arrival_end) in steps of ``dt``; after it the same recursion runs with A = 0 until Q = 0."""
 
     dt: float
-    capacity: float                 # μ, steps/s
-    arrival_end: float              # s
-    arrivals: tuple[float, ...]     # A_k, steps per interval
-    interval_s: tuple[float, ...]   # length of each arrival interval (the last may be partial)
+    capacity: float  # μ, steps/s
+    arrival_end: float  # s
+    arrivals: tuple[float, ...]  # A_k, steps per interval
+    interval_s: tuple[float, ...]  # length of each arrival interval (the last may be partial)
     times: tuple[float, ...]
     queue: tuple[float, ...]
-    backlog_end: float              # Q when arrivals stop
+    backlog_end: float  # Q when arrivals stop
     peak: float
-    truncated: bool = False         # the drain was too long to list step by step
+    truncated: bool = False  # the drain was too long to list step by step
 
     @property
     def drain_s(self) -> float:
@@ -149,9 +150,15 @@ BACKLOG_RULE = "逐段递推 Q_{k+1} = max(0, Q_k + A_k − μΔt),从空队列�
 
 
 @rule(BACKLOG_RULE)
-def simulate_backlog(arrivals: Sequence[float], capacity: float, dt: float, *,
-                     interval_s: Sequence[float] | None = None, q0: float = 0.0,
-                     max_drain_points: int = 1000) -> BacklogRun:
+def simulate_backlog(
+    arrivals: Sequence[float],
+    capacity: float,
+    dt: float,
+    *,
+    interval_s: Sequence[float] | None = None,
+    q0: float = 0.0,
+    max_drain_points: int = 1000,
+) -> BacklogRun:
     """Q_{k+1} = max(0, Q_k + A_k − μΔt_k); after the last arrival the same recursion with A = 0
     until Q = 0 (at most ``max_drain_points`` listed steps, then the exact empty time Q/μ)."""
     lens = list(interval_s) if interval_s is not None else [dt] * len(arrivals)
@@ -178,14 +185,30 @@ def simulate_backlog(arrivals: Sequence[float], capacity: float, dt: float, *,
         n += 1
         times.append(t)
         queue.append(q)
-    return BacklogRun(dt=dt, capacity=capacity, arrival_end=end_t, arrivals=tuple(arrivals),
-                      interval_s=tuple(lens), times=tuple(times), queue=tuple(queue),
-                      backlog_end=q_end, peak=peak, truncated=truncated)
+    return BacklogRun(
+        dt=dt,
+        capacity=capacity,
+        arrival_end=end_t,
+        arrivals=tuple(arrivals),
+        interval_s=tuple(lens),
+        times=tuple(times),
+        queue=tuple(queue),
+        backlog_end=q_end,
+        peak=peak,
+        truncated=truncated,
+    )
 
 
-def two_phase_arrivals(rate: float, duration: float, split: float, share_a_before: float,
-                       share_a_after: float, steps_a: float, steps_b: float, dt: float
-                       ) -> tuple[list[float], list[float]]:
+def two_phase_arrivals(
+    rate: float,
+    duration: float,
+    split: float,
+    share_a_before: float,
+    share_a_after: float,
+    steps_a: float,
+    steps_b: float,
+    dt: float,
+) -> tuple[list[float], list[float]]:
     """Fluid arrivals of a two-class mix over [0, duration): each interval [kΔt, (k+1)Δt) brings
     λ·(time before split · w_before + time after split · w_after) decode steps, where a request's
     G−1 steps all count in the interval it arrives. Returns (A_k, interval lengths)."""
@@ -203,8 +226,17 @@ def two_phase_arrivals(rate: float, duration: float, split: float, share_a_befor
 
 
 @rule(BACKLOG_RULE)
-def run_two_class(rate: float, duration: float, split: float, share_a_before: float, share_a_after: float,
-                  steps_a: float, steps_b: float, capacity: float, dt: float = 1.0) -> BacklogRun:
+def run_two_class(
+    rate: float,
+    duration: float,
+    split: float,
+    share_a_before: float,
+    share_a_after: float,
+    steps_a: float,
+    steps_b: float,
+    capacity: float,
+    dt: float = 1.0,
+) -> BacklogRun:
     """The backlog of a two-class mix arriving at λ for ``duration`` s, switching shares at ``split``,
     served at μ = ``capacity`` steps/s: Q_{k+1} = max(0, Q_k + A_k − μΔt) from an empty queue."""
     arr, lens = two_phase_arrivals(rate, duration, split, share_a_before, share_a_after, steps_a, steps_b, dt)
@@ -255,7 +287,7 @@ def occupancy_at(t: float, rate: float, state_bytes: float, wait: float) -> floa
     """M(t) = M0·#{k : k/λ ≤ t < k/λ + τ} for arrivals at k/λ (k ≥ 0)."""
     if t < 0:
         return 0.0
-    hi = math.floor(t * rate + 1e-9)                       # last arrival at or before t
+    hi = math.floor(t * rate + 1e-9)  # last arrival at or before t
     lo = max(0, math.floor((t - wait) * rate + 1e-9) + 1)  # first arrival still waiting
     return state_bytes * max(0, hi - lo + 1)
 
@@ -296,8 +328,9 @@ class DecodeCard:
     batch: int
 
 
-def two_class_outputs(m: TwoClassMix, card: DecodeCard, cards: int, mu_card: float | None = None,
-                      dt: float = 1.0) -> tuple[dict, BacklogRun]:
+def two_class_outputs(
+    m: TwoClassMix, card: DecodeCard, cards: int, mu_card: float | None = None, dt: float = 1.0
+) -> tuple[dict, BacklogRun]:
     """例题 3-1: requests N = λT, A-class N_A = λ(t_s·s₁ + (T − t_s)·s₂), decode work D = Σ N·(G − 1),
     per-card rate μ₁ (given, or B·β/(W + B(c̄ + 1)c_KV)), μ = n·μ₁ and the backlog Q(t)."""
     wa, wb = m.a.decode_steps, m.b.decode_steps
@@ -316,18 +349,35 @@ def two_class_outputs(m: TwoClassMix, card: DecodeCard, cards: int, mu_card: flo
     q_end = relabel(run.backlog_end, "Q_{end}", "步", (d1, d2, cap, m.duration, m.split))
     drain = drain_time(q_end, cap)
     o = {
-        "total_requests": n, "long_input_requests": n_a, "long_output_requests": n_b,
-        "decode_steps_long_input": wa, "decode_steps_long_output": wb, "total_decode_steps": work,
-        "avg_demand_steps_s": work / m.duration, "demand_before_steps_s": d1, "demand_after_steps_s": d2,
-        "mean_ctx_tokens": c_bar, "step_read_write_gb": step / 1e9, "step_ms": step / card.bandwidth * 1e3,
-        "mu_bw_per_card": mu_bw, "mu_per_card": mu1, "mu_per_card_rounded": round(mu1), "capacity_steps_s": cap,
-        "util_avg_pct": 100 * work / m.duration / cap, "util_before_pct": 100 * d1 / cap, "util_after_pct": 100 * d2 / cap,
-        "backlog_end_steps": q_end, "backlog_end_steps_display": floor_steps(q_end),
+        "total_requests": n,
+        "long_input_requests": n_a,
+        "long_output_requests": n_b,
+        "decode_steps_long_input": wa,
+        "decode_steps_long_output": wb,
+        "total_decode_steps": work,
+        "avg_demand_steps_s": work / m.duration,
+        "demand_before_steps_s": d1,
+        "demand_after_steps_s": d2,
+        "mean_ctx_tokens": c_bar,
+        "step_read_write_gb": step / 1e9,
+        "step_ms": step / card.bandwidth * 1e3,
+        "mu_bw_per_card": mu_bw,
+        "mu_per_card": mu1,
+        "mu_per_card_rounded": round(mu1),
+        "capacity_steps_s": cap,
+        "util_avg_pct": 100 * work / m.duration / cap,
+        "util_before_pct": 100 * d1 / cap,
+        "util_after_pct": 100 * d2 / cap,
+        "backlog_end_steps": q_end,
+        "backlog_end_steps_display": floor_steps(q_end),
         "backlog_fluid_steps": fluid_backlog(d2, cap, m.duration - m.split),
         "peak_backlog_steps": relabel(run.peak, "Q_{max}", "步", (d1, d2, cap, m.duration, m.split)),
-        "drain_s": drain, "completion_s": m.duration + drain,
-        "min_time_one_card_s": work / mu1, "min_time_all_cards_s": work / cap,
-        "queue_series": [round(q, 3) for q in run.queue], "arrival_series": [round(a, 3) for a in run.arrivals],
+        "drain_s": drain,
+        "completion_s": m.duration + drain,
+        "min_time_one_card_s": work / mu1,
+        "min_time_all_cards_s": work / cap,
+        "queue_series": [round(q, 3) for q in run.queue],
+        "arrival_series": [round(a, 3) for a in run.arrivals],
     }
     return o, run
 
@@ -353,14 +403,19 @@ def request_outputs(s: int, p: int, g: int, batch: int, ridge: float, kv_bytes: 
     kv_end = final_kv_tokens(s, p, g)
     ctx_sum = decode_context_sum(s, p, g)
     return {
-        "decode_calls": n_dec, "total_calls": 1 + n_dec,
+        "decode_calls": n_dec,
+        "total_calls": 1 + n_dec,
         "first_decode_ctx_tokens": _plus(s, p) if n_dec else None,
         "last_decode_ctx_tokens": _plus(s, p) + (n_dec - 1) if n_dec else None,
-        "final_kv_tokens": kv_end, "final_text_tokens": final_text_tokens(s, p, g),
-        "prefill_rows_per_weight_read": batch * p, "decode_rows_per_weight_read": batch, "ridge_rows": ridge,
+        "final_kv_tokens": kv_end,
+        "final_text_tokens": final_text_tokens(s, p, g),
+        "prefill_rows_per_weight_read": batch * p,
+        "decode_rows_per_weight_read": batch,
+        "ridge_rows": ridge,
         "prefill_bound": "compute" if batch * p >= ridge else "bandwidth",
         "decode_bound": "compute" if batch >= ridge else "bandwidth",
-        "decode_kv_read_tokens": batch * ctx_sum, "decode_kv_read_gb": batch * ctx_sum * kv_bytes / 1e9,
+        "decode_kv_read_tokens": batch * ctx_sum,
+        "decode_kv_read_gb": batch * ctx_sum * kv_bytes / 1e9,
         "final_kv_mib": batch * kv_end * kv_bytes / MIB,
     }
 
@@ -375,20 +430,29 @@ def sync_column(n: int, total: int, p: int, weight_bytes: float, kv_bytes: float
     decode_bytes = rounds * decode_step_bytes(weight_bytes, n, c_bar, kv_bytes)
     kv_end = final_kv_tokens(0, p, g)
     return {
-        "output_per_request": g, "prefill_count": n, "prefill_tokens": n * p,
-        "decode_steps_total": n * rounds, "decode_rounds": rounds, "weight_read_rounds": 1 + rounds,
-        "end_context_tokens": final_text_tokens(0, p, g), "end_kv_tokens_per_request": kv_end,
+        "output_per_request": g,
+        "prefill_count": n,
+        "prefill_tokens": n * p,
+        "decode_steps_total": n * rounds,
+        "decode_rounds": rounds,
+        "weight_read_rounds": 1 + rounds,
+        "end_context_tokens": final_text_tokens(0, p, g),
+        "end_kv_tokens_per_request": kv_end,
         "end_kv_mib_total": n * kv_end * kv_bytes / MIB,
-        "weight_read_gb": (1 + rounds) * weight_bytes / 1e9, "decode_lb_s": name(decode_bytes / bw, f"T_{{dec{tag}}}", "s"),
+        "weight_read_gb": (1 + rounds) * weight_bytes / 1e9,
+        "decode_lb_s": name(decode_bytes / bw, f"T_{{dec{tag}}}", "s"),
     }
 
 
 def wait_outputs(rate: float, wait: float, state_bytes: float, horizon: float) -> dict:
     """图 3-3 / 练习 3-2: λτ tasks wait at once, holding λ·M₀·τ; one task's area M₀·τ; the area up to H."""
-    return {"mean_waiting_tasks": mean_in_wait(rate, wait),
-            "mean_occupancy_gib": mean_occupancy(rate, state_bytes, wait) / GIB,
-            "area_per_task_gib_s": occupancy_area_one(state_bytes, wait) / GIB,
-            "area_horizon_gib_s": occupancy_area(rate, state_bytes, wait, horizon) / GIB, "steady_from_s": wait}
+    return {
+        "mean_waiting_tasks": mean_in_wait(rate, wait),
+        "mean_occupancy_gib": mean_occupancy(rate, state_bytes, wait) / GIB,
+        "area_per_task_gib_s": occupancy_area_one(state_bytes, wait) / GIB,
+        "area_horizon_gib_s": occupancy_area(rate, state_bytes, wait, horizon) / GIB,
+        "steady_from_s": wait,
+    }
 
 
 def kv_pool_residency(pool_bytes: float, kv_bytes: float, classes: Sequence[RequestClass]) -> tuple[float, list[int]]:

@@ -6,6 +6,7 @@ token) and then G − 1 decode steps; decode step j (1-based) reads the KV of in
 appends one token's KV. So a request of G output tokens makes G weight-reading passes and ends with
 input + G − 1 tokens of KV.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,13 +53,13 @@ def pipeline_handoff_bytes(hidden: int, gpus_per_instance: int, act_bytes: float
 class Ledger:
     """练习 1-1's ledger for one request (B = 1) on one model."""
 
-    weights_bytes: float              # model file per instance
+    weights_bytes: float  # model file per instance
     instances: int
-    read_per_step_bytes: float        # weights read per weight pass
+    read_per_step_bytes: float  # weights read per weight pass
     kv_per_token_bytes: float
     input_tokens: int
     output_tokens: int
-    handoff_per_token_bytes: float    # per token per step across the split(s)
+    handoff_per_token_bytes: float  # per token per step across the split(s)
 
     @property
     def weights_total_bytes(self) -> float:
@@ -111,20 +112,45 @@ class Ledger:
         return self.instances
 
 
-def ledger(weights_bytes: float, read_per_step_bytes: float, kv_per_token_bytes: float, hidden: int,
-           input_tokens: int, output_tokens: int, instances: int = 1, gpus_per_instance: int = 1,
-           act_bytes: float = 2) -> Ledger:
+def ledger(
+    weights_bytes: float,
+    read_per_step_bytes: float,
+    kv_per_token_bytes: float,
+    hidden: int,
+    input_tokens: int,
+    output_tokens: int,
+    instances: int = 1,
+    gpus_per_instance: int = 1,
+    act_bytes: float = 2,
+) -> Ledger:
     """Build the ledger; the hand-off is hidden × act_bytes per split boundary."""
-    return Ledger(weights_bytes, instances, read_per_step_bytes, kv_per_token_bytes, input_tokens,
-                  output_tokens, pipeline_handoff_bytes(hidden, gpus_per_instance, act_bytes))
+    return Ledger(
+        weights_bytes,
+        instances,
+        read_per_step_bytes,
+        kv_per_token_bytes,
+        input_tokens,
+        output_tokens,
+        pipeline_handoff_bytes(hidden, gpus_per_instance, act_bytes),
+    )
 
 
 def ledger_outputs(lg: Ledger) -> dict:
     """练习 1-1's ledger as its card's outputs (GB, KiB, MiB, tokens, counts)."""
-    return {"weights_gb": lg.weights_bytes / 1e9, "weights_total_gb": lg.weights_total_bytes / 1e9, "weight_loads": lg.weight_loads,
-            "kv_per_token_kib": lg.kv_per_token_bytes / KIB, "weight_read_per_step_gb": lg.read_per_step_bytes / 1e9,
-            "steps": lg.steps, "decode_steps": lg.decode_steps, "weight_read_total_gb": lg.weight_read_total_bytes / 1e9,
-            "kv_append_per_step_kib": lg.kv_per_token_bytes / KIB, "kv_final_tokens": lg.kv_final_tokens,
-            "kv_final_gb": lg.kv_final_bytes / 1e9, "kv_read_total_gb": lg.kv_read_total_bytes / 1e9,
-            "inter_gpu_per_step_kib": lg.handoff_per_token_bytes / KIB, "inter_gpu_total_mib": lg.handoff_total_bytes / MIB,
-            "router_choices": lg.router_choices}
+    return {
+        "weights_gb": lg.weights_bytes / 1e9,
+        "weights_total_gb": lg.weights_total_bytes / 1e9,
+        "weight_loads": lg.weight_loads,
+        "kv_per_token_kib": lg.kv_per_token_bytes / KIB,
+        "weight_read_per_step_gb": lg.read_per_step_bytes / 1e9,
+        "steps": lg.steps,
+        "decode_steps": lg.decode_steps,
+        "weight_read_total_gb": lg.weight_read_total_bytes / 1e9,
+        "kv_append_per_step_kib": lg.kv_per_token_bytes / KIB,
+        "kv_final_tokens": lg.kv_final_tokens,
+        "kv_final_gb": lg.kv_final_bytes / 1e9,
+        "kv_read_total_gb": lg.kv_read_total_bytes / 1e9,
+        "inter_gpu_per_step_kib": lg.handoff_per_token_bytes / KIB,
+        "inter_gpu_total_mib": lg.handoff_total_bytes / MIB,
+        "router_choices": lg.router_choices,
+    }

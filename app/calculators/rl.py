@@ -5,6 +5,7 @@ Vocabulary-projection rows (the convention that reproduces 例题 3-4): generati
 that produce an output (prefill's last row + each decode row); a teacher-forced forward (reference,
 reward, teacher, training) projects every row.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,7 +32,7 @@ def group_advantages(rewards: Sequence[float], *, std_normalise: bool = False) -
 
 @dataclass(frozen=True)
 class LossWeights:
-    global_mean: float   # 1/(n₁+n₂): every valid token of the batch weighs the same
+    global_mean: float  # 1/(n₁+n₂): every valid token of the batch weighs the same
     mb1_mean_of_means: float  # 1/(2n₁)
     mb2_mean_of_means: float  # 1/(2n₂)
 
@@ -49,15 +50,23 @@ def group_outputs(rewards: Sequence[float]) -> dict:
     """group-advantage's outputs: mean reward, A_1…A_G, whether all are zero, Σ|A_i|."""
     mean = name(tsum(rewards) / len(rewards), "r̄")
     adv = [r - mean for r in rewards]
-    return {"mean_reward": mean, **{f"advantage_{i}": a for i, a in enumerate(adv, 1)},
-            "all_zero": all(abs(a) < 1e-12 for a in adv), "sum_abs_advantage": tsum(abs(a) for a in adv)}
+    return {
+        "mean_reward": mean,
+        **{f"advantage_{i}": a for i, a in enumerate(adv, 1)},
+        "all_zero": all(abs(a) < 1e-12 for a in adv),
+        "sum_abs_advantage": tsum(abs(a) for a in adv),
+    }
 
 
 def loss_outputs(n1: int, n2: int) -> dict:
     """loss-average's outputs: per-token weights of both averages and MB1's overweight (2n₁)⁻¹ ÷ (n₁+n₂)⁻¹."""
     w = loss_weights(n1, n2)
-    return {"weight_global": w.global_mean, "weight_mb1_mean_of_means": w.mb1_mean_of_means,
-            "weight_mb2_mean_of_means": w.mb2_mean_of_means, "mb1_overweight": w.mb1_overweight}
+    return {
+        "weight_global": w.global_mean,
+        "weight_mb1_mean_of_means": w.mb1_mean_of_means,
+        "weight_mb2_mean_of_means": w.mb2_mean_of_means,
+        "mb1_overweight": w.mb1_overweight,
+    }
 
 
 # ---------------------------------------------------------------- 例题 3-4: the RL cycle
@@ -69,8 +78,11 @@ def generation_flops(s: ModelShape, prompt: int, gen: int) -> float:
     if s.n_sliding_layers:
         return prefill_flops(s, prompt) + sum(decode_flops(s, prompt + j + 1) for j in range(gen - 1))
     length = prompt + gen - 1
-    return (2 * s.active_linear_params * length + 2 * s.lm_head_matrix_params * gen
-            + attn_flops_per_context_token(s) * causal_pairs(length))
+    return (
+        2 * s.active_linear_params * length
+        + 2 * s.lm_head_matrix_params * gen
+        + attn_flops_per_context_token(s) * causal_pairs(length)
+    )
 
 
 def reference_flops(s: ModelShape, prompt: int, gen: int) -> float:
@@ -112,23 +124,51 @@ class Cycle:
         return base + self.teacher if self.teacher else base
 
 
-def rl_cycle(s: ModelShape, prompt: int, gen: int, n_keep: int, n: int, *, teacher: bool = False,
-             replicas: int = 4, weight_bytes_per_param: float = 2) -> Cycle:
+def rl_cycle(
+    s: ModelShape,
+    prompt: int,
+    gen: int,
+    n_keep: int,
+    n: int,
+    *,
+    teacher: bool = False,
+    replicas: int = 4,
+    weight_bytes_per_param: float = 2,
+) -> Cycle:
     """One RL cycle: n generations + n reference forwards + one update on n_keep samples
     (+ n teacher forwards), and replicas × BF16 weights sent after the update."""
     L = prompt + gen - 1
     fg, fr = name(generation_flops(s, prompt, gen), "f_g", "FLOP"), name(reference_flops(s, prompt, gen), "f_r", "FLOP")
-    return Cycle(L, gen - 1, n_keep * L, n_keep * gen, fg, fr, name(3 * n_keep * fr, "F_u", "FLOP"), n,
-                 fr * (n if teacher else 0), replicas * weight_bytes_per_param * name(s.params_total, "N"))
+    return Cycle(
+        L,
+        gen - 1,
+        n_keep * L,
+        n_keep * gen,
+        fg,
+        fr,
+        name(3 * n_keep * fr, "F_u", "FLOP"),
+        n,
+        fr * (n if teacher else 0),
+        replicas * weight_bytes_per_param * name(s.params_total, "N"),
+    )
 
 
 def cycle_outputs(c: Cycle) -> dict:
     """例题 3-4's outputs (TFLOP, GB) of one cycle."""
-    return {"seq_tokens": c.seq_tokens, "decode_steps_per_response": c.decode_steps,
-            "update_input_tokens": c.update_input_tokens, "update_supervised_tokens": c.update_supervised_tokens,
-            "f_g_tflop": c.f_g / 1e12, "f_r_tflop": c.f_r / 1e12, "fg_plus_fr_tflop": (c.f_g + c.f_r) / 1e12,
-            "f_u_tflop": c.f_u / 1e12, "n_generate": c.n, "teacher_tflop": c.teacher / 1e12,
-            "f_cycle_tflop": c.total / 1e12, "weight_sync_gb": c.weight_sync_bytes / 1e9}
+    return {
+        "seq_tokens": c.seq_tokens,
+        "decode_steps_per_response": c.decode_steps,
+        "update_input_tokens": c.update_input_tokens,
+        "update_supervised_tokens": c.update_supervised_tokens,
+        "f_g_tflop": c.f_g / 1e12,
+        "f_r_tflop": c.f_r / 1e12,
+        "fg_plus_fr_tflop": (c.f_g + c.f_r) / 1e12,
+        "f_u_tflop": c.f_u / 1e12,
+        "n_generate": c.n,
+        "teacher_tflop": c.teacher / 1e12,
+        "f_cycle_tflop": c.total / 1e12,
+        "weight_sync_gb": c.weight_sync_bytes / 1e9,
+    }
 
 
 def line_through(n_a: float, f_a: float, n_b: float, f_b: float) -> tuple[float, float]:

@@ -1,4 +1,5 @@
 """Time lower bounds: T ≥ max(F/Π, R/β), the turning point B*, chunked read/compute overlap."""
+
 from __future__ import annotations
 
 import math
@@ -10,12 +11,12 @@ from ..trace import name, tmax
 
 @dataclass(frozen=True)
 class StepBound:
-    flops: float          # F, FLOPs per step
-    read_bytes: float     # R, bytes read per step
-    bw: float             # β used, B/s
-    peak: float           # Π used, FLOP/s
-    t_mem: float          # s
-    t_compute: float      # s
+    flops: float  # F, FLOPs per step
+    read_bytes: float  # R, bytes read per step
+    bw: float  # β used, B/s
+    peak: float  # Π used, FLOP/s
+    t_mem: float  # s
+    t_compute: float  # s
 
     @property
     def t_step(self) -> float:
@@ -41,8 +42,15 @@ def b_star(bytes_per_param: float, bw: float, peak: float) -> float:
     return bytes_per_param * peak / (2.0 * bw)
 
 
-def step_outputs(n: float, b_w: float, batch: int, bw: float, peak: float, target_ms: float,
-                 model: tuple[float, float, float] | None = None) -> dict:
+def step_outputs(
+    n: float,
+    b_w: float,
+    batch: int,
+    bw: float,
+    peak: float,
+    target_ms: float,
+    model: tuple[float, float, float] | None = None,
+) -> dict:
     """例题 1-1's quantities for one setting (catalog keys; base units converted at the edge).
     ``model`` = (resident bytes, bytes read per step, FLOPs per token) from a config replaces the
     N-based hand calculation (R_W = b_W·N, F = 2·B·N)."""
@@ -53,16 +61,26 @@ def step_outputs(n: float, b_w: float, batch: int, bw: float, peak: float, targe
     else:
         resident, read, f_tok = model
         s = step_bound(name(batch * f_tok, "F", "FLOP"), name(read, "R_W", "B"), bw, peak)
-        bs = read * peak / (f_tok * bw)          # B where B·F/Π = R/β
+        bs = read * peak / (f_tok * bw)  # B where B·F/Π = R/β
     t_step = s.t_step
     return {
-        "m_w_gb": resident / 1e9, "r_w_gb": s.read_bytes / 1e9, "f_gflop": s.flops / 1e9,
-        "bw_eff_tbps": bw / 1e12, "peak_eff_tflops": peak / 1e12,
-        "t_mem_ms": s.t_mem * 1e3, "t_compute_ms": s.t_compute * 1e3, "t_step_ms": t_step * 1e3,
-        "bound": s.bound, "read_to_compute_ratio": s.t_mem / s.t_compute,
-        "per_output_ms": t_step * 1e3 / batch, "throughput_tok_s": batch / t_step,
-        "b_star": bs, "intensity_flop_per_byte": 2 * batch / b_w, "ridge_flop_per_byte": peak / bw,
-        "meets_target": t_step * 1e3 <= target_ms, "target_margin_ms": target_ms - t_step * 1e3,
+        "m_w_gb": resident / 1e9,
+        "r_w_gb": s.read_bytes / 1e9,
+        "f_gflop": s.flops / 1e9,
+        "bw_eff_tbps": bw / 1e12,
+        "peak_eff_tflops": peak / 1e12,
+        "t_mem_ms": s.t_mem * 1e3,
+        "t_compute_ms": s.t_compute * 1e3,
+        "t_step_ms": t_step * 1e3,
+        "bound": s.bound,
+        "read_to_compute_ratio": s.t_mem / s.t_compute,
+        "per_output_ms": t_step * 1e3 / batch,
+        "throughput_tok_s": batch / t_step,
+        "b_star": bs,
+        "intensity_flop_per_byte": 2 * batch / b_w,
+        "ridge_flop_per_byte": peak / bw,
+        "meets_target": t_step * 1e3 <= target_ms,
+        "target_margin_ms": target_ms - t_step * 1e3,
     }
 
 
@@ -84,9 +102,14 @@ def batch_curves(grid: list[float], t_mem_ms: float, f_per_token: float, peak: f
     """图 1-11 / 1-12 along B: the read bound (flat), the compute bound B·F_tok/Π, their max (ms)
     and the ideal throughput B/T (token/s)."""
     t_cmp = [b * f_per_token / peak * 1e3 for b in grid]
-    t_max = [c if c > t_mem_ms else t_mem_ms for c in t_cmp]     # max(t_mem_ms, c), without a call per point
-    return {"batch": grid, "t_mem_ms": [t_mem_ms] * len(grid), "t_compute_ms": t_cmp, "t_step_ms": t_max,
-            "throughput_tok_s": [b / (t / 1e3) for b, t in zip(grid, t_max)]}
+    t_max = [c if c > t_mem_ms else t_mem_ms for c in t_cmp]  # max(t_mem_ms, c), without a call per point
+    return {
+        "batch": grid,
+        "t_mem_ms": [t_mem_ms] * len(grid),
+        "t_compute_ms": t_cmp,
+        "t_step_ms": t_max,
+        "throughput_tok_s": [b / (t / 1e3) for b, t in zip(grid, t_max)],
+    }
 
 
 def two_stage_pipeline(n: int, first: float, second: float) -> list[tuple[float, float, float, float]]:
@@ -117,8 +140,13 @@ def chunk_outputs(t_mem_ms: float, t_compute_ms: float, n_chunks: int) -> dict:
     """图 1-10: weights read in n chunks while the batch computes on the ones already there: each
     chunk's read and compute, how busy compute is, when the last chunk's compute ends, the schedule (ms, %)."""
     sched = chunk_schedule(t_mem_ms, t_compute_ms, n_chunks)
-    return {"chunk_read_ms": t_mem_ms / n_chunks, "chunk_compute_ms": t_compute_ms / n_chunks,
-            "compute_busy_pct": 100 * t_compute_ms / tmax(t_mem_ms, t_compute_ms),
-            "pipeline_makespan_ms": pipeline_makespan(n_chunks, t_mem_ms / n_chunks, t_compute_ms / n_chunks),
-            "schedule": [{"chunk": k + 1, "read_start_ms": a, "read_end_ms": b, "compute_start_ms": c, "compute_end_ms": d}
-                         for k, (a, b, c, d) in enumerate(sched)]}
+    return {
+        "chunk_read_ms": t_mem_ms / n_chunks,
+        "chunk_compute_ms": t_compute_ms / n_chunks,
+        "compute_busy_pct": 100 * t_compute_ms / tmax(t_mem_ms, t_compute_ms),
+        "pipeline_makespan_ms": pipeline_makespan(n_chunks, t_mem_ms / n_chunks, t_compute_ms / n_chunks),
+        "schedule": [
+            {"chunk": k + 1, "read_start_ms": a, "read_end_ms": b, "compute_start_ms": c, "compute_end_ms": d}
+            for k, (a, b, c, d) in enumerate(sched)
+        ],
+    }

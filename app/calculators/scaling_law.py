@@ -4,6 +4,7 @@ and MoE expert FLOPs (chapter 3.6). Pure: the datablations runs are passed in (`
 
 Base units: N in parameters, D in tokens, L in nats/token, FLOPs.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,12 +32,12 @@ RECONSTRUCTED = Law(E=1.760752, A=120.715449, B=385.775028, alpha=0.2701515, bet
 
 def loss(law: Law, n: float, d: float) -> float:
     """L(N, D) = E + A/N^α + B/D^β."""
-    return law.E + law.A / n ** law.alpha + law.B / d ** law.beta
+    return law.E + law.A / n**law.alpha + law.B / d**law.beta
 
 
 def tokens_for_loss(law: Law, n: float, target: float) -> float:
     """D such that L(N, D) = L*: D = (B / (L* − E − A/N^α))^{1/β}; inf when L* is out of reach."""
-    gap = target - law.E - law.A / n ** law.alpha
+    gap = target - law.E - law.A / n**law.alpha
     return (law.B / gap) ** (1 / law.beta) if gap > 0 else math.inf
 
 
@@ -74,7 +75,7 @@ def moe_expert_flops_per_token(n_layers: int, hidden: int, ffn: int, routed: int
 def rmse(residuals: Iterable[float]) -> float:
     """RMSE = √(Σ r²/n)."""
     r = list(residuals)
-    return tsqrt(tsum(x ** 2 for x in r) / len(r)) if r else math.nan
+    return tsqrt(tsum(x**2 for x in r) / len(r)) if r else math.nan
 
 
 # ---------------------------------------------------------------------------------------------
@@ -84,12 +85,14 @@ def rmse(residuals: Iterable[float]) -> float:
 # ---------------------------------------------------------------------------------------------
 
 _LO, _HI = 0.01, 2.0
+
+
 def _inner(n: np.ndarray, d: np.ndarray, y: np.ndarray, alphas: np.ndarray, betas: np.ndarray):
     """For each (α_k, β_k): best (E, A, B) with A, B ≥ 0 and its SSE. Shapes: (K,), (K, 3).
 
     E is free, so centre everything (E = ȳ − A·ū − B·v̄) and solve the 2×2 normal equations in
     closed form; if A or B comes out negative, the better of the one-term fits (or E alone) wins."""
-    u = n[None, :] ** -alphas[:, None]                  # (K, m)
+    u = n[None, :] ** -alphas[:, None]  # (K, m)
     v = d[None, :] ** -betas[:, None]
     uc = u - u.mean(axis=1, keepdims=True)
     vc = v - v.mean(axis=1, keepdims=True)
@@ -97,18 +100,18 @@ def _inner(n: np.ndarray, d: np.ndarray, y: np.ndarray, alphas: np.ndarray, beta
     suu, svv, suv = (uc * uc).sum(1), (vc * vc).sum(1), (uc * vc).sum(1)
     suy, svy, syy = (uc * yc).sum(1), (vc * yc).sum(1), float((yc * yc).sum())
     K = alphas.size
-    best_sse = np.full(K, syy)                           # E alone
+    best_sse = np.full(K, syy)  # E alone
     best_a, best_b = np.zeros(K), np.zeros(K)
     with np.errstate(divide="ignore", invalid="ignore"):
-        a1 = suy / suu                                   # E + A/N^α
+        a1 = suy / suu  # E + A/N^α
         sse1 = syy - a1 * suy
         ok = (a1 >= 0) & np.isfinite(a1) & (sse1 < best_sse)
         best_sse, best_a = np.where(ok, sse1, best_sse), np.where(ok, a1, best_a)
-        b1 = svy / svv                                   # E + B/D^β
+        b1 = svy / svv  # E + B/D^β
         sse2 = syy - b1 * svy
         ok = (b1 >= 0) & np.isfinite(b1) & (sse2 < best_sse)
         best_sse, best_a, best_b = np.where(ok, sse2, best_sse), np.where(ok, 0.0, best_a), np.where(ok, b1, best_b)
-        det = suu * svv - suv * suv                      # both terms
+        det = suu * svv - suv * suv  # both terms
         a2 = (svv * suy - suv * svy) / det
         b2 = (suu * svy - suv * suy) / det
         sse3 = syy - a2 * suy - b2 * svy
@@ -122,7 +125,7 @@ def _inner(n: np.ndarray, d: np.ndarray, y: np.ndarray, alphas: np.ndarray, beta
 @dataclass(frozen=True)
 class FitResult:
     law: Law
-    fit_rmse: float          # RMSE over the fitted points
+    fit_rmse: float  # RMSE over the fitted points
     residuals: tuple[float, ...]
 
 
@@ -147,7 +150,7 @@ def _search(n, d, y, tied: bool) -> tuple[float, float, float, float, float]:
         grid = np.linspace(_LO, _HI, 400)
         sse, _ = _inner(n, d, y, grid, grid)
         al, h = float(grid[int(np.argmin(sse))]), float(grid[1] - grid[0])
-        for _ in range(8):                                     # zoom: 41 points over ±h, h ÷ 20 per round
+        for _ in range(8):  # zoom: 41 points over ±h, h ÷ 20 per round
             g = np.clip(np.linspace(al - h, al + h, 41), _LO, _HI)
             sse, _ = _inner(n, d, y, g, g)
             al, h = float(g[int(np.argmin(sse))]), h / 20
@@ -158,7 +161,7 @@ def _search(n, d, y, tied: bool) -> tuple[float, float, float, float, float]:
         sse, _ = _inner(n, d, y, A_.ravel(), B_.ravel())
         i = int(np.argmin(sse))
         al, be, h = float(A_.ravel()[i]), float(B_.ravel()[i]), float(g1[1] - g1[0])
-        for _ in range(13):                                    # zoom: 17×17 over ±2h, h ÷ 4 per round
+        for _ in range(13):  # zoom: 17×17 over ±2h, h ÷ 4 per round
             ga = np.clip(np.linspace(al - 2 * h, al + 2 * h, 17), _LO, _HI)
             gb = np.clip(np.linspace(be - 2 * h, be + 2 * h, 17), _LO, _HI)
             A_, B_ = np.meshgrid(ga, gb, indexing="ij")
@@ -188,5 +191,15 @@ class Run:
 
 def runs_from_rows(rows: Iterable[Mapping[str, str]]) -> dict[str, Run]:
     """Runs by name from the CSV's rows (run, params, tokens, unique_tokens, epochs, loss, seed)."""
-    return {r["run"]: Run(r["run"], float(r["params"]), float(r["tokens"]), float(r["unique_tokens"]),
-                          float(r["epochs"]), float(r["loss"]), r["seed"]) for r in rows}
+    return {
+        r["run"]: Run(
+            r["run"],
+            float(r["params"]),
+            float(r["tokens"]),
+            float(r["unique_tokens"]),
+            float(r["epochs"]),
+            float(r["loss"]),
+            r["seed"],
+        )
+        for r in rows
+    }

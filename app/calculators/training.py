@@ -4,6 +4,7 @@ attention, optimizer state per parameter, tokens per update, and the micro-batch
 Base units: FLOPs, bytes, tokens. Model shapes come from ``model_config.shape_of`` (never typed in).
 Convention (book ch 3.4): training FLOPs = 3 × forward matmul FLOPs; the optimizer update is not counted.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,9 +24,9 @@ def six_nd(n_params: float, tokens: float) -> float:
 
 @dataclass(frozen=True)
 class LinearTrain:
-    fwd: float        # Y = XW, 2mkn
-    dx: float         # dX = dY·Wᵀ, 2mkn (0 if no earlier layer needs gradients)
-    dw: float         # dW = Xᵀ·dY, 2mkn (0 if W is frozen)
+    fwd: float  # Y = XW, 2mkn
+    dx: float  # dX = dY·Wᵀ, 2mkn (0 if no earlier layer needs gradients)
+    dw: float  # dW = Xᵀ·dY, 2mkn (0 if W is frozen)
     mkn: float
 
     @property
@@ -43,8 +44,15 @@ def linear_train_flops(m: int, k: int, n: int, *, freeze_w: bool = False, need_i
 def linear_outputs(m: int, k: int, n: int, *, freeze_w: bool = False, need_input_grad: bool = True) -> dict:
     """linear-3mm's outputs: the three matmuls in GFLOP, their total over m·k·n, the gradient shapes."""
     lt = linear_train_flops(m, k, n, freeze_w=freeze_w, need_input_grad=need_input_grad)
-    return {"fwd_gflop": lt.fwd / 1e9, "dx_gflop": lt.dx / 1e9, "dw_gflop": lt.dw / 1e9, "total_gflop": lt.total / 1e9,
-            "total_over_mkn": lt.total / lt.mkn, "dx_shape_elems": m * k, "dw_shape_elems": k * n}
+    return {
+        "fwd_gflop": lt.fwd / 1e9,
+        "dx_gflop": lt.dx / 1e9,
+        "dw_gflop": lt.dw / 1e9,
+        "total_gflop": lt.total / 1e9,
+        "total_over_mkn": lt.total / lt.mkn,
+        "dx_shape_elems": m * k,
+        "dw_shape_elems": k * n,
+    }
 
 
 # ---------------------------------------------------------------- matrix shapes of a dense decoder
@@ -94,10 +102,18 @@ def split_outputs(s: ModelShape, total: int, first: int) -> dict:
     pairs = name(packed_pairs([first, second]), "n_{pair}")
     single = name(causal_pairs(total), "n_{pair,1}")
     attn, attn1 = name(per_pair * pairs, "F_{attn}", "FLOP"), name(per_pair * single, "F_{attn,1}", "FLOP")
-    return {"second_doc_tokens": second, "pairs": pairs, "pairs_single_doc": single,
-            "attn_gflop": attn / 1e9, "linear_gflop": lin / 1e9, "layer_gflop": (attn + lin) / 1e9,
-            "attn_share_pct": 100 * attn / (attn + lin), "layer_vs_single_doc_pct": 100 * (attn + lin) / (attn1 + lin),
-            "single_attn_gflop": attn1 / 1e9, "single_attn_share_pct": 100 * attn1 / (attn1 + lin)}
+    return {
+        "second_doc_tokens": second,
+        "pairs": pairs,
+        "pairs_single_doc": single,
+        "attn_gflop": attn / 1e9,
+        "linear_gflop": lin / 1e9,
+        "layer_gflop": (attn + lin) / 1e9,
+        "attn_share_pct": 100 * attn / (attn + lin),
+        "layer_vs_single_doc_pct": 100 * (attn + lin) / (attn1 + lin),
+        "single_attn_gflop": attn1 / 1e9,
+        "single_attn_share_pct": 100 * attn1 / (attn1 + lin),
+    }
 
 
 def attn_flops_per_pair_layer(s: ModelShape) -> int:
@@ -121,8 +137,11 @@ def teacher_forced_forward_flops(s: ModelShape, length: int, lm_rows: int | None
     """One forward over a known sequence: 2·(block matmuls)·L + 2·(h·V)·rows + 4·n_L·H·d·L(L+1)/2.
     ``lm_rows`` defaults to every row (reference model, reward model, training)."""
     rows = length if lm_rows is None else lm_rows
-    return (2 * s.active_linear_params * length + 2 * s.lm_head_matrix_params * rows
-            + attn_flops_per_context_token(s) * causal_pairs(length))
+    return (
+        2 * s.active_linear_params * length
+        + 2 * s.lm_head_matrix_params * rows
+        + attn_flops_per_context_token(s) * causal_pairs(length)
+    )
 
 
 @dataclass(frozen=True)
@@ -156,8 +175,9 @@ class ItemisedTrain:
         return self.attention / self.total
 
 
-def itemised_train_flops(s: ModelShape, batch: int, seq_len: int, *, recompute: bool = False,
-                         lm_rows_per_seq: int | None = None) -> ItemisedTrain:
+def itemised_train_flops(
+    s: ModelShape, batch: int, seq_len: int, *, recompute: bool = False, lm_rows_per_seq: int | None = None
+) -> ItemisedTrain:
     """Items: 6·n_L·(q+o)·BP, 6·n_L·(k+v)·BP, 6·n_L·FFN·BP, 6·(h·V)·rows, 3·4·n_L·H·d·B·P(P+1)/2;
     6ND = 6·N_total·BP also counts the input embedding and the norms, which do no matmul per token.
     Full recompute adds one more forward (= items/3)."""
@@ -184,10 +204,26 @@ def itemised_train_flops(s: ModelShape, batch: int, seq_len: int, *, recompute: 
 def itemised_outputs(s: ModelShape, batch: int, seq_len: int, recompute: bool = False) -> dict:
     """图 3-23's outputs (TFLOP, %): the items, 6ND, the total and how far it is from 6ND."""
     it = itemised_train_flops(s, batch, seq_len, recompute=recompute)
-    items = {k: getattr(it, k) / 1e12 for k in ("six_nd", "qo_proj", "kv_proj", "ffn", "lm_head", "attention",
-                                                  "embed_excluded", "norms_excluded", "recompute")}
-    return {**{f"{k}_tflop": v for k, v in items.items()}, "itemized_tflop": it.total / 1e12,
-            "over_6nd_pct": 100 * it.over_6nd, "attention_share_pct": 100 * it.attention_share}
+    items = {
+        k: getattr(it, k) / 1e12
+        for k in (
+            "six_nd",
+            "qo_proj",
+            "kv_proj",
+            "ffn",
+            "lm_head",
+            "attention",
+            "embed_excluded",
+            "norms_excluded",
+            "recompute",
+        )
+    }
+    return {
+        **{f"{k}_tflop": v for k, v in items.items()},
+        "itemized_tflop": it.total / 1e12,
+        "over_6nd_pct": 100 * it.over_6nd,
+        "attention_share_pct": 100 * it.attention_share,
+    }
 
 
 # ---------------------------------------------------------------- state and tokens per update
@@ -210,33 +246,47 @@ class OptimizerState:
         return self.total / self.n_params
 
 
-def optimizer_state_bytes(n_params: int, weight_b: float = 2, grad_b: float = 4, master_b: float = 4,
-                          adam_m_b: float = 4, adam_v_b: float = 4) -> OptimizerState:
+def optimizer_state_bytes(
+    n_params: int, weight_b: float = 2, grad_b: float = 4, master_b: float = 4, adam_m_b: float = 4, adam_v_b: float = 4
+) -> OptimizerState:
     """Long-lived training state, unsharded: N·(2 + 4 + 4 + 4 + 4) = 18 B/param for BF16 + FP32 Adam."""
     n = n_params
     return OptimizerState(n, n * weight_b, n * grad_b, n * master_b, n * (adam_m_b + adam_v_b))
 
 
-def state_outputs(n_params: int, bytes_each: tuple[float, float, float, float, float], n_gpus: int, card_gb: float) -> dict:
+def state_outputs(
+    n_params: int, bytes_each: tuple[float, float, float, float, float], n_gpus: int, card_gb: float
+) -> dict:
     """例题 3-3's outputs: long-lived state N·Σb (GB, GiB), its parts, 9× BF16 weights, the even split
     over k cards against one card's capacity, and ⌈M_state/M_card⌉."""
     st = optimizer_state_bytes(n_params, *bytes_each)
     total = name(st.total, "M_{state}", "B")
     bf16 = name(n_params * 2, "M_{BF16}", "B")
     per = total / n_gpus / 1e9
-    return {"n_params": n_params, "bytes_per_param": total / n_params, "ratio_vs_bf16": total / bf16,
-            "total_gb": total / 1e9, "total_gib": total / 2 ** 30, "weights_gb": st.weights / 1e9,
-            "grads_gb": st.grads / 1e9, "master_gb": st.master / 1e9, "adam_gb": st.adam / 1e9,
-            "bf16_weights_gb": bf16 / 1e9, "per_gpu_gb": per, "fits_per_gpu": per <= card_gb,
-            "min_gpus_state_only": math.ceil(total / (card_gb * 1e9)), "card_gb": card_gb}
+    return {
+        "n_params": n_params,
+        "bytes_per_param": total / n_params,
+        "ratio_vs_bf16": total / bf16,
+        "total_gb": total / 1e9,
+        "total_gib": total / 2**30,
+        "weights_gb": st.weights / 1e9,
+        "grads_gb": st.grads / 1e9,
+        "master_gb": st.master / 1e9,
+        "adam_gb": st.adam / 1e9,
+        "bf16_weights_gb": bf16 / 1e9,
+        "per_gpu_gb": per,
+        "fits_per_gpu": per <= card_gb,
+        "min_gpus_state_only": math.ceil(total / (card_gb * 1e9)),
+        "card_gb": card_gb,
+    }
 
 
 @dataclass(frozen=True)
 class UpdateTokens:
-    input_tokens: int        # a·B_μ·P
-    supervised_tokens: int   # a·B_μ·P_label (the loss denominator)
-    passes: int              # a forward/backward passes per update
-    sequences: int           # a·B_μ
+    input_tokens: int  # a·B_μ·P
+    supervised_tokens: int  # a·B_μ·P_label (the loss denominator)
+    passes: int  # a forward/backward passes per update
+    sequences: int  # a·B_μ
 
 
 def update_tokens(micro_batches: int, seqs_per_micro: int, seq_len: int, label_tokens: int) -> UpdateTokens:
@@ -248,8 +298,13 @@ def update_tokens(micro_batches: int, seqs_per_micro: int, seq_len: int, label_t
 def update_outputs(micro_batches: int, seqs_per_micro: int, seq_len: int, label_tokens: int) -> dict:
     """update-tokens / 练习 3-6: tokens read and supervised per update (the loss denominator), passes, sequences."""
     u = update_tokens(micro_batches, seqs_per_micro, seq_len, label_tokens)
-    return {"input_tokens": u.input_tokens, "supervised_tokens": u.supervised_tokens, "loss_denominator": u.supervised_tokens,
-            "fwd_bwd_passes": u.passes, "sequences": u.sequences}
+    return {
+        "input_tokens": u.input_tokens,
+        "supervised_tokens": u.supervised_tokens,
+        "loss_denominator": u.supervised_tokens,
+        "fwd_bwd_passes": u.passes,
+        "sequences": u.sequences,
+    }
 
 
 def sft_outputs(s: ModelShape, segments: tuple[int, ...], supervised: int, project_all: bool) -> dict:
@@ -259,8 +314,13 @@ def sft_outputs(s: ModelShape, segments: tuple[int, ...], supervised: int, proje
     proj = rows if project_all else supervised
     tr = itemised_train_flops(s, 1, rows, lm_rows_per_seq=proj)
     waste = lm_head_flops(s, rows - supervised if project_all else 0)
-    return {"input_tokens": rows, "supervised_tokens": supervised, "lm_head_tflop": lm_head_flops(s, proj) / 1e12,
-            "lm_head_waste_tflop": waste / 1e12, "train_tflop": tr.total / 1e12}
+    return {
+        "input_tokens": rows,
+        "supervised_tokens": supervised,
+        "lm_head_tflop": lm_head_flops(s, proj) / 1e12,
+        "lm_head_waste_tflop": waste / 1e12,
+        "train_tflop": tr.total / 1e12,
+    }
 
 
 # ---------------------------------------------------------------- micro-batch activation schedule
@@ -268,9 +328,9 @@ def sft_outputs(s: ModelShape, segments: tuple[int, ...], supervised: int, proje
 
 @dataclass(frozen=True)
 class Op:
-    kind: str        # "F" or "B"
-    layer: int       # 1-based
-    micro: int       # 1-based
+    kind: str  # "F" or "B"
+    layer: int  # 1-based
+    micro: int  # 1-based
     start: float
     end: float
 
@@ -279,8 +339,8 @@ class Op:
 class Lifetime:
     layer: int
     micro: int
-    start: float     # end of the layer's forward
-    end: float       # end of the layer's backward
+    start: float  # end of the layer's forward
+    end: float  # end of the layer's backward
     size: float
 
 
@@ -302,8 +362,9 @@ class Schedule:
         return max((self.live_activation(t) for t in self.breakpoints()), default=0.0)
 
 
-def microbatch_schedule(n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float,
-                        act_per_layer_full: float) -> Schedule:
+def microbatch_schedule(
+    n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float, act_per_layer_full: float
+) -> Schedule:
     """a micro-batches back to back on one device: F1…Fn then Bn…B1 per micro-batch, each taking 1/a
     of the full batch's per-layer time; a layer's activation (act/a) lives from the end of its forward
     to the end of its backward. Peak = n_layers·act/a; length n_layers·(t_fwd + t_bwd)."""
@@ -333,8 +394,12 @@ class ScheduleSummary:
     T: float
 
 
-@rule("按执行顺序排出 a 个 micro-batch 的 F1…F_L、B_L…B1;一层激活从它的前向结束驻留到反向结束,峰值是各时刻驻留量之和的最大值")
-def schedule_summary(n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float, act_per_layer_full: float) -> ScheduleSummary:
+@rule(
+    "按执行顺序排出 a 个 micro-batch 的 F1…F_L、B_L…B1;一层激活从它的前向结束驻留到反向结束,峰值是各时刻驻留量之和的最大值"
+)
+def schedule_summary(
+    n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float, act_per_layer_full: float
+) -> ScheduleSummary:
     """Peak activation and total time of :func:`microbatch_schedule`."""
     sch = microbatch_schedule(n_layers, micro_batches, t_fwd, t_bwd, act_per_layer_full)
     return ScheduleSummary(sch.peak_activation, sch.total_time)

@@ -1,10 +1,11 @@
 """Unit conversions the book uses: decimal GB/TB vs binary GiB, and link rates in bit/s → byte/s."""
+
 from __future__ import annotations
 
-GB = 1e9            # vendor GB, 10^9 B
-GIB = 2 ** 30       # GiB, 2^30 B
-MIB = 2 ** 20
-KIB = 2 ** 10
+GB = 1e9  # vendor GB, 10^9 B
+GIB = 2**30  # GiB, 2^30 B
+MIB = 2**20
+KIB = 2**10
 BITS_PER_BYTE = 8
 
 
@@ -31,8 +32,12 @@ def link_times(link_gbit_s: float, data_gb: float, startup_us: float = 0, effici
     rate = bits_to_bytes_rate(link_gbit_s * 1e9)
     eff = effective_rate(rate, efficiency_pct / 100) if efficiency_pct != 100 else rate
     n = data_gb * GB
-    return {"link_gbps": rate / GB, "effective_gbps": eff / GB, "transfer_ms": transfer_time(n, eff, startup_us * 1e-6) * 1e3,
-            "ideal_transfer_ms": transfer_time(n, rate) * 1e3}
+    return {
+        "link_gbps": rate / GB,
+        "effective_gbps": eff / GB,
+        "transfer_ms": transfer_time(n, eff, startup_us * 1e-6) * 1e3,
+        "ideal_transfer_ms": transfer_time(n, rate) * 1e3,
+    }
 
 
 def gib_to_bytes(gib: float) -> float:

@@ -4,6 +4,7 @@ A section's prose is ``app/chapters/ch{N}/{section}.md`` (Chinese, Markdown with
 ``{{card:ID}}`` places a card. Cards registered for a section but not placed in its prose are
 appended at the end, so a new card shows up even before its prose mentions it.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,7 @@ _MARK = re.compile(r"^\{\{card:([a-z0-9-]+)\}\}\s*$", re.M)
 @dataclass(frozen=True)
 class Section:
     chapter: int
-    key: str          # "1.3", "1.open", "1.end"
+    key: str  # "1.3", "1.open", "1.end"
     title: str
 
     @property
@@ -53,24 +54,34 @@ def _ch(n: int, title: str, blurb: str, secs: list[tuple[str, str]]) -> Chapter:
 
 
 CHAPTERS: dict[int, Chapter] = {
-    1: _ch(1, "初识 AI Infra", "读权重为什么比算还慢?用容量、算力、带宽、延迟四个数,回答放得下吗、要等多久、加资源值不值。", [
-        ("1.open", "开篇:读权重 vs 矩阵计算"),
-        ("1.1", "AI Infra 为什么重要"),
-        ("1.2", "系统设计的关键数字"),
-        ("1.3", "用几个数字估算一次模型执行"),
-        ("1.4", "需求如何推动架构设计"),
-        ("1.end", "谬误与陷阱 · 本章数字速查 · 本章小结"),
-    ]),
-    3: _ch(3, "推理与训练负载", "平均数相同,负载不一定相同:到达时间、依赖与完成标准如何改变同样的工作量。", [
-        ("3.open", "开篇:两分钟,480 条请求"),
-        ("3.1", "从单次请求到持续到达的负载"),
-        ("3.2", "多轮交互与 Agent 任务"),
-        ("3.3", "多模态与实时交互"),
-        ("3.4", "训练的计算与状态需求"),
-        ("3.5", "强化学习(RL)"),
-        ("3.6", "从负载需求到训练与服务预算"),
-        ("3.end", "负载记录 · 谬误与陷阱 · 本章小结 · 练习"),
-    ]),
+    1: _ch(
+        1,
+        "初识 AI Infra",
+        "读权重为什么比算还慢?用容量、算力、带宽、延迟四个数,回答放得下吗、要等多久、加资源值不值。",
+        [
+            ("1.open", "开篇:读权重 vs 矩阵计算"),
+            ("1.1", "AI Infra 为什么重要"),
+            ("1.2", "系统设计的关键数字"),
+            ("1.3", "用几个数字估算一次模型执行"),
+            ("1.4", "需求如何推动架构设计"),
+            ("1.end", "谬误与陷阱 · 本章数字速查 · 本章小结"),
+        ],
+    ),
+    3: _ch(
+        3,
+        "推理与训练负载",
+        "平均数相同,负载不一定相同:到达时间、依赖与完成标准如何改变同样的工作量。",
+        [
+            ("3.open", "开篇:两分钟,480 条请求"),
+            ("3.1", "从单次请求到持续到达的负载"),
+            ("3.2", "多轮交互与 Agent 任务"),
+            ("3.3", "多模态与实时交互"),
+            ("3.4", "训练的计算与状态需求"),
+            ("3.5", "强化学习(RL)"),
+            ("3.6", "从负载需求到训练与服务预算"),
+            ("3.end", "负载记录 · 谬误与陷阱 · 本章小结 · 练习"),
+        ],
+    ),
 }
 
 
@@ -95,6 +106,7 @@ def words(chapter_dir: str, name: str) -> dict:
     group of cards shows, kept beside the section prose so the modules read as declarations and a
     translation touches text files only). Read once."""
     import tomllib
+
     return tomllib.loads((HERE / chapter_dir / f"{name}.toml").read_text(encoding="utf-8"))
 
 
@@ -112,8 +124,8 @@ def layout(sec: Section) -> list[tuple[str, str]]:
     placed: set[str] = set()
     pos = 0
     for m in _MARK.finditer(text):
-        if text[pos:m.start()].strip():
-            parts.append(("md", text[pos:m.start()]))
+        if text[pos : m.start()].strip():
+            parts.append(("md", text[pos : m.start()]))
         if m.group(1) in REGISTRY:
             parts.append(("card", m.group(1)))
             placed.add(m.group(1))

@@ -1,6 +1,7 @@
 """Figures and diagram geometry of multi-turn and agent work (3.2): prefix reuse bars, success-cost
 dot grids and curves, the price-cut waterfall, Gantt lanes with a ▶ time cursor (the agent trace,
 serial vs parallel tools), Amdahl bars and curve, the tool DAG and branch-tree layouts, CED work."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -14,8 +15,17 @@ from .theme import COLORS, animate, axis, bar, figure, frame, gantt_trace, hline
 # ---------------------------------------------------------------------------------------------
 
 
-def edit_bars(kind: str, n: int, new_len: int, k: int, first: int, span: tuple[int, int], clickable: str | None,
-              x0: float = 60, width: float = 900) -> dict:
+def edit_bars(
+    kind: str,
+    n: int,
+    new_len: int,
+    k: int,
+    first: int,
+    span: tuple[int, int],
+    clickable: str | None,
+    x0: float = 60,
+    width: float = 900,
+) -> dict:
     """Geometry of the before/after context bars of prefix-edit (SVG units): segments (x, w, role,
     label, a, b), the first-change tick and, for a positional edit, 20 clickable cells."""
     scale = width / max(n, new_len, 1)
@@ -24,7 +34,11 @@ def edit_bars(kind: str, n: int, new_len: int, k: int, first: int, span: tuple[i
         before = [(0, n, "state", "原前缀,全部保留")]
         after_label = "新增,需处理"
     elif kind == "replace_summary":
-        before = [(0, span[0], "state", "保留"), (span[0], span[1], "removed", "被替换"), (span[1], n, "stale", "之后的内容")]
+        before = [
+            (0, span[0], "state", "保留"),
+            (span[0], span[1], "removed", "被替换"),
+            (span[1], n, "stale", "之后的内容"),
+        ]
         after_label = "摘要 + 其后,全部重算"
     else:
         before = [(0, fc, "state", "保留"), (fc, n, "stale", "模板之后,全部失配")]
@@ -32,31 +46,78 @@ def edit_bars(kind: str, n: int, new_len: int, k: int, first: int, span: tuple[i
     after = [(0, k, "state", "复用"), (k, new_len, "prefill", after_label)]
 
     def seg(lst: list) -> list[dict]:
-        return [dict(x=x0 + a * scale, w=max((b - a) * scale, 0), role=ro, label=lb, a=a, b=b) for a, b, ro, lb in lst if b > a]
+        return [
+            dict(x=x0 + a * scale, w=max((b - a) * scale, 0), role=ro, label=lb, a=a, b=b)
+            for a, b, ro, lb in lst
+            if b > a
+        ]
 
-    cells = [dict(x=x0 + pos * scale, w=n / 20 * scale, pos=pos)
-             for pos in (int(round(i * n / 20 / 10)) * 10 for i in range(20))] if clickable else []
-    return {"before": seg(before), "after": seg(after), "tick": x0 + fc * scale, "cells": cells, "param": clickable,
-            "x0": x0, "w": width, "colors": COLORS}
+    cells = (
+        [
+            dict(x=x0 + pos * scale, w=n / 20 * scale, pos=pos)
+            for pos in (int(round(i * n / 20 / 10)) * 10 for i in range(20))
+        ]
+        if clickable
+        else []
+    )
+    return {
+        "before": seg(before),
+        "after": seg(after),
+        "tick": x0 + fc * scale,
+        "cells": cells,
+        "param": clickable,
+        "x0": x0,
+        "w": width,
+        "colors": COLORS,
+    }
 
 
-def hit_bars(rounds: Sequence[str], hits: Sequence[int], misses: Sequence[int], inputs: Sequence[int], current: int) -> dict:
+def hit_bars(
+    rounds: Sequence[str], hits: Sequence[int], misses: Sequence[int], inputs: Sequence[int], current: int
+) -> dict:
     """Per round: hit K stacked under miss P, the selected round opaque."""
     op = [1.0 if i == current else 0.45 for i in range(len(rounds))]
-    return figure([
-        bar(list(rounds), list(hits), "命中 K(恢复)", "state", marker={"color": COLORS["state"], "opacity": op}),
-        bar(list(rounds), list(misses), "未命中 P(新处理)", "prefill", marker={"color": COLORS["prefill"], "opacity": op},
-            text=[f"I = {x:,}" for x in inputs], textposition="outside"),
-    ], layout(axis(""), axis("token"), barmode="stack", height=300))
+    return figure(
+        [
+            bar(list(rounds), list(hits), "命中 K(恢复)", "state", marker={"color": COLORS["state"], "opacity": op}),
+            bar(
+                list(rounds),
+                list(misses),
+                "未命中 P(新处理)",
+                "prefill",
+                marker={"color": COLORS["prefill"], "opacity": op},
+                text=[f"I = {x:,}" for x in inputs],
+                textposition="outside",
+            ),
+        ],
+        layout(axis(""), axis("token"), barmode="stack", height=300),
+    )
 
 
 def reuse_savings(rows: tuple[int, int], pairs: tuple[int, int]) -> dict:
     """Projection rows and attention pairs with the cached prefix vs a full prefill (log)."""
     cats = ["投影/FFN 行", "注意力配对"]
-    return figure([
-        bar(cats, [rows[0], pairs[0]], "复用前缀", "prefill", text=[f"{rows[0]:,}", f"{pairs[0]:,}"], textposition="outside"),
-        bar(cats, [rows[1], pairs[1]], "不复用(全量 prefill)", "idle", text=[f"{rows[1]:,}", f"{pairs[1]:,}"], textposition="outside"),
-    ], layout(axis(""), axis("数量(对数)", log=True, range_=(0, 7)), barmode="group", height=300))
+    return figure(
+        [
+            bar(
+                cats,
+                [rows[0], pairs[0]],
+                "复用前缀",
+                "prefill",
+                text=[f"{rows[0]:,}", f"{pairs[0]:,}"],
+                textposition="outside",
+            ),
+            bar(
+                cats,
+                [rows[1], pairs[1]],
+                "不复用(全量 prefill)",
+                "idle",
+                text=[f"{rows[1]:,}", f"{pairs[1]:,}"],
+                textposition="outside",
+            ),
+        ],
+        layout(axis(""), axis("数量(对数)", log=True, range_=(0, 7)), barmode="group", height=300),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -70,18 +131,35 @@ def dot_grids(successes: tuple[int, int], totals: tuple[float, float]) -> dict:
     for j, (nm, n, off) in enumerate((("旧方法", successes[0], 0), ("新方法", successes[1], 12))):
         cells = [(off + i % 10, 9 - i // 10, i < n) for i in range(100)]
         for ok, label, role, sym in ((True, "成功", "decode", "circle"), (False, "失败(也花钱)", "backlog", "x")):
-            traces.append(points([x for x, _, g in cells if g == ok], [y for _, y, g in cells if g == ok], f"{nm} {label}", role,
-                                 size=13, symbol=sym, showlegend=j == 0, legendgroup="ok" if ok else "bad",
-                                 hovertemplate=f"{nm}:{'成功' if ok else '失败,成本照计'}<extra></extra>"))
+            traces.append(
+                points(
+                    [x for x, _, g in cells if g == ok],
+                    [y for _, y, g in cells if g == ok],
+                    f"{nm} {label}",
+                    role,
+                    size=13,
+                    symbol=sym,
+                    showlegend=j == 0,
+                    legendgroup="ok" if ok else "bad",
+                    hovertemplate=f"{nm}:{'成功' if ok else '失败,成本照计'}<extra></extra>",
+                )
+            )
     traces[0]["name"], traces[1]["name"] = "成功", "失败(成本照计)"
-    lay = layout(axis("", showticklabels=False, showgrid=False, range_=(-1, 22)),
-                 axis("", showticklabels=False, showgrid=False, range_=(-1.5, 10)), height=300)
-    lay["annotations"] = [{"x": x, "y": -1.2, "text": f"{nm}:{n} 成功 / 总花费 {c:g}", "showarrow": False, "font": {"size": 13}}
-                          for x, nm, n, c in ((4.5, "旧方法", successes[0], totals[0]), (16.5, "新方法", successes[1], totals[1]))]
+    lay = layout(
+        axis("", showticklabels=False, showgrid=False, range_=(-1, 22)),
+        axis("", showticklabels=False, showgrid=False, range_=(-1.5, 10)),
+        height=300,
+    )
+    lay["annotations"] = [
+        {"x": x, "y": -1.2, "text": f"{nm}:{n} 成功 / 总花费 {c:g}", "showarrow": False, "font": {"size": 13}}
+        for x, nm, n, c in ((4.5, "旧方法", successes[0], totals[0]), (16.5, "新方法", successes[1], totals[1]))
+    ]
     return figure(traces, lay)
 
 
-def success_curve(c2: float, p2_pct: float, c_new: float | None, c_old: float | None, breakeven_pct: float | None) -> dict:
+def success_curve(
+    c2: float, p2_pct: float, c_new: float | None, c_old: float | None, breakeven_pct: float | None
+) -> dict:
     """c₂/p₂ over p₂ (log), the old method's level and the break-even p₂."""
     grid = list(range(1, 101))
     refs = []
@@ -92,8 +170,17 @@ def success_curve(c2: float, p2_pct: float, c_new: float | None, c_old: float | 
     data = [line(grid, [c2 / (x / 100) for x in grid], "新方法 c₂/p₂", "decode")]
     if c_new is not None:
         data.append(points([p2_pct], [c_new], f"当前 p₂ = {p2_pct:g}%", "accent", size=11))
-    return figure(data, with_refs(layout(axis("新方法成功率 p₂ (%)", range_=(0, 110)),
-                                         axis("每个成功任务的成本(单位,对数)", log=True), height=300), *refs))
+    return figure(
+        data,
+        with_refs(
+            layout(
+                axis("新方法成功率 p₂ (%)", range_=(0, 110)),
+                axis("每个成功任务的成本(单位,对数)", log=True),
+                height=300,
+            ),
+            *refs,
+        ),
+    )
 
 
 def waterfall(steps: Sequence[tuple[str, float]]) -> dict:
@@ -114,8 +201,10 @@ def waterfall(steps: Sequence[tuple[str, float]]) -> dict:
     ht.append(level)
     roles.append("backlog" if level > 1 + 1e-12 else "decode")
     txt.append(f"{level:.3g}")
-    return figure([bar(xs, ht, "每个成功任务的相对成本", roles, base=base, text=txt, textposition="outside")],
-                  with_refs(layout(axis(""), axis("相对旧模型(= 1)"), height=320, legend=False), hline(1, "旧模型 = 1", "ink")))
+    return figure(
+        [bar(xs, ht, "每个成功任务的相对成本", roles, base=base, text=txt, textposition="outside")],
+        with_refs(layout(axis(""), axis("相对旧模型(= 1)"), height=320, legend=False), hline(1, "旧模型 = 1", "ink")),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,22 +223,57 @@ def multi_lane(items: Sequence[tuple[str, float, float]], name: str, role: str, 
 
 
 def cursor(t: float, y0: str, y1: str, label: str) -> dict:
-    return {"type": "scatter", "mode": "lines+text", "x": [round(t, 3), round(t, 3)], "y": [y0, y1],
-            "text": ["", label], "textposition": "bottom right", "name": CURSOR, "showlegend": False,
-            "hoverinfo": "skip", "line": {"color": COLORS["accent"], "width": 2, "dash": "dot"},
-            "textfont": {"color": COLORS["accent"], "size": 13}}
+    return {
+        "type": "scatter",
+        "mode": "lines+text",
+        "x": [round(t, 3), round(t, 3)],
+        "y": [y0, y1],
+        "text": ["", label],
+        "textposition": "bottom right",
+        "name": CURSOR,
+        "showlegend": False,
+        "hoverinfo": "skip",
+        "line": {"color": COLORS["accent"], "width": 2, "dash": "dot"},
+        "textfont": {"color": COLORS["accent"], "size": 13},
+    }
 
 
-def lanes_with_cursor(data: list[dict], lanes: Sequence[str], x_title: str, sweep: float, x_max: float, label_at: Any,
-                      n_frames: int, *, height: int, left: int, duration: int) -> dict:
+def lanes_with_cursor(
+    data: list[dict],
+    lanes: Sequence[str],
+    x_title: str,
+    sweep: float,
+    x_max: float,
+    label_at: Any,
+    n_frames: int,
+    *,
+    height: int,
+    left: int,
+    duration: int,
+) -> dict:
     """Lanes (top to bottom) of Gantt traces plus a cursor that ▶ moves from 0 to ``sweep``;
     ``label_at(t)`` is the cursor's text. The time slider starts at 0."""
-    fig = figure(data + [cursor(0, lanes[0], lanes[-1], "t = 0 s")],
-                 layout(axis(x_title, range_=(0, x_max)), axis("", autorange="reversed", categoryorder="array", categoryarray=list(lanes)),
-                        height=height, barmode="overlay", margin=(left, 16, 16, 48)))
+    fig = figure(
+        data + [cursor(0, lanes[0], lanes[-1], "t = 0 s")],
+        layout(
+            axis(x_title, range_=(0, x_max)),
+            axis("", autorange="reversed", categoryorder="array", categoryarray=list(lanes)),
+            height=height,
+            barmode="overlay",
+            margin=(left, 16, 16, 48),
+        ),
+    )
     ts = [sweep * i / (n_frames - 1) if n_frames > 1 else 0.0 for i in range(n_frames)]
-    frames = [frame(**{CURSOR: {k: v for k, v in cursor(t, lanes[0], lanes[-1], label_at(t)).items() if k in ("x", "y", "text")}})
-              for t in ts]
+    frames = [
+        frame(
+            **{
+                CURSOR: {
+                    k: v for k, v in cursor(t, lanes[0], lanes[-1], label_at(t)).items() if k in ("x", "y", "text")
+                }
+            }
+        )
+        for t in ts
+    ]
     animate(fig, frames, [f"{t:.1f}" for t in ts], duration=duration, prefix="t (s) = ")
     fig["layout"]["sliders"][0]["active"] = 0
     return fig
@@ -162,7 +286,9 @@ def trace_timeline(spans: Sequence[tuple[int, str, float, float]], outcomes: Seq
     data = []
     for what, lane in lanes.items():
         items = [(lane, a, b) for _, w, a, b in spans if w == what]
-        text = [f"{i + 1}·{outcomes[i]} {b - a:.3f} s" for i, w, a, b in spans if w == what] if what == "model" else None
+        text = (
+            [f"{i + 1}·{outcomes[i]} {b - a:.3f} s" for i, w, a, b in spans if w == what] if what == "model" else None
+        )
         data.append(multi_lane(items, lane, roles[what], text=text))
     names = {"model": "模型({})", "tools": "工具", "control": "交接"}
     labelled = [(a, b, f"第 {i + 1} 轮" + names[w].format(outcomes[i])) for i, w, a, b in spans]
@@ -170,17 +296,33 @@ def trace_timeline(spans: Sequence[tuple[int, str, float, float]], outcomes: Seq
     def label_at(t: float) -> str:
         return f"t = {t:.1f} s · " + next((s[2] for s in labelled if s[0] <= t < s[1]), "任务完成")
 
-    return lanes_with_cursor(data, list(lanes.values()), "任务时间 (s)", total, total * 1.02, label_at, 52, height=280, left=96,
-                             duration=120)
+    return lanes_with_cursor(
+        data, list(lanes.values()), "任务时间 (s)", total, total * 1.02, label_at, 52, height=280, left=96, duration=120
+    )
 
 
 def pass_bars(cats: Sequence[str], passed: Sequence[int], total: Sequence[int]) -> dict:
     """Checks passed / failed per run and check (stacked horizontal bars)."""
-    return figure([
-        bar(list(cats), list(passed), "通过", "decode", horizontal=True, text=[f"{a}/{b}" for a, b in zip(passed, total)]),
-        bar(list(cats), [b - a for a, b in zip(passed, total)], "未通过", "backlog", horizontal=True),
-    ], layout(axis(f"用例数(共 {max(total):,})", range_=(0, max(total))), axis("", autorange="reversed"),
-              barmode="stack", height=260, margin=(130, 16, 16, 48)))
+    return figure(
+        [
+            bar(
+                list(cats),
+                list(passed),
+                "通过",
+                "decode",
+                horizontal=True,
+                text=[f"{a}/{b}" for a, b in zip(passed, total)],
+            ),
+            bar(list(cats), [b - a for a, b in zip(passed, total)], "未通过", "backlog", horizontal=True),
+        ],
+        layout(
+            axis(f"用例数(共 {max(total):,})", range_=(0, max(total))),
+            axis("", autorange="reversed"),
+            barmode="stack",
+            height=260,
+            margin=(130, 16, 16, 48),
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,20 +333,34 @@ def pass_bars(cats: Sequence[str], passed: Sequence[int], total: Sequence[int]) 
 def speedup_bars(label: str, role: str, part: float, s: float, rest: float, total: float) -> dict:
     """Before/after: the sped-up part and the unchanged rest (stacked horizontal bars)."""
     cats = ["加速前", "加速后"]
-    return figure([
-        bar(cats, [part, part / s], label, role, horizontal=True, text=[f"{part:.3f} s", f"{part / s:.3f} s"]),
-        bar(cats, [rest, rest], "其余(不变)", "idle", horizontal=True, text=[f"{rest:.2f} s"] * 2),
-    ], layout(axis("时间 (s)", range_=(0, total * 1.02)), axis("", autorange="reversed"), barmode="stack", height=220,
-              margin=(70, 16, 16, 48)))
+    return figure(
+        [
+            bar(cats, [part, part / s], label, role, horizontal=True, text=[f"{part:.3f} s", f"{part / s:.3f} s"]),
+            bar(cats, [rest, rest], "其余(不变)", "idle", horizontal=True, text=[f"{rest:.2f} s"] * 2),
+        ],
+        layout(
+            axis("时间 (s)", range_=(0, total * 1.02)),
+            axis("", autorange="reversed"),
+            barmode="stack",
+            height=220,
+            margin=(70, 16, 16, 48),
+        ),
+    )
 
 
 def speedup_curve(overall: Any, f: float, s: float, now: float, cap: float, role: str) -> dict:
     """Overall speed-up 1/((1 − f) + f/s) for s in 1…20 with the ceiling 1/(1 − f)."""
     grid = [1 + 19 * i / 60 for i in range(61)]
-    return figure([line(grid, [overall(f, x) for x in grid], "整体加速", role),
-                   points([s], [now], f"s = {s:g}", "accent", size=11)],
-                  with_refs(layout(axis("局部加速倍数 s", range_=(1, 20)), axis("整体加速 (×)"), height=280),
-                            hline(cap, f"上限 1/(1−f) = {cap:.3f}", "backlog", dash="dash")))
+    return figure(
+        [
+            line(grid, [overall(f, x) for x in grid], "整体加速", role),
+            points([s], [now], f"s = {s:g}", "accent", size=11),
+        ],
+        with_refs(
+            layout(axis("局部加速倍数 s", range_=(1, 20)), axis("整体加速 (×)"), height=280),
+            hline(cap, f"上限 1/(1−f) = {cap:.3f}", "backlog", dash="dash"),
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -224,15 +380,35 @@ def dag_layout(schedule: Any, durations: dict[str, float], serial: bool) -> dict
     else:
         pos = {"model1": (130, 110), "tool_a": (470, 45), "tool_b": (470, 175), "model2": (810, 110)}
         edges = [("model1", "tool_a"), ("model1", "tool_b"), ("tool_a", "model2"), ("tool_b", "model2")]
-    nodes = [dict(id=k, x=x, y=y, name=NODE_NAMES[k], dur=durations[k], crit=k in crit,
-                  role="decode" if k.startswith("model") else "tools", slack=schedule.slack[k], start=schedule.start[k])
-             for k, (x, y) in pos.items()]
-    return {"nodes": nodes, "colors": COLORS, "length": schedule.length,
-            "edges": [dict(x1=pos[u][0], y1=pos[u][1], x2=pos[w][0], y2=pos[w][1], crit=(u, w) in crit_edges) for u, w in edges],
-            "critical": " → ".join(NODE_NAMES[k] for k in schedule.critical), "critical_ids": " ".join(schedule.critical)}
+    nodes = [
+        dict(
+            id=k,
+            x=x,
+            y=y,
+            name=NODE_NAMES[k],
+            dur=durations[k],
+            crit=k in crit,
+            role="decode" if k.startswith("model") else "tools",
+            slack=schedule.slack[k],
+            start=schedule.start[k],
+        )
+        for k, (x, y) in pos.items()
+    ]
+    return {
+        "nodes": nodes,
+        "colors": COLORS,
+        "length": schedule.length,
+        "edges": [
+            dict(x1=pos[u][0], y1=pos[u][1], x2=pos[w][0], y2=pos[w][1], crit=(u, w) in crit_edges) for u, w in edges
+        ],
+        "critical": " → ".join(NODE_NAMES[k] for k in schedule.critical),
+        "critical_ids": " ".join(schedule.critical),
+    }
 
 
-def serial_parallel(m1: float, a: float, b: float, m2: float, peak: float, areas: tuple[float, float], serial_on: bool) -> dict:
+def serial_parallel(
+    m1: float, a: float, b: float, m2: float, peak: float, areas: tuple[float, float], serial_on: bool
+) -> dict:
     """Serial and parallel schedules on a shared time axis with the state band under the tool spans;
     the selected schedule opaque; ▶ moves a cursor that says when each one finishes."""
     ser, par = m1 + a + b + m2, m1 + max(a, b) + m2
@@ -240,18 +416,38 @@ def serial_parallel(m1: float, a: float, b: float, m2: float, peak: float, areas
     models = [("串行", 0, m1), ("串行", m1 + a + b, ser), ("并行", 0, m1), ("并行", m1 + max(a, b), par)]
     tools = [("串行", m1, m1 + a), ("串行", m1 + a, m1 + a + b), ("并行", m1, m1 + b), ("并行 · 工具 A", m1, m1 + a)]
     states = [("串行 · 状态", m1, m1 + a + b), ("并行 · 状态", m1, m1 + max(a, b))]
-    data = [multi_lane(models, "模型调用", "decode", text=["模型"] * 4), multi_lane(tools, "工具", "tools", text=["A", "B", "B", "A"]),
-            multi_lane(states, "状态驻留(等工具)", "state",
-                       text=[f"{peak:g} GiB × {w:g} s = {area:g} GiB·s" for w, area in zip((a + b, max(a, b)), areas)])]
+    data = [
+        multi_lane(models, "模型调用", "decode", text=["模型"] * 4),
+        multi_lane(tools, "工具", "tools", text=["A", "B", "B", "A"]),
+        multi_lane(
+            states,
+            "状态驻留(等工具)",
+            "state",
+            text=[f"{peak:g} GiB × {w:g} s = {area:g} GiB·s" for w, area in zip((a + b, max(a, b)), areas)],
+        ),
+    ]
     for tr, items in zip(data, (models, tools, states)):
-        tr["marker"]["opacity"] = [(1.0 if serial_on else 0.4) if it[0].startswith("串行") else (0.4 if serial_on else 1.0)
-                                   for it in items]
+        tr["marker"]["opacity"] = [
+            (1.0 if serial_on else 0.4) if it[0].startswith("串行") else (0.4 if serial_on else 1.0) for it in items
+        ]
 
     def label_at(t: float) -> str:
-        return f"t = {t:.1f} s" + (" · 并行完成" if t >= par - 1e-9 else "") + (" · 串行完成" if t >= ser - 1e-9 else "")
+        return (
+            f"t = {t:.1f} s" + (" · 并行完成" if t >= par - 1e-9 else "") + (" · 串行完成" if t >= ser - 1e-9 else "")
+        )
 
-    return lanes_with_cursor(data, lanes, "时间 (s)", ser, ser * 1.03, label_at, min(60, int(ser / 0.5) + 1), height=320,
-                             left=110, duration=150)
+    return lanes_with_cursor(
+        data,
+        lanes,
+        "时间 (s)",
+        ser,
+        ser * 1.03,
+        label_at,
+        min(60, int(ser / 0.5) + 1),
+        height=320,
+        left=110,
+        duration=150,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,23 +462,40 @@ def branch_tree(h0: int, h: int, k: int, running: int, x0: float = 40, width: fl
     trunk_w, br_w = max(width * 0.62 * h0 / span, 6), max(width * 0.62 * h / span, 6)
     top, gap = 30, 40
     branches = [dict(i=i + 1, y=top + gap * i, on=i < running, target=i if i < running else i + 1) for i in range(k)]
-    return {"x0": x0, "trunk_w": trunk_w, "br_w": br_w, "bx": x0 + trunk_w + 60, "mid": top + gap * (k - 1) / 2,
-            "height": top * 2 + gap * max(k - 1, 0) + 20, "branches": branches, "colors": COLORS}
+    return {
+        "x0": x0,
+        "trunk_w": trunk_w,
+        "br_w": br_w,
+        "bx": x0 + trunk_w + 60,
+        "mid": top + gap * (k - 1) / 2,
+        "height": top * 2 + gap * max(k - 1, 0) + 20,
+        "branches": branches,
+        "colors": COLORS,
+    }
 
 
 def ced_work(p: int, enc: int, dec: int, resend: int, now: tuple[int, int]) -> dict:
     """Prompt work over P (log–log): decoder-only (L_enc + L_dec)·P against CED L_enc·P + L_dec·min(P, resend)."""
     grid = sorted({round(2 ** (17 * i / 59)) for i in range(60)} | {128, p})
-    return figure([
-        line(grid, [prefix.decoder_only_prompt_work(x, enc + dec) for x in grid], f"纯解码器 {enc + dec}P", "prefill"),
-        line(grid, [prefix.ced_prompt_work(x, enc, dec, resend) for x in grid], "CED", "decode", dash="dash"),
-        points([p, p], list(now), f"当前 P = {p:,}", "accent", size=10),
-    ], with_refs(layout(axis("提示 token 数 P(对数)", log=True), axis("专家层工作量(token·层,对数)", log=True), height=320),
-                 vline(resend, f"P = {resend}", log=True)))
+    return figure(
+        [
+            line(
+                grid, [prefix.decoder_only_prompt_work(x, enc + dec) for x in grid], f"纯解码器 {enc + dec}P", "prefill"
+            ),
+            line(grid, [prefix.ced_prompt_work(x, enc, dec, resend) for x in grid], "CED", "decode", dash="dash"),
+            points([p, p], list(now), f"当前 P = {p:,}", "accent", size=10),
+        ],
+        with_refs(
+            layout(axis("提示 token 数 P(对数)", log=True), axis("专家层工作量(token·层,对数)", log=True), height=320),
+            vline(resend, f"P = {resend}", log=True),
+        ),
+    )
 
 
 def stacked_work(prompt: tuple[int, int], decode: int) -> dict:
     """Prompt plus output work of both structures (stacked bars)."""
     cats = ["纯解码器", "CED"]
-    return figure([bar(cats, list(prompt), "提示(prefill)", "prefill"), bar(cats, [decode, decode], "输出(decode)", "decode")],
-                  layout(axis(""), axis("专家层工作量(token·层)"), barmode="stack", height=300))
+    return figure(
+        [bar(cats, list(prompt), "提示(prefill)", "prefill"), bar(cats, [decode, decode], "输出(decode)", "decode")],
+        layout(axis(""), axis("专家层工作量(token·层)"), barmode="stack", height=300),
+    )

@@ -1,5 +1,6 @@
 """Real-time audio figures (3.3.3): 图 3-18 arrivals, planned and actual playout and the buffer B(t) (▶),
 图 3-19 the three instants of an interruption, and a buffer fed slower than real time draining."""
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,9 @@ def segments(pairs: list[tuple[float, float]], y: float) -> tuple[list, list]:
     return xs, ys
 
 
-def _jitter_traces(run: audio.JitterRun, chunk_s: float, late: int, t: float, ymax: float,
-                   curve: list[tuple[float, float]]) -> dict[str, tuple[list, list, list]]:
+def _jitter_traces(
+    run: audio.JitterRun, chunk_s: float, late: int, t: float, ymax: float, curve: list[tuple[float, float]]
+) -> dict[str, tuple[list, list, list]]:
     """Every moving trace of 图 3-18 at clock ``t`` (ms): name → (x, y, customdata); ``curve`` = B(t) in ms."""
     arr = [a * 1e3 for a in run.arrivals]
     po = run.playout
@@ -33,9 +35,15 @@ def _jitter_traces(run: audio.JitterRun, chunk_s: float, late: int, t: float, ym
     ln = [k for k, a in enumerate(arr) if a <= t and k == late]
     play = segments([(a * 1e3, min(b * 1e3, t)) for a, b in zip(po.starts, po.ends) if a * 1e3 <= t], 1)
     stall = segments([(a * 1e3, min(b * 1e3, t)) for a, b in po.stalls if a * 1e3 <= t], 1)
-    return {"到达": ([arr[k] for k in on], [3] * len(on), on), "迟到的块(示意)": ([arr[k] for k in ln], [3] * len(ln), ln),
-            "实际播放": (*play, []), "停顿": (*stall, []), "B(t) = A(t) − P(t)": ([c[0] for c in cut], [c[1] for c in cut], []),
-            "时钟": ([t, t], [0.4, 3.6], []), "时钟(余量)": ([t, t], [0, ymax], [])}
+    return {
+        "到达": ([arr[k] for k in on], [3] * len(on), on),
+        "迟到的块(示意)": ([arr[k] for k in ln], [3] * len(ln), ln),
+        "实际播放": (*play, []),
+        "停顿": (*stall, []),
+        "B(t) = A(t) − P(t)": ([c[0] for c in cut], [c[1] for c in cut], []),
+        "时钟": ([t, t], [0.4, 3.6], []),
+        "时钟(余量)": ([t, t], [0, ymax], []),
+    }
 
 
 def jitter_figure(run: audio.JitterRun, chunk_ms: float, play_start_ms: float, late: int, n_frames: int = 20) -> dict:
@@ -47,17 +55,40 @@ def jitter_figure(run: audio.JitterRun, chunk_ms: float, play_start_ms: float, l
     tr = _jitter_traces(run, chunk_s, late, t_end, ymax, curve)
     hover = "块 %{customdata} 到达 %{x:.0f} ms<extra></extra>"
     clock: dict[str, Any] = {"width": 1, "dash": "dot", "showlegend": False, "hoverinfo": "skip"}
-    data = [points(*tr["到达"][:2], "到达", "decode", size=10, customdata=tr["到达"][2], hovertemplate=hover),
-            points(*tr["迟到的块(示意)"][:2], "迟到的块(示意)", "backlog", size=12, customdata=tr["迟到的块(示意)"][2],
-                   hovertemplate=hover),
-            line(*tr["实际播放"][:2], "实际播放", "decode", width=14), line(*tr["停顿"][:2], "停顿", "backlog", width=14),
-            line(*tr["B(t) = A(t) − P(t)"][:2], "B(t) = A(t) − P(t)", "state", width=2.2, xaxis="x", yaxis="y2"),
-            line(*tr["时钟"][:2], "时钟", "ink", **clock), line(*tr["时钟(余量)"][:2], "时钟(余量)", "ink", yaxis="y2", **clock)]
+    data = [
+        points(*tr["到达"][:2], "到达", "decode", size=10, customdata=tr["到达"][2], hovertemplate=hover),
+        points(
+            *tr["迟到的块(示意)"][:2],
+            "迟到的块(示意)",
+            "backlog",
+            size=12,
+            customdata=tr["迟到的块(示意)"][2],
+            hovertemplate=hover,
+        ),
+        line(*tr["实际播放"][:2], "实际播放", "decode", width=14),
+        line(*tr["停顿"][:2], "停顿", "backlog", width=14),
+        line(*tr["B(t) = A(t) − P(t)"][:2], "B(t) = A(t) − P(t)", "state", width=2.2, xaxis="x", yaxis="y2"),
+        line(*tr["时钟"][:2], "时钟", "ink", **clock),
+        line(*tr["时钟(余量)"][:2], "时钟(余量)", "ink", yaxis="y2", **clock),
+    ]
     planned = [play_start_ms + k * chunk_ms for k in range(len(run.arrivals))]
-    data.append(points(planned, [2] * len(planned), "原定播放", "ink", size=16, symbol="line-ns-open",
-                       hovertemplate="原定 %{x:.0f} ms<extra></extra>"))
-    lay = layout(axis("", range_=(0, t_end), anchor="y2", ticksuffix=" ms"),
-                 axis("", ticktext=["实际播放", "原定播放", "到达"], domain=[0.42, 1], **LANES), height=420, margin=(80, 16, 10, 44))
+    data.append(
+        points(
+            planned,
+            [2] * len(planned),
+            "原定播放",
+            "ink",
+            size=16,
+            symbol="line-ns-open",
+            hovertemplate="原定 %{x:.0f} ms<extra></extra>",
+        )
+    )
+    lay = layout(
+        axis("", range_=(0, t_end), anchor="y2", ticksuffix=" ms"),
+        axis("", ticktext=["实际播放", "原定播放", "到达"], domain=[0.42, 1], **LANES),
+        height=420,
+        margin=(80, 16, 10, 44),
+    )
     lay["yaxis2"] = axis("B(t) (ms 音频)", range_=(0, ymax), domain=[0, 0.32], anchor="x")
     fig = figure(data, lay)
     ts = [t_end * k / n_frames for k in range(1, n_frames + 1)]
@@ -65,8 +96,13 @@ def jitter_figure(run: audio.JitterRun, chunk_ms: float, play_start_ms: float, l
 
     def at(t: float) -> dict:
         moving = _jitter_traces(run, chunk_s, late, t, ymax, curve)
-        return frame(**{n: {"x": rf(x), "y": rf(y), **({"customdata": c} if n in ("到达", "迟到的块(示意)") else {})}
-                        for n, (x, y, c) in moving.items()})
+        return frame(
+            **{
+                n: {"x": rf(x), "y": rf(y), **({"customdata": c} if n in ("到达", "迟到的块(示意)") else {})}
+                for n, (x, y, c) in moving.items()
+            }
+        )
+
     return animate(fig, [at(t) for t in ts], [f"{t:.0f} ms" for t in ts], duration=160, prefix="t = ")
 
 
@@ -77,19 +113,37 @@ def interrupt_figure(run: audio.JitterRun, it: audio.Interrupt, poll_ms: float, 
     played = [(a * 1e3, min(b * 1e3, mute)) for a, b in zip(run.playout.starts, run.playout.ends) if a * 1e3 < mute]
     first_poll = max(0.0, math.floor((it.stop - 3 * poll_ms) / poll_ms) * poll_ms)
     polls = [first_poll + k * poll_ms for k in range(8) if first_poll + k * poll_ms <= it.release + poll_ms]
-    lay = layout(axis("时间 (ms)", range_=(max(0.0, it.decided - 120), max(it.release, mute + discarded_ms) + 30)),
-                 axis("", ticktext=["设备播放", "设备检查指令", "到达"], **LANES), height=300, margin=(100, 16, 30, 44))
-    with_refs(lay, vline(it.decided, f"决定打断 {it.decided:g}", "ink", "dot"), vline(it.stop, f"后端停止 {it.stop:.0f}", "tools"),
-              vline(mute, f"设备静音 {mute:.0f}", "backlog"), vline(it.release, f"释放 {it.release:.0f}", "state"))
+    lay = layout(
+        axis("时间 (ms)", range_=(max(0.0, it.decided - 120), max(it.release, mute + discarded_ms) + 30)),
+        axis("", ticktext=["设备播放", "设备检查指令", "到达"], **LANES),
+        height=300,
+        margin=(100, 16, 30, 44),
+    )
+    with_refs(
+        lay,
+        vline(it.decided, f"决定打断 {it.decided:g}", "ink", "dot"),
+        vline(it.stop, f"后端停止 {it.stop:.0f}", "tools"),
+        vline(mute, f"设备静音 {mute:.0f}", "backlog"),
+        vline(it.release, f"释放 {it.release:.0f}", "state"),
+    )
     for i, a in enumerate(lay["annotations"]):
         a.update(y=1 - 0.12 * i, yanchor="top", xanchor="left", bgcolor=color("label_bg"))
     arrived = [a * 1e3 for a in run.arrivals if a * 1e3 <= mute]
-    return figure([
-        points(arrived, [3] * len(arrived), "到达(静音前)", "decode", size=10),
-        points(polls, [2] * len(polls), "设备检查指令", "idle", size=14, symbol="line-ns-open"),
-        line(*segments(played, 1), "已播放", "decode", width=14),
-        line(*segments([(mute, mute + discarded_ms)] if discarded_ms > 0 else [], 1), "已到达但不再播放", "idle", width=14, dash="dot"),
-    ], lay)
+    return figure(
+        [
+            points(arrived, [3] * len(arrived), "到达(静音前)", "decode", size=10),
+            points(polls, [2] * len(polls), "设备检查指令", "idle", size=14, symbol="line-ns-open"),
+            line(*segments(played, 1), "已播放", "decode", width=14),
+            line(
+                *segments([(mute, mute + discarded_ms)] if discarded_ms > 0 else [], 1),
+                "已到达但不再播放",
+                "idle",
+                width=14,
+                dash="dot",
+            ),
+        ],
+        lay,
+    )
 
 
 def drain_figure(b0: float, rate: float, drain: float) -> dict:
@@ -98,8 +152,11 @@ def drain_figure(b0: float, rate: float, drain: float) -> dict:
     t_max = max(drain * 1.3 if finite and drain > 0 else 10.0, 1.0)
     t_stop = min(drain, t_max) if finite else t_max
     ts = [t_stop * k / 40 for k in range(41)]
-    traces = [line(ts, [b0 + rate * t for t in ts], "A(t) 已到达", "decode"), line(ts, ts, "P(t) 已播放", "idle"),
-              line(ts, [audio.buffer_linear(b0, rate, t) for t in ts], "B(t) = A − P", "state", width=3)]
+    traces = [
+        line(ts, [b0 + rate * t for t in ts], "A(t) 已到达", "decode"),
+        line(ts, ts, "P(t) 已播放", "idle"),
+        line(ts, [audio.buffer_linear(b0, rate, t) for t in ts], "B(t) = A − P", "state", width=3),
+    ]
     lay = layout(axis("时间 t (s)", range_=(0, t_max)), axis("音频时长 (s)"), height=320)
     if finite:
         traces.append(line([drain, t_max], [0, 0], "耗尽后:断断续续", "backlog", width=5))

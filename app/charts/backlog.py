@@ -1,6 +1,7 @@
 """Figures of load over time (chapter 3 opener, 3.1 and 练习 3-2): decode work arriving per second
 against the processing rate μ with the backlog Q(t) on a second axis (▶ along t), the opener's two
 lanes, the occupancy of waiting state M(t), and the small bars of what one decode step reads."""
+
 from __future__ import annotations
 
 import bisect
@@ -32,7 +33,9 @@ def floor_q(q: float) -> str:
     return f"{math.floor(q + 1e-9 * max(1.0, abs(q))):,}"
 
 
-def _binned_bars(run: Any, class_a: Sequence[float] | None) -> tuple[list[float], list[float], list[float], list[float]]:
+def _binned_bars(
+    run: Any, class_a: Sequence[float] | None
+) -> tuple[list[float], list[float], list[float], list[float]]:
     """At most ~150 bars: (centres, widths, class-A steps/s, class-B steps/s)."""
     n = len(run.arrivals)
     per = max(1, math.ceil(n / 150))
@@ -52,25 +55,63 @@ def _binned_bars(run: Any, class_a: Sequence[float] | None) -> tuple[list[float]
 
 def _backlog_layout(run: Any, y_a: list[float], y_b: list[float], capacity: float, height: int, title_y: str) -> dict:
     ymax = max(max((a + b for a, b in zip(y_a, y_b)), default=0), capacity) * 1.15
-    lay = layout(axis("时间 (s)", range_=(0, max(run.times[-1], run.arrival_end) * 1.03 + 1)), axis(title_y, range_=(0, ymax)),
-                 height=height, margin=(64, 64, 48, 48), barmode="stack", bargap=0)
-    lay["yaxis2"] = axis("积压 Q(步)", overlaying="y", side="right", range_=(0, max(run.peak, 1.0) * 1.2), showgrid=False,
-                         rangemode="tozero")
+    lay = layout(
+        axis("时间 (s)", range_=(0, max(run.times[-1], run.arrival_end) * 1.03 + 1)),
+        axis(title_y, range_=(0, ymax)),
+        height=height,
+        margin=(64, 64, 48, 48),
+        barmode="stack",
+        bargap=0,
+    )
+    lay["yaxis2"] = axis(
+        "积压 Q(步)",
+        overlaying="y",
+        side="right",
+        range_=(0, max(run.peak, 1.0) * 1.2),
+        showgrid=False,
+        rangemode="tozero",
+    )
     with_refs(lay, hline(capacity, f"μ = {capacity:,.0f} 步/s", "backlog", dash="dash"))
     lay["annotations"][-1].update({"x": 0.01, "xanchor": "left"})
     if run.peak > 0:
         tp = run.times[run.queue.index(run.peak)] if run.peak in run.queue else run.times[-1]
         font = {"color": color("backlog"), "size": 13}
         lay["annotations"] += [
-            {"x": r(tp), "y": r(run.peak), "xref": "x", "yref": "y2", "text": "(λw−μ)τ", "showarrow": True,
-             "arrowhead": 2, "ax": -80, "ay": 0, "font": font},
-            {"x": r((tp + run.completion_s) / 2), "y": r(run.peak / 2), "xref": "x", "yref": "y2", "text": "÷ μ",
-             "showarrow": False, "xanchor": "left", "font": font}]
+            {
+                "x": r(tp),
+                "y": r(run.peak),
+                "xref": "x",
+                "yref": "y2",
+                "text": "(λw−μ)τ",
+                "showarrow": True,
+                "arrowhead": 2,
+                "ax": -80,
+                "ay": 0,
+                "font": font,
+            },
+            {
+                "x": r((tp + run.completion_s) / 2),
+                "y": r(run.peak / 2),
+                "xref": "x",
+                "yref": "y2",
+                "text": "÷ μ",
+                "showarrow": False,
+                "xanchor": "left",
+                "font": font,
+            },
+        ]
     return lay
 
 
-def backlog_figure(run: Any, class_a: Sequence[float] | None, capacity: float, *, height: int = 340,
-                   title_y: str = "到达的 decode 步(步/s)", duration: int = 150) -> dict:
+def backlog_figure(
+    run: Any,
+    class_a: Sequence[float] | None,
+    capacity: float,
+    *,
+    height: int = 340,
+    title_y: str = "到达的 decode 步(步/s)",
+    duration: int = 150,
+) -> dict:
     """例题 3-1 / 练习 3-2: bars = decode steps arriving per second (class A hatched over class B),
     dashed μ, Q(t) on the right axis; ▶ frames draw Q up to t. ``class_a[k]`` = class-A steps of interval k."""
     xs, ws, y_a, y_b = _binned_bars(run, class_a)
@@ -79,26 +120,57 @@ def backlog_figure(run: Any, class_a: Sequence[float] | None, capacity: float, *
     idx = thin(len(run.queue), 120, (peak_i, *fi))
     qt, qv = r([run.times[i] for i in idx]), r([run.queue[i] for i in idx])
     data = [
-        bar(xs, y_a, "长输入类(decode 步)", "decode", width=ws,
-            marker={"color": color("decode_fill"), "line": {"width": 0},
-                    "pattern": {"shape": "/", "fgcolor": color("decode"), "size": 6, "solidity": 0.3}}),
+        bar(
+            xs,
+            y_a,
+            "长输入类(decode 步)",
+            "decode",
+            width=ws,
+            marker={
+                "color": color("decode_fill"),
+                "line": {"width": 0},
+                "pattern": {"shape": "/", "fgcolor": color("decode"), "size": 6, "solidity": 0.3},
+            },
+        ),
         bar(xs, y_b, "长输出类(decode 步)", "decode", width=ws, opacity=0.9),
         line(qt, qv, "积压 Q(t)", "backlog", yaxis="y2", width=3),
-        points([qt[-1]], [qv[-1]], "当前", "ink", size=10, yaxis="y2", mode="markers+text",
-               text=[f"t={qt[-1]:.0f} s · Q={floor_q(qv[-1])}"], textposition="top left", showlegend=False),
+        points(
+            [qt[-1]],
+            [qv[-1]],
+            "当前",
+            "ink",
+            size=10,
+            yaxis="y2",
+            mode="markers+text",
+            text=[f"t={qt[-1]:.0f} s · Q={floor_q(qv[-1])}"],
+            textposition="top left",
+            showlegend=False,
+        ),
     ]
     fig = figure(data, _backlog_layout(run, y_a, y_b, capacity, height, title_y))
     pos = {j: k for k, j in enumerate(idx)}
-    frames = [frame(**{"积压 Q(t)": {"x": qt[:pos[i] + 1], "y": qv[:pos[i] + 1]},
-                       "当前": {"x": [qt[pos[i]]], "y": [qv[pos[i]]],
-                              "text": [f"t={run.times[i]:.0f} s · Q={floor_q(run.queue[i])}"]}}) for i in fi]
+    frames = [
+        frame(
+            **{
+                "积压 Q(t)": {"x": qt[: pos[i] + 1], "y": qv[: pos[i] + 1]},
+                "当前": {
+                    "x": [qt[pos[i]]],
+                    "y": [qv[pos[i]]],
+                    "text": [f"t={run.times[i]:.0f} s · Q={floor_q(run.queue[i])}"],
+                },
+            }
+        )
+        for i in fi
+    ]
     return animate(fig, frames, [f"{run.times[i]:.0f}" for i in fi], duration=duration, prefix="t = ")
 
 
 def queue_spark(run: Any) -> dict:
     """A small filled Q(t) (the first fallacy)."""
-    return figure([line(run.times, run.queue, "积压 Q(t)", "backlog", fill="tozeroy", fillcolor=color("backlog_fill"))],
-                  layout(axis("时间 (s)"), axis("积压 (步)"), height=200, legend=False, margin=(64, 16, 12, 40)))
+    return figure(
+        [line(run.times, run.queue, "积压 Q(t)", "backlog", fill="tozeroy", fillcolor=color("backlog_fill"))],
+        layout(axis("时间 (s)"), axis("积压 (步)"), height=200, legend=False, margin=(64, 16, 12, 40)),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -135,24 +207,71 @@ def _lane_bars(run: Any, cap: float, yax: str, legend: bool) -> list[dict]:
         over.append(max(pct - 100.0, 0.0))
         t += d
     xax = "x" if yax == "y" else "x2"
-    return [bar(xs, under, "decode 需求(≤ 100%)", "decode", xaxis=xax, yaxis=yax, showlegend=legend, width=1.0, legendgroup="d"),
-            bar(xs, over, "超出处理能力的部分", "backlog", xaxis=xax, yaxis=yax, showlegend=legend, width=1.0, legendgroup="o")]
+    return [
+        bar(
+            xs,
+            under,
+            "decode 需求(≤ 100%)",
+            "decode",
+            xaxis=xax,
+            yaxis=yax,
+            showlegend=legend,
+            width=1.0,
+            legendgroup="d",
+        ),
+        bar(
+            xs,
+            over,
+            "超出处理能力的部分",
+            "backlog",
+            xaxis=xax,
+            yaxis=yax,
+            showlegend=legend,
+            width=1.0,
+            legendgroup="o",
+        ),
+    ]
 
 
 def _lanes_layout(lanes: tuple[str, str], end_t: float, ymax: float, qmax: float, cap: float) -> dict:
-    lay = layout(axis("", range_=(0, end_t + 2), showticklabels=False, anchor="y", matches="x2"),
-                 axis(f"{lanes[0]}<br>需求 / 能力 (%)", domain=[0.56, 1.0], range_=(0, ymax)),
-                 height=440, margin=(72, 64, 24, 48), barmode="stack", bargap=0)
+    lay = layout(
+        axis("", range_=(0, end_t + 2), showticklabels=False, anchor="y", matches="x2"),
+        axis(f"{lanes[0]}<br>需求 / 能力 (%)", domain=[0.56, 1.0], range_=(0, ymax)),
+        height=440,
+        margin=(72, 64, 24, 48),
+        barmode="stack",
+        bargap=0,
+    )
     lay["xaxis2"] = axis("时间 (s):到达在 120 s 停止", range_=(0, end_t + 2), anchor="y2")
     lay["yaxis2"] = axis(f"{lanes[1]}<br>需求 / 能力 (%)", domain=[0.0, 0.44], range_=(0, ymax), anchor="x2")
     lay["yaxis3"] = axis("积压 Q(步)", overlaying="y2", side="right", range_=(0, qmax), showgrid=False, anchor="x2")
     lay["yaxis4"] = axis("Q(步)", overlaying="y", side="right", range_=(0, qmax), showgrid=False)
     for yref in ("y", "y2"):
-        lay.setdefault("shapes", []).append({"type": "line", "xref": "paper", "yref": yref, "x0": 0, "x1": 1, "y0": 100, "y1": 100,
-                                             "line": {"color": color("backlog"), "dash": "dash", "width": 1.5}})
-        lay.setdefault("annotations", []).append({"x": 0.01, "xref": "paper", "y": 100, "yref": yref, "yanchor": "bottom",
-                                                  "xanchor": "left", "showarrow": False, "text": f"100% = {cap:,.0f} 步/s",
-                                                  "font": {"size": 12, "color": color("backlog")}})
+        lay.setdefault("shapes", []).append(
+            {
+                "type": "line",
+                "xref": "paper",
+                "yref": yref,
+                "x0": 0,
+                "x1": 1,
+                "y0": 100,
+                "y1": 100,
+                "line": {"color": color("backlog"), "dash": "dash", "width": 1.5},
+            }
+        )
+        lay.setdefault("annotations", []).append(
+            {
+                "x": 0.01,
+                "xref": "paper",
+                "y": 100,
+                "yref": yref,
+                "yanchor": "bottom",
+                "xanchor": "left",
+                "showarrow": False,
+                "text": f"100% = {cap:,.0f} 步/s",
+                "font": {"size": 12, "color": color("backlog")},
+            }
+        )
     return lay
 
 
@@ -163,13 +282,41 @@ def two_lanes(ru: Any, rs: Any, cap: float, lanes: tuple[str, str], utils: Seque
     ymax = max(100.0, *utils) * 1.18
     names = ("积压 Q(t) · 上道", "积压 Q(t)", "游标 · 上道", "游标 · 下道")
     qs = [(thin(len(run.times), 150), run) for run in (ru, rs)]
-    data = _lane_bars(ru, cap, "y", True) + _lane_bars(rs, cap, "y2", False) + [
-        line([run.times[i] for i in ix], [run.queue[i] for i in ix], nm, "backlog", xaxis=xa, yaxis=ya, width=w,
-             showlegend=legend, legendgroup="q")
-        for (ix, run), nm, xa, ya, w, legend in zip(qs, names, ("x", "x2"), ("y4", "y3"), (2.5, 3), (False, True))] + [
-        line([end_t, end_t], [0, ymax * 0.92], nm, "ink", xaxis=xa, yaxis=ya, mode="lines+text", width=1.5, dash="dot",
-             text=["", ""], textposition="top right", showlegend=False)
-        for nm, xa, ya in zip(names[2:], ("x", "x2"), ("y", "y2"))]
+    data = (
+        _lane_bars(ru, cap, "y", True)
+        + _lane_bars(rs, cap, "y2", False)
+        + [
+            line(
+                [run.times[i] for i in ix],
+                [run.queue[i] for i in ix],
+                nm,
+                "backlog",
+                xaxis=xa,
+                yaxis=ya,
+                width=w,
+                showlegend=legend,
+                legendgroup="q",
+            )
+            for (ix, run), nm, xa, ya, w, legend in zip(qs, names, ("x", "x2"), ("y4", "y3"), (2.5, 3), (False, True))
+        ]
+        + [
+            line(
+                [end_t, end_t],
+                [0, ymax * 0.92],
+                nm,
+                "ink",
+                xaxis=xa,
+                yaxis=ya,
+                mode="lines+text",
+                width=1.5,
+                dash="dot",
+                text=["", ""],
+                textposition="top right",
+                showlegend=False,
+            )
+            for nm, xa, ya in zip(names[2:], ("x", "x2"), ("y", "y2"))
+        ]
+    )
     fig = figure(data, _lanes_layout(lanes, end_t, ymax, max(rs.peak, ru.peak, 1.0) * 1.2, cap))
     q_traces = {nm: next(d for d in data if d["name"] == nm) for nm in names[:2]}
     frames, labels = [], []
@@ -192,21 +339,54 @@ def two_lanes(ru: Any, rs: Any, cap: float, lanes: tuple[str, str], utils: Seque
 # ---------------------------------------------------------------------------------------------
 
 
-def occupancy_figure(times: Sequence[float], occupancy: Sequence[float], m0: float, tau: float, plateau: float,
-                     horizon: float, one_label: str, plateau_label: str) -> dict:
+def occupancy_figure(
+    times: Sequence[float],
+    occupancy: Sequence[float],
+    m0: float,
+    tau: float,
+    plateau: float,
+    horizon: float,
+    one_label: str,
+    plateau_label: str,
+) -> dict:
     """图 3-3: one task's area M₀·τ (top), the stacked M(t) with its plateau λ·M₀·τ (bottom); ▶ draws M(t)."""
     data = [
-        line([0, 0, tau, tau, 0], [0, m0, m0, 0, 0], one_label, "state", fill="toself", fillcolor=color("state_fill"),
-             xaxis="x", yaxis="y"),
-        line(times, occupancy, "M(t):正在等待的任务占用", "state", shape="hv", fill="tozeroy",
-             fillcolor=color("state_fill_light"), xaxis="x2", yaxis="y2"),
+        line(
+            [0, 0, tau, tau, 0],
+            [0, m0, m0, 0, 0],
+            one_label,
+            "state",
+            fill="toself",
+            fillcolor=color("state_fill"),
+            xaxis="x",
+            yaxis="y",
+        ),
+        line(
+            times,
+            occupancy,
+            "M(t):正在等待的任务占用",
+            "state",
+            shape="hv",
+            fill="tozeroy",
+            fillcolor=color("state_fill_light"),
+            xaxis="x2",
+            yaxis="y2",
+        ),
         line([0, horizon], [plateau, plateau], plateau_label, "ink", dash="dash", width=1.5, xaxis="x2", yaxis="y2"),
     ]
-    lay = layout(axis("", range_=(0, horizon), showticklabels=False), axis("GiB", domain=[0.72, 1.0], range_=(0, m0 * 1.4)),
-                 height=380, margin=(56, 16, 24, 48))
+    lay = layout(
+        axis("", range_=(0, horizon), showticklabels=False),
+        axis("GiB", domain=[0.72, 1.0], range_=(0, m0 * 1.4)),
+        height=380,
+        margin=(56, 16, 24, 48),
+    )
     lay["xaxis2"] = axis("时间 (s)", range_=(0, horizon), anchor="y2")
-    lay["yaxis2"] = axis("占用 M(t) (GiB)", domain=[0.0, 0.6], anchor="x2",
-                         range_=(0, max(max(occupancy, default=0), plateau, m0) * 1.15))
+    lay["yaxis2"] = axis(
+        "占用 M(t) (GiB)",
+        domain=[0.0, 0.6],
+        anchor="x2",
+        range_=(0, max(max(occupancy, default=0), plateau, m0) * 1.15),
+    )
     fig = figure(data, lay)
     rb, rm = r(list(times)), r(list(occupancy))
     frames, labels = [], []
@@ -220,13 +400,41 @@ def occupancy_figure(times: Sequence[float], occupancy: Sequence[float], m0: flo
 
 def stacked_step_bytes(weight_gb: float, kv_gb: float, batch: int) -> dict:
     """One decode step's bytes: the shared weights plus the batch's KV reads and writes."""
-    return figure([
-        bar(["一步 decode"], [weight_gb], f"共享权重 {weight_gb:.2f} GB", "decode", horizontal=True, text=[f"权重 {weight_gb:.2f} GB"]),
-        bar(["一步 decode"], [kv_gb], f"{batch} 条序列的 KV 读写 {kv_gb:.2f} GB", "state", horizontal=True, text=[f"KV {kv_gb:.2f} GB"]),
-    ], layout(axis("每步读写字节 (GB)"), axis(""), height=170, barmode="stack", margin=(90, 16, 16, 44)))
+    return figure(
+        [
+            bar(
+                ["一步 decode"],
+                [weight_gb],
+                f"共享权重 {weight_gb:.2f} GB",
+                "decode",
+                horizontal=True,
+                text=[f"权重 {weight_gb:.2f} GB"],
+            ),
+            bar(
+                ["一步 decode"],
+                [kv_gb],
+                f"{batch} 条序列的 KV 读写 {kv_gb:.2f} GB",
+                "state",
+                horizontal=True,
+                text=[f"KV {kv_gb:.2f} GB"],
+            ),
+        ],
+        layout(axis("每步读写字节 (GB)"), axis(""), height=170, barmode="stack", margin=(90, 16, 16, 44)),
+    )
 
 
 def rate_vs_demand(mu: float, demand: float, texts: Sequence[str]) -> dict:
     """One card's decode rate against a mix's mean demand (horizontal bars)."""
-    return figure([bar(["单卡上限", "平均需求"], [mu, demand], "decode 步/s", ["decode", "backlog"], text=list(texts), horizontal=True)],
-                  layout(axis("decode 步/s"), axis(""), height=170, legend=False, margin=(80, 16, 16, 44)))
+    return figure(
+        [
+            bar(
+                ["单卡上限", "平均需求"],
+                [mu, demand],
+                "decode 步/s",
+                ["decode", "backlog"],
+                text=list(texts),
+                horizontal=True,
+            )
+        ],
+        layout(axis("decode 步/s"), axis(""), height=170, legend=False, margin=(80, 16, 16, 44)),
+    )

@@ -2,6 +2,7 @@
 budget, the hold-out check and its seed strip, 图 3-28 (training as intercept, calls as slope) with its
 iso-loss inset, the lifetime break-even, tokens per parameter, MoE total vs active parameters and
 图 3-30 (A100-equivalent GPU-hours)."""
+
 from __future__ import annotations
 
 import math
@@ -17,9 +18,21 @@ def _log_grid(lo: float, hi: float, n: int) -> list[float]:
 
 
 def _arrow(x0: float, y0: float, x1: float, y1: float, role: str) -> dict:
-    return {"x": math.log10(x1), "y": math.log10(y1), "ax": math.log10(x0), "ay": math.log10(y0), "xref": "x",
-            "yref": "y", "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 2, "arrowwidth": 2,
-            "arrowcolor": color(role), "text": ""}
+    return {
+        "x": math.log10(x1),
+        "y": math.log10(y1),
+        "ax": math.log10(x0),
+        "ay": math.log10(y0),
+        "xref": "x",
+        "yref": "y",
+        "axref": "x",
+        "ayref": "y",
+        "showarrow": True,
+        "arrowhead": 2,
+        "arrowwidth": 2,
+        "arrowcolor": color(role),
+        "text": "",
+    }
 
 
 def split_figure(law: sl.Law, alpha: float, beta: float, c0: float, k: float, o: Mapping[str, float]) -> dict:
@@ -30,47 +43,81 @@ def split_figure(law: sl.Law, alpha: float, beta: float, c0: float, k: float, o:
     n0, n1, d0, d1 = o["n_opt_params"], o["n_opt_params_after"], o["d_opt_tokens"], o["d_opt_tokens_after"]
     lay = layout(axis("训练预算 C (FLOP,对数)", log=True), axis("最优规模(对数)", log=True), height=340)
     lay["annotations"] = [_arrow(c0, n0, c1, n1, "state"), _arrow(c0, d0, c1, d1, "decode")]
-    return figure([
-        line(grid, ns, "N_opt(参数)", "state"),
-        line(grid, [c / (6 * n) for c, n in zip(grid, ns)], "D_opt(训练 token)", "decode"),
-        points([c0, c0], [n0, d0], "原预算 C", "ink", size=10),
-        points([c1, c1], [n1, d1], f"新预算 {k:g}C", "accent", size=11),
-    ], lay)
+    return figure(
+        [
+            line(grid, ns, "N_opt(参数)", "state"),
+            line(grid, [c / (6 * n) for c, n in zip(grid, ns)], "D_opt(训练 token)", "decode"),
+            points([c0, c0], [n0, d0], "原预算 C", "ink", size=10),
+            points([c1, c1], [n1, d1], f"新预算 {k:g}C", "accent", size=11),
+        ],
+        lay,
+    )
 
 
-def holdout_figure(context: Sequence[sl.Run], law: sl.Law, held: Sequence[sl.Run], pred: Sequence[float],
-                   fitted: Sequence[sl.Run]) -> dict:
+def holdout_figure(
+    context: Sequence[sl.Run], law: sl.Law, held: Sequence[sl.Run], pred: Sequence[float], fitted: Sequence[sl.Run]
+) -> dict:
     """Loss against N: context runs (grey), the law at the two held-out D, the reader's fit points,
     the held-out points observed (filled) and predicted (open) with the residual between."""
-    ngrid = _log_grid(1e7, 10 ** 10.2, 41)
+    ngrid = _log_grid(1e7, 10**10.2, 41)
     traces = [
-        points([r.params for r in context], [r.loss for r in context], "datablations C4 单轮 run(背景)", "idle", size=7,
-               opacity=0.55, text=[r.run for r in context], hovertemplate="%{text}<br>N=%{x:.3g} L=%{y:.4f}<extra></extra>"),
+        points(
+            [r.params for r in context],
+            [r.loss for r in context],
+            "datablations C4 单轮 run(背景)",
+            "idle",
+            size=7,
+            opacity=0.55,
+            text=[r.run for r in context],
+            hovertemplate="%{text}<br>N=%{x:.3g} L=%{y:.4f}<extra></extra>",
+        ),
         line(ngrid, [sl.loss(law, n, 55e9) for n in ngrid], "律:D = 55B", "prefill", dash="dot", width=2),
         line(ngrid, [sl.loss(law, n, 178e9) for n in ngrid], "律:D = 178B", "decode", dash="dot", width=2),
     ]
     if fitted:
-        traces.append(points([r.params for r in fitted], [r.loss for r in fitted], "拟合点(你选的)", "accent", size=10,
-                             symbol="diamond"))
+        traces.append(
+            points(
+                [r.params for r in fitted],
+                [r.loss for r in fitted],
+                "拟合点(你选的)",
+                "accent",
+                size=10,
+                symbol="diamond",
+            )
+        )
     h1, h2 = held
     traces += [
         points([h1.params, h2.params], [h1.loss, h2.loss], "留出点 实测", "backlog", size=12),
         points([h1.params, h2.params], list(pred), "留出点 预测", "backlog", size=12, symbol="circle-open"),
-        line([h1.params, h1.params, None, h2.params, h2.params], [h1.loss, pred[0], None, h2.loss, pred[1]],
-             "预测 − 实测", "backlog", width=2),
+        line(
+            [h1.params, h1.params, None, h2.params, h2.params],
+            [h1.loss, pred[0], None, h2.loss, pred[1]],
+            "预测 − 实测",
+            "backlog",
+            width=2,
+        ),
     ]
-    return figure(traces, layout(axis("参数量 N(对数)", log=True, range_=(7, 10.2)),
-                                 axis("C4 测试损失 (nats/token)", range_=(2.2, 4.2)), height=380))
+    return figure(
+        traces,
+        layout(
+            axis("参数量 N(对数)", log=True, range_=(7, 10.2)),
+            axis("C4 测试损失 (nats/token)", range_=(2.2, 4.2)),
+            height=380,
+        ),
+    )
 
 
 def seed_strip(reruns: Sequence[sl.Run], held: sl.Run, pred: float) -> dict:
     """The same configuration under other seeds, beside the held-out run and the law's prediction."""
     y = "2.81B / 55B"
-    return figure([
-        points([r.loss for r in reruns], [y] * len(reruns), f"换随机种子重跑({len(reruns)} 次)", "idle", size=11),
-        points([held.loss], [y], f"书中留出点 {held.loss:.3f}", "backlog", size=12),
-        points([pred], [y], "律的预测", "backlog", size=12, symbol="circle-open"),
-    ], layout(axis("C4 测试损失 (nats/token)"), axis(""), height=170, margin=(90, 16, 8, 44)))
+    return figure(
+        [
+            points([r.loss for r in reruns], [y] * len(reruns), f"换随机种子重跑({len(reruns)} 次)", "idle", size=11),
+            points([held.loss], [y], f"书中留出点 {held.loss:.3f}", "backlog", size=12),
+            points([pred], [y], "律的预测", "backlog", size=12, symbol="circle-open"),
+        ],
+        layout(axis("C4 测试损失 (nats/token)"), axis(""), height=170, margin=(90, 16, 8, 44)),
+    )
 
 
 def intercept_figure(o: Mapping[str, float], n_small: float, n_large: float) -> dict:
@@ -78,16 +125,29 @@ def intercept_figure(o: Mapping[str, float], n_small: float, n_large: float) -> 
     q_star = o["q_star_calls"]
     inside = q_star is not None and 1e6 <= q_star <= 1e10
     qs = sorted(set(_log_grid(1e6, 1e10, 41)) | ({q_star} if inside else set()))
+
     def total(size: str, q: float) -> float:
         return o[f"train_gpu_h_{size}"] + q * o[f"call_gpu_s_{size}"] / 3600
-    tr = [line(qs, [total("small", q) for q in qs], f"小模型 {sci(n_small, 2)}:多训练、调用便宜", "prefill"),
-          line(qs, [total("large", q) for q in qs], f"大模型 {sci(n_large, 2)}:少训练、调用贵", "decode")]
+
+    tr = [
+        line(qs, [total("small", q) for q in qs], f"小模型 {sci(n_small, 2)}:多训练、调用便宜", "prefill"),
+        line(qs, [total("large", q) for q in qs], f"大模型 {sci(n_large, 2)}:少训练、调用贵", "decode"),
+    ]
     refs = []
     if inside:
         tr.append(points([q_star], [total("small", q_star)], "交点 Q*", "accent", size=12))
         refs.append(vline(q_star, f"Q*≈{sci(q_star, 3)}", log=True))
-    return figure(tr, with_refs(layout(axis("累计调用次数 Q(对数)", log=True, range_=(6, 10)),
-                                       axis("累计 GPU 小时 C₀ + Q·c(对数)", log=True), height=340), *refs))
+    return figure(
+        tr,
+        with_refs(
+            layout(
+                axis("累计调用次数 Q(对数)", log=True, range_=(6, 10)),
+                axis("累计 GPU 小时 C₀ + Q·c(对数)", log=True),
+                height=340,
+            ),
+            *refs,
+        ),
+    )
 
 
 def iso_loss_figure(law: sl.Law, target: float, sizes: Sequence[tuple[float, float | None]], boundary_b: float) -> dict:
@@ -97,52 +157,78 @@ def iso_loss_figure(law: sl.Law, target: float, sizes: Sequence[tuple[float, flo
     dd = [sl.tokens_for_loss(law, n, target) / 1e9 for n in ngrid]
     inside = [d if math.isfinite(d) and d <= boundary_b else None for d in dd]
     beyond = [d if math.isfinite(d) and d >= boundary_b else None for d in dd]
-    for i in range(1, len(dd)):      # join the two segments at the boundary
+    for i in range(1, len(dd)):  # join the two segments at the boundary
         if inside[i] is None and inside[i - 1] is not None and beyond[i] is not None:
             beyond[i - 1] = inside[i - 1]
         if beyond[i - 1] is not None and inside[i] is not None and inside[i - 1] is None:
             inside[i - 1] = beyond[i - 1]
     pts = [(n, d) for n, d in sizes if d]
-    return figure([
-        line(ngrid, inside, "等损失线(数据范围内)", "ink"),
-        line(ngrid, beyond, f"外推(超出 {boundary_b:g}B)", "ink", dash="dash"),
-        points([x for x, _ in pts], [y for _, y in pts], "两个模型", "accent", size=11),
-    ], with_refs(layout(axis("参数量 N(对数)", log=True), axis("所需训练 token D (10⁹,对数)", log=True), height=280),
-                 hline(boundary_b, f"数据范围上限 {boundary_b:g}B(示意)", "idle", log=True)))
+    return figure(
+        [
+            line(ngrid, inside, "等损失线(数据范围内)", "ink"),
+            line(ngrid, beyond, f"外推(超出 {boundary_b:g}B)", "ink", dash="dash"),
+            points([x for x, _ in pts], [y for _, y in pts], "两个模型", "accent", size=11),
+        ],
+        with_refs(
+            layout(axis("参数量 N(对数)", log=True), axis("所需训练 token D (10⁹,对数)", log=True), height=280),
+            hline(boundary_b, f"数据范围上限 {boundary_b:g}B(示意)", "idle", log=True),
+        ),
+    )
 
 
 def lifetime_figure(delta_train_gpu_h: float, saving_gpu_s: float, tasks: float, q_star: float | None) -> dict:
     """The part of the two lifetime costs that differs: extra training (flat) vs extra serving Q·Δc."""
-    marked = [q_star] if q_star and 1e6 <= q_star <= 1e11 else []       # Q* inside the axis range
+    marked = [q_star] if q_star and 1e6 <= q_star <= 1e11 else []  # Q* inside the axis range
     qs = sorted({*_log_grid(1e6, 1e11, 51), tasks, *marked})
     marks = [q for q in (2e8, 1e9) if q != tasks]
-    tr = [line(qs, [delta_train_gpu_h] * len(qs), "小模型:多出的训练 ΔC₀", "prefill"),
-          line(qs, [q * saving_gpu_s / 3600 for q in qs], "大模型:多出的服务 Q·Δc", "decode"),
-          points(marks, [q * saving_gpu_s / 3600 for q in marks], "两亿 / 十亿项", "ink", size=9),
-          points([tasks], [tasks * saving_gpu_s / 3600], f"当前 Q = {sci(tasks, 3)}", "accent", size=12)]
+    tr = [
+        line(qs, [delta_train_gpu_h] * len(qs), "小模型:多出的训练 ΔC₀", "prefill"),
+        line(qs, [q * saving_gpu_s / 3600 for q in qs], "大模型:多出的服务 Q·Δc", "decode"),
+        points(marks, [q * saving_gpu_s / 3600 for q in marks], "两亿 / 十亿项", "ink", size=9),
+        points([tasks], [tasks * saving_gpu_s / 3600], f"当前 Q = {sci(tasks, 3)}", "accent", size=12),
+    ]
     refs = [vline(q, f"Q*≈{sci(q, 3)}", log=True) for q in marked]
-    return figure(tr, with_refs(layout(axis("生命周期任务数 Q(对数)", log=True, range_=(6, 11)),
-                                       axis("两者不同的那部分成本 (GPU·h,对数)", log=True), height=330), *refs))
+    return figure(
+        tr,
+        with_refs(
+            layout(
+                axis("生命周期任务数 Q(对数)", log=True, range_=(6, 11)),
+                axis("两者不同的那部分成本 (GPU·h,对数)", log=True),
+                height=330,
+            ),
+            *refs,
+        ),
+    )
 
 
-def tokens_per_param_figure(names: Sequence[str], d_over_n: Sequence[float], texts: Sequence[str], per_param: float) -> dict:
+def tokens_per_param_figure(
+    names: Sequence[str], d_over_n: Sequence[float], texts: Sequence[str], per_param: float
+) -> dict:
     """Training tokens per parameter of each model (log bars) against the compute-optimal line."""
-    return figure([bar(names, d_over_n, "D/N", "decode", text=texts)],
-                  with_refs(layout(axis(""), axis("训练 token / 参数(对数)", log=True), height=280, legend=False),
-                            hline(per_param, f"Chinchilla {per_param:g}", "target", dash="dash", log=True)))
+    return figure(
+        [bar(names, d_over_n, "D/N", "decode", text=texts)],
+        with_refs(
+            layout(axis(""), axis("训练 token / 参数(对数)", log=True), height=280, legend=False),
+            hline(per_param, f"Chinchilla {per_param:g}", "target", dash="dash", log=True),
+        ),
+    )
 
 
 def moe_params_figure(models: Sequence[Mapping]) -> dict:
     """Total (capacity) vs active-per-token (compute) parameters of MoE models, 10⁹, log."""
     names = [m["name"] for m in models]
-    return figure([
-        bar(names, [m["total_params"] / 1e9 for m in models], "总参数(容量)", "state"),
-        bar(names, [m["active_params"] / 1e9 for m in models], "每 token 激活(运算)", "prefill"),
-    ], layout(axis(""), axis("参数 (10⁹,对数)", log=True), height=290, barmode="group"))
+    return figure(
+        [
+            bar(names, [m["total_params"] / 1e9 for m in models], "总参数(容量)", "state"),
+            bar(names, [m["active_params"] / 1e9 for m in models], "每 token 激活(运算)", "prefill"),
+        ],
+        layout(axis(""), axis("参数 (10⁹,对数)", log=True), height=290, barmode="group"),
+    )
 
 
-def a100_figure(reports: Sequence[Mapping], equiv: Sequence[float], gpu_names: Mapping[str, str],
-                roles: Mapping[str, str]) -> tuple[dict, str]:
+def a100_figure(
+    reports: Sequence[Mapping], equiv: Sequence[float], gpu_names: Mapping[str, str], roles: Mapping[str, str]
+) -> tuple[dict, str]:
     """图 3-30: reported GPU-hours as A100 equivalents, horizontal log bars coloured by the original GPU;
     and the figure's one-line summary."""
     labels = [f"{r['model']}({gpu_names[r['gpu']]},{r['scope']})" for r in reports]
@@ -150,8 +236,23 @@ def a100_figure(reports: Sequence[Mapping], equiv: Sequence[float], gpu_names: M
     for g in roles:
         idx = [i for i, r in enumerate(reports) if r["gpu"] == g]
         if idx:
-            traces.append(bar([labels[i] for i in idx], [equiv[i] for i in idx], f"原始 GPU:{gpu_names[g]}", roles[g],
-                              horizontal=True, text=[sci(equiv[i], 3) for i in idx]))
-    fig = figure(traces, layout(axis("A100 等效 GPU 小时(对数)", log=True), axis("", categoryorder="array", categoryarray=labels),
-                                height=320, margin=(260, 16, 16, 48)))
+            traces.append(
+                bar(
+                    [labels[i] for i in idx],
+                    [equiv[i] for i in idx],
+                    f"原始 GPU:{gpu_names[g]}",
+                    roles[g],
+                    horizontal=True,
+                    text=[sci(equiv[i], 3) for i in idx],
+                )
+            )
+    fig = figure(
+        traces,
+        layout(
+            axis("A100 等效 GPU 小时(对数)", log=True),
+            axis("", categoryorder="array", categoryarray=labels),
+            height=320,
+            margin=(260, 16, 16, 48),
+        ),
+    )
     return fig, "; ".join(f"{r['model']} {sci(x, 3)}" for r, x in zip(reports, equiv)) + "(A100 等效 GPU 小时)。"

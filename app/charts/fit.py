@@ -1,5 +1,6 @@
 """Figures of the fit planner: one GPU's memory, part by part, against its usable share and capacity;
 the decode step's time terms (read, compute, all-reduce) against the lower bound."""
+
 from __future__ import annotations
 
 import math
@@ -10,38 +11,89 @@ from .theme import COLORS, axis, bar, figure, layout, line, r, vline, with_refs
 LANE = "每卡显存"
 
 
-def memory_breakdown(parts: Mapping[str, float], texts: Mapping[str, str], usable_gb: float, capacity_gb: float,
-                     labels: Mapping[str, str]) -> dict:
+def memory_breakdown(
+    parts: Mapping[str, float],
+    texts: Mapping[str, str],
+    usable_gb: float,
+    capacity_gb: float,
+    labels: Mapping[str, str],
+) -> dict:
     """A stacked horizontal bar (GB): weights, reserve, the batch's KV, then the KV room left (or the part
     over the usable share, shaded red) and the share the engine leaves alone; lines at η·M and M."""
     roles = {"weights": "capacity", "reserve": "waiting", "kv": "storage", "free": "state_fill", "outside": "rule_line"}
     used = parts["weights"] + parts["reserve"] + parts["kv"]
-    shown = [k for k in roles if parts.get(k, 0) > 0 and (k != "outside" or used <= usable_gb)]   # η's remainder sits
-    data = [bar([LANE], [parts[k]], labels[k], roles[k], horizontal=True, text=[texts.get(k, "")], width=0.5,  # after a fit
-                textposition="inside", insidetextanchor="middle", hovertemplate=f"{labels[k]}: %{{x:.4g}} GB<extra></extra>")
-            for k in shown]
+    shown = [k for k in roles if parts.get(k, 0) > 0 and (k != "outside" or used <= usable_gb)]  # η's remainder sits
+    data = [
+        bar(
+            [LANE],
+            [parts[k]],
+            labels[k],
+            roles[k],
+            horizontal=True,
+            text=[texts.get(k, "")],
+            width=0.5,  # after a fit
+            textposition="inside",
+            insidetextanchor="middle",
+            hovertemplate=f"{labels[k]}: %{{x:.4g}} GB<extra></extra>",
+        )
+        for k in shown
+    ]
     top = max(used, capacity_gb) * 1.06
-    lay = with_refs(layout(axis("显存 (GB)", range_=(0, top)), axis(""), height=220, barmode="stack",
-                           margin=(16, 16, 36, 48)),
-                    vline(usable_gb, f"可用 η·M = {usable_gb:.4g} GB ", "ink"),
-                    vline(capacity_gb, f" 容量 M = {capacity_gb:.4g} GB", "over" if used > capacity_gb else "ink", "dot"))
-    lay["annotations"][0]["xanchor"], lay["annotations"][1]["xanchor"] = "right", "left"     # the two labels never overlap
+    lay = with_refs(
+        layout(axis("显存 (GB)", range_=(0, top)), axis(""), height=220, barmode="stack", margin=(16, 16, 36, 48)),
+        vline(usable_gb, f"可用 η·M = {usable_gb:.4g} GB ", "ink"),
+        vline(capacity_gb, f" 容量 M = {capacity_gb:.4g} GB", "over" if used > capacity_gb else "ink", "dot"),
+    )
+    lay["annotations"][0]["xanchor"], lay["annotations"][1]["xanchor"] = "right", "left"  # the two labels never overlap
     if used > usable_gb:
-        lay["shapes"].append({"type": "rect", "xref": "x", "yref": "paper", "x0": usable_gb, "x1": used, "y0": 0.15,
-                              "y1": 0.85, "fillcolor": COLORS["over_fill"], "line": {"color": COLORS["over"], "width": 2}})
+        lay["shapes"].append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": usable_gb,
+                "x1": used,
+                "y0": 0.15,
+                "y1": 0.85,
+                "fillcolor": COLORS["over_fill"],
+                "line": {"color": COLORS["over"], "width": 2},
+            }
+        )
     lay["yaxis"]["showticklabels"] = False
     return figure(data, lay)
 
 
-def step_terms(names: Sequence[str], values_ms: Sequence[float], roles: Sequence[str], texts: Sequence[str],
-               t_step_ms: float, step_text: str) -> dict:
+def step_terms(
+    names: Sequence[str],
+    values_ms: Sequence[float],
+    roles: Sequence[str],
+    texts: Sequence[str],
+    t_step_ms: float,
+    step_text: str,
+) -> dict:
     """The decode step's terms as horizontal bars (ms) with the lower bound max(read, compute) + all-reduce marked."""
     top = max([*values_ms, t_step_ms]) * 1.25
-    lay = with_refs(layout(axis("时间 (ms)", range_=(0, top)), axis(""), height=230, legend=False, margin=(150, 24, 36, 48)),
-                    vline(t_step_ms, step_text, "accent"))
-    return figure([bar(list(names), list(values_ms), "时间项", list(roles), horizontal=True, text=list(texts),
-                       textposition="outside", cliponaxis=False, width=0.55,
-                       hovertemplate="%{y}: %{x:.4g} ms<extra></extra>")], lay)
+    lay = with_refs(
+        layout(axis("时间 (ms)", range_=(0, top)), axis(""), height=230, legend=False, margin=(150, 24, 36, 48)),
+        vline(t_step_ms, step_text, "accent"),
+    )
+    return figure(
+        [
+            bar(
+                list(names),
+                list(values_ms),
+                "时间项",
+                list(roles),
+                horizontal=True,
+                text=list(texts),
+                textposition="outside",
+                cliponaxis=False,
+                width=0.55,
+                hovertemplate="%{y}: %{x:.4g} ms<extra></extra>",
+            )
+        ],
+        lay,
+    )
 
 
 def with_comm_bound(fig: dict, comm_ms: Sequence[float], step_ms: Sequence[float]) -> dict:

@@ -1,5 +1,6 @@
 """Figures of 1.2.1: the 2009 latency table on a log axis (图 1-6 扩展) and a serial timeline of
 waits followed by compute."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -12,8 +13,10 @@ CATEGORY_ZH = {"compute": "计算", "sync": "同步", "storage": "存储", "netw
 
 def fmt_ns(ns: float) -> str:
     """A duration in the nearest readable unit: 0.5 ns, 3 μs, 10 ms, 1.5 s."""
+
     def g(x: float) -> str:
         return f"{int(x):,}" if float(x).is_integer() else f"{x:.3g}"
+
     for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "μs")):
         if ns >= scale:
             return f"{g(ns / scale)} {unit}"
@@ -26,22 +29,49 @@ def latency_bars(ops: Sequence[Op], a: Op, b: Op) -> dict:
     for cat, zh in CATEGORY_ZH.items():
         rows = [op for op in ops if op.category == cat]
         sel = [op.id in (a.id, b.id) for op in rows]
-        t = bar([op.zh for op in rows], [op.ns for op in rows], zh, cat, horizontal=True, text=[fmt_ns(op.ns) for op in rows],
-                textposition="outside", cliponaxis=False, hovertemplate="%{y}: %{text}<extra></extra>")
-        t["marker"].update({"opacity": [1 if s else 0.45 for s in sel],
-                            "line": {"width": [2.5 if s else 0 for s in sel], "color": COLORS["accent"]}})
+        t = bar(
+            [op.zh for op in rows],
+            [op.ns for op in rows],
+            zh,
+            cat,
+            horizontal=True,
+            text=[fmt_ns(op.ns) for op in rows],
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y}: %{text}<extra></extra>",
+        )
+        t["marker"].update(
+            {
+                "opacity": [1 if s else 0.45 for s in sel],
+                "line": {"width": [2.5 if s else 0 for s in sel], "color": COLORS["accent"]},
+            }
+        )
         traces.append(t)
-    ticks = [10.0 ** k for k in range(-1, 10)]
-    lay = layout(axis("耗时(对数刻度)", log=True, range_=(-1, 9.3), ticks=ticks, ticktext=[fmt_ns(t) for t in ticks]),
-                 axis("", categoryorder="array", categoryarray=[op.zh for op in ops], autorange="reversed"),
-                 height=440, margin=(190, 20, 16, 56), barmode="overlay")
+    ticks = [10.0**k for k in range(-1, 10)]
+    lay = layout(
+        axis("耗时(对数刻度)", log=True, range_=(-1, 9.3), ticks=ticks, ticktext=[fmt_ns(t) for t in ticks]),
+        axis("", categoryorder="array", categoryarray=[op.zh for op in ops], autorange="reversed"),
+        height=440,
+        margin=(190, 20, 16, 56),
+        barmode="overlay",
+    )
     return figure(traces, with_refs(lay, vline(a.ns, "A", "accent", log=True), vline(b.ns, "B", "accent", log=True)))
 
 
 def serial_timeline(n: int, each_ms: float, wait_ms: float, total_ms: float) -> dict:
     """n waits back to back on one lane, then the compute."""
     lane, starts = "串行执行", [i * each_ms for i in range(n)]
-    traces = [gantt_trace(lane, starts, [t + each_ms for t in starts], "磁盘寻道(等待)", "waiting", width=0.5),
-              gantt_trace(lane, [wait_ms], [total_ms], "计算", "compute", width=0.5)]
-    return figure(traces, layout(axis("时间 (ms)", range_=(0, total_ms * 1.02)), axis(""), height=200, margin=(80, 16, 16, 48),
-                                 barmode="overlay"))
+    traces = [
+        gantt_trace(lane, starts, [t + each_ms for t in starts], "磁盘寻道(等待)", "waiting", width=0.5),
+        gantt_trace(lane, [wait_ms], [total_ms], "计算", "compute", width=0.5),
+    ]
+    return figure(
+        traces,
+        layout(
+            axis("时间 (ms)", range_=(0, total_ms * 1.02)),
+            axis(""),
+            height=200,
+            margin=(80, 16, 16, 48),
+            barmode="overlay",
+        ),
+    )

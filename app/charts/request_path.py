@@ -1,6 +1,7 @@
 """图 1-3 / 1-4: one request from the client to the streamed answer. A lane of stages, the KV cache
 as a growing bar and the streamed tokens, with ▶ frames (before prefill, after prefill, after each
 decode step) that address traces by name."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -9,8 +10,15 @@ from ..calculators import request_path as rp
 from ..calculators.units import MIB
 from .theme import COLORS, animate, axis, figure, frame, layout
 
-STAGES = [(0.0, "客户端"), (1.6, "服务入口"), (3.2, "路由器"), (4.8, "分词器"), (6.4, "prefill"), (8.0, "decode 循环"),
-          (9.6, "流式返回")]   # x position on the stage lane, label
+STAGES = [
+    (0.0, "客户端"),
+    (1.6, "服务入口"),
+    (3.2, "路由器"),
+    (4.8, "分词器"),
+    (6.4, "prefill"),
+    (8.0, "decode 循环"),
+    (9.6, "流式返回"),
+]  # x position on the stage lane, label
 
 
 def stage_of(frame_no: int) -> tuple[list[int], str]:
@@ -43,26 +51,58 @@ def _dynamic(inp: int, out: int, k: int, kv_per_token: float) -> list[dict]:
 
 def request_animation(inp: int, out: int, frame_no: int, kv_per_token: float) -> dict:
     """The stage lane, KV bar and streamed tokens at ``frame_no``, with one ▶ frame per step."""
-    static = {"type": "scatter", "mode": "markers+text", "x": [s[0] for s in STAGES], "y": [2.4] * len(STAGES),
-              "text": [s[1] for s in STAGES], "textposition": "bottom center", "name": "阶段",
-              "marker": {"size": 16, "color": COLORS["waiting"], "symbol": "circle"}, "hoverinfo": "text"}
-    path = {"type": "scatter", "mode": "lines", "x": [STAGES[0][0], STAGES[-1][0]], "y": [2.4, 2.4],
-            "line": {"color": COLORS["waiting"], "width": 2}, "hoverinfo": "skip", "name": "请求路径"}
+    static = {
+        "type": "scatter",
+        "mode": "markers+text",
+        "x": [s[0] for s in STAGES],
+        "y": [2.4] * len(STAGES),
+        "text": [s[1] for s in STAGES],
+        "textposition": "bottom center",
+        "name": "阶段",
+        "marker": {"size": 16, "color": COLORS["waiting"], "symbol": "circle"},
+        "hoverinfo": "text",
+    }
+    path = {
+        "type": "scatter",
+        "mode": "lines",
+        "x": [STAGES[0][0], STAGES[-1][0]],
+        "y": [2.4, 2.4],
+        "line": {"color": COLORS["waiting"], "width": 2},
+        "hoverinfo": "skip",
+        "name": "请求路径",
+    }
     hidden = {"hoverinfo": "skip", "showlegend": False, "textposition": "middle right"}
     styles: list[dict[str, Any]] = [
-        {"marker": {"size": 26, "color": COLORS["accent"], "symbol": "circle-open", "line": {"width": 4, "color": COLORS["accent"]}},
-         "hoverinfo": "skip"},
+        {
+            "marker": {
+                "size": 26,
+                "color": COLORS["accent"],
+                "symbol": "circle-open",
+                "line": {"width": 4, "color": COLORS["accent"]},
+            },
+            "hoverinfo": "skip",
+        },
         {"line": {"color": COLORS["capacity"], "width": 26}},
         {"line": {"color": COLORS["read"], "width": 26}},
         {"marker": {"size": 14, "color": COLORS["compute"], "symbol": "square"}},
         {**hidden, "textfont": {"size": 15}},
         {**hidden, "textfont": {"size": 14}},
     ]
-    names = ["当前阶段", f"输入的 KV({inp:,} token,示意长度)", "decode 追加的 KV", "已流式送出的 token", "KV 标签", "说明"]
+    names = [
+        "当前阶段",
+        f"输入的 KV({inp:,} token,示意长度)",
+        "decode 追加的 KV",
+        "已流式送出的 token",
+        "KV 标签",
+        "说明",
+    ]
     dyn = [dict(t, name=n, **s) for t, n, s in zip(_dynamic(inp, out, frame_no, kv_per_token), names, styles)]
-    lay = layout(axis("", range_=(-0.4, 10.6), showticklabels=False, showgrid=False),
-                 axis("", range_=(-0.3, 3.2), ticks=[0.3, 1.2, 2.4], ticktext=["已输出", "KV 缓存", "阶段"], showgrid=False),
-                 height=300, margin=(72, 16, 16, 40))
+    lay = layout(
+        axis("", range_=(-0.4, 10.6), showticklabels=False, showgrid=False),
+        axis("", range_=(-0.3, 3.2), ticks=[0.3, 1.2, 2.4], ticktext=["已输出", "KV 缓存", "阶段"], showgrid=False),
+        height=300,
+        margin=(72, 16, 16, 40),
+    )
     fig = figure([path, static] + dyn, lay)
     frames = [frame(**dict(zip(names, _dynamic(inp, out, k, kv_per_token)))) for k in range(out + 1)]
     animate(fig, frames, ["前", "prefill"] + [f"d{k - 1}" for k in range(2, out + 1)], duration=600, prefix="帧:")

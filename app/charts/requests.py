@@ -1,13 +1,29 @@
 """Figures of one request (3.1): the prefill-then-decode call timeline with the resident KV (▶ call
 by call), the context staircase, rows per weight read against the turning point, the event
 timeline of 图 3-2, 练习 3-1's count bars and the nearest-rank percentile of three columns."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
 from ..calculators.units import KIB, MIB
 from .backlog import thin
-from .theme import animate, axis, bar, color, figure, frame, gantt_trace, hline, layout, line, points, r, vline, with_refs
+from .theme import (
+    animate,
+    axis,
+    bar,
+    color,
+    figure,
+    frame,
+    gantt_trace,
+    hline,
+    layout,
+    line,
+    points,
+    r,
+    vline,
+    with_refs,
+)
 
 
 def _decode_blocks(n_dec: int, pw: float, gap: float) -> tuple[list[int], list[float], float]:
@@ -41,18 +57,40 @@ def call_timeline(n_dec: int, p: int, kv_tokens: Callable[[int | None], int], ki
         gantt_trace("调用", starts, ends, done, "decode"),
         bar(["KV"], [kv_max], "驻留 KV", "state", horizontal=True, text=[kv_text(kv_max)], xaxis="x2", yaxis="y2"),
     ]
-    lay = layout(axis("", range_=(0, xmax), showticklabels=False), axis("", domain=[0.42, 1.0]), height=300,
-                 margin=(56, 16, 40, 40), barmode="overlay")
+    lay = layout(
+        axis("", range_=(0, xmax), showticklabels=False),
+        axis("", domain=[0.42, 1.0]),
+        height=300,
+        margin=(56, 16, 40, 40),
+        barmode="overlay",
+    )
     lay["xaxis2"] = axis("", anchor="y2", range_=(0, kv_max * 1.05), showticklabels=False)
     lay["yaxis2"] = axis("", domain=[0.0, 0.22], anchor="x2")
     if n_dec > 40:
-        lay["annotations"] = [{"x": starts[20] - gap / 2, "y": "调用", "xref": "x", "yref": "y", "yshift": -30,
-                               "text": f"… 中间 {n_dec - 40:,} 次 …", "showarrow": False, "font": {"size": 12}}]
+        lay["annotations"] = [
+            {
+                "x": starts[20] - gap / 2,
+                "y": "调用",
+                "xref": "x",
+                "yref": "y",
+                "yshift": -30,
+                "text": f"… 中间 {n_dec - 40:,} 次 …",
+                "showarrow": False,
+                "font": {"size": 12},
+            }
+        ]
     fig = figure(data, lay)
     rs, re_ = r(starts), r(ends)
     widths = r([e - s for s, e in zip(starts, ends)])
-    frames = [frame(**{done: {"base": rs[:k], "x": widths[:k], "y": ["调用"] * k, "customdata": re_[:k]},
-                       "驻留 KV": {"x": [kv_after[k]], "text": [kv_text(kv_after[k])]}}) for k in range(len(shown) + 1)]
+    frames = [
+        frame(
+            **{
+                done: {"base": rs[:k], "x": widths[:k], "y": ["调用"] * k, "customdata": re_[:k]},
+                "驻留 KV": {"x": [kv_after[k]], "text": [kv_text(kv_after[k])]},
+            }
+        )
+        for k in range(len(shown) + 1)
+    ]
     labels = ["prefill"] + [f"d{j}" for j in shown]
     return animate(fig, frames, labels, duration=120, prefix="调用 ")
 
@@ -60,67 +98,180 @@ def call_timeline(n_dec: int, p: int, kv_tokens: Callable[[int | None], int], ki
 def context_staircase(ctx: Sequence[int]) -> dict:
     """Context present when each call starts (0 = the prefill, then decode j at index j + 1)."""
     idx = thin(len(ctx), 200)
-    return figure([line(idx, [ctx[i] for i in idx], "调用开始时已有的上下文", "state", shape="hv", fill="tozeroy",
-                        fillcolor=color("state_fill_light"))],
-                  layout(axis("调用序号(0 = prefill,之后第 j+1 个是 decode j)"), axis("上下文 (token)", rangemode="tozero"),
-                         height=260, legend=False))
+    return figure(
+        [
+            line(
+                idx,
+                [ctx[i] for i in idx],
+                "调用开始时已有的上下文",
+                "state",
+                shape="hv",
+                fill="tozeroy",
+                fillcolor=color("state_fill_light"),
+            )
+        ],
+        layout(
+            axis("调用序号(0 = prefill,之后第 j+1 个是 decode j)"),
+            axis("上下文 (token)", rangemode="tozero"),
+            height=260,
+            legend=False,
+        ),
+    )
 
 
 def rows_per_read(prefill_rows: int, decode_rows: int, ridge: float) -> dict:
     """Rows multiplied per weight read (log) against the turning point B*."""
-    return figure([bar(["prefill", "decode"], [prefill_rows, decode_rows], "每读一遍权重参与乘加的行数", ["prefill", "decode"],
-                       text=[f"{prefill_rows:,}", f"{decode_rows:,}"])],
-                  with_refs(layout(axis(""), axis("行数(对数)", log=True), height=260, legend=False),
-                            hline(ridge, f"转折点 ≈ {ridge:.1f} 行", "ink", dash="dash", log=True)))
+    return figure(
+        [
+            bar(
+                ["prefill", "decode"],
+                [prefill_rows, decode_rows],
+                "每读一遍权重参与乘加的行数",
+                ["prefill", "decode"],
+                text=[f"{prefill_rows:,}", f"{decode_rows:,}"],
+            )
+        ],
+        with_refs(
+            layout(axis(""), axis("行数(对数)", log=True), height=260, legend=False),
+            hline(ridge, f"转折点 ≈ {ridge:.1f} 行", "ink", dash="dash", log=True),
+        ),
+    )
 
 
-def request_events(queue: float, t1: float, tg: float, gap: float, g: int, thinking: int, audio: bool,
-                   o: dict) -> dict:
+def request_events(queue: float, t1: float, tg: float, gap: float, g: int, thinking: int, audio: bool, o: dict) -> dict:
     """图 3-2: queue, prefill and decode on one lane; TTFT, full request and one token gap as bars
     under it; the first useful / audible output when thinking tokens or an audio delay are set (ms)."""
     lane = "请求"
-    data = [gantt_trace(lane, [0], [queue], "等待 / 排队", "idle", text=["排队"]),
-            gantt_trace(lane, [queue], [t1], "prefill", "prefill", text=["prefill"]),
-            gantt_trace(lane, [t1], [tg], f"decode({g - 1} 个间隔)", "decode", text=["decode"])]
+    data = [
+        gantt_trace(lane, [0], [queue], "等待 / 排队", "idle", text=["排队"]),
+        gantt_trace(lane, [queue], [t1], "prefill", "prefill", text=["prefill"]),
+        gantt_trace(lane, [t1], [tg], f"decode({g - 1} 个间隔)", "decode", text=["decode"]),
+    ]
     if thinking:
-        data.append(gantt_trace(lane, [t1], [min(o["first_useful_ms"], tg)], "内部思考 token", "decode", opacity=0.45,
-                                marker={"color": color("decode"), "pattern": {"shape": "x", "fgcolor": color("on_fill")}}))
+        data.append(
+            gantt_trace(
+                lane,
+                [t1],
+                [min(o["first_useful_ms"], tg)],
+                "内部思考 token",
+                "decode",
+                opacity=0.45,
+                marker={"color": color("decode"), "pattern": {"shape": "x", "fgcolor": color("on_fill")}},
+            )
+        )
     data += [
-        gantt_trace("TTFT", [0], [o["ttft_ms"]], "T_TTFT = t₁ − t_a", "ink", text=[f"TTFT {o['ttft_ms']:,.0f} ms"],
-                    opacity=0.75, width=0.35),
-        gantt_trace("完整请求", [0], [o["request_ms"]], "T_request = t_G − t_a", "ink",
-                    text=[f"完整请求 {o['request_ms']:,.0f} ms"], opacity=0.55, width=0.35),
-        gantt_trace("token 间隔", [t1], [t1 + gap], "T_token = (t_G − t₁)/(G−1)", "decode",
-                    text=[f"{o['token_ms']:,.1f} ms"], width=0.35, textposition="outside"),
+        gantt_trace(
+            "TTFT",
+            [0],
+            [o["ttft_ms"]],
+            "T_TTFT = t₁ − t_a",
+            "ink",
+            text=[f"TTFT {o['ttft_ms']:,.0f} ms"],
+            opacity=0.75,
+            width=0.35,
+        ),
+        gantt_trace(
+            "完整请求",
+            [0],
+            [o["request_ms"]],
+            "T_request = t_G − t_a",
+            "ink",
+            text=[f"完整请求 {o['request_ms']:,.0f} ms"],
+            opacity=0.55,
+            width=0.35,
+        ),
+        gantt_trace(
+            "token 间隔",
+            [t1],
+            [t1 + gap],
+            "T_token = (t_G − t₁)/(G−1)",
+            "decode",
+            text=[f"{o['token_ms']:,.1f} ms"],
+            width=0.35,
+            textposition="outside",
+        ),
     ]
     if thinking or audio:
-        data.append(gantt_trace("首个有用 / 可听", [0], [o["first_audible_ms"]], "首个有用输出 / 首个声音", "accent",
-                                text=[f"{o['first_audible_ms']:,.0f} ms"], opacity=0.6, width=0.35))
-    lay = layout(axis("时间 (ms,自到达起)", range_=(0, max(tg, o["first_audible_ms"]) * 1.05)),
-                 axis("", autorange="reversed"), height=300, margin=(96, 16, 24, 48), barmode="overlay")
+        data.append(
+            gantt_trace(
+                "首个有用 / 可听",
+                [0],
+                [o["first_audible_ms"]],
+                "首个有用输出 / 首个声音",
+                "accent",
+                text=[f"{o['first_audible_ms']:,.0f} ms"],
+                opacity=0.6,
+                width=0.35,
+            )
+        )
+    lay = layout(
+        axis("时间 (ms,自到达起)", range_=(0, max(tg, o["first_audible_ms"]) * 1.05)),
+        axis("", autorange="reversed"),
+        height=300,
+        margin=(96, 16, 24, 48),
+        barmode="overlay",
+    )
     return figure(data, with_refs(lay, vline(0, "t_a", "ink"), vline(t1, "t₁", "ink"), vline(tg, "t_G", "ink")))
 
 
-def grouped_counts(cats: Sequence[str], series: Sequence[tuple[str, str, Sequence[float]]], y_title: str, *,
-                   log: bool = False, fmt: str = "{:,}", height: int = 280) -> dict:
+def grouped_counts(
+    cats: Sequence[str],
+    series: Sequence[tuple[str, str, Sequence[float]]],
+    y_title: str,
+    *,
+    log: bool = False,
+    fmt: str = "{:,}",
+    height: int = 280,
+) -> dict:
     """Grouped bars, one series per (name, role, values), each bar labelled with its value."""
-    return figure([bar(list(cats), list(v), nm, role, text=[fmt.format(x) for x in v]) for nm, role, v in series],
-                  layout(axis(""), axis(y_title, log=log), height=height, barmode="group", legend=len(series) > 1))
+    return figure(
+        [bar(list(cats), list(v), nm, role, text=[fmt.format(x) for x in v]) for nm, role, v in series],
+        layout(axis(""), axis(y_title, log=log), height=height, barmode="group", legend=len(series) > 1),
+    )
 
 
-def ranked_columns(cols: dict[str, list[float]], titles: dict[str, tuple[str, str]], rank: int, picks: dict[str, tuple[float, int]],
-                   q_pct: int) -> dict:
+def ranked_columns(
+    cols: dict[str, list[float]],
+    titles: dict[str, tuple[str, str]],
+    rank: int,
+    picks: dict[str, tuple[float, int]],
+    q_pct: int,
+) -> dict:
     """Each column sorted on its own (three side-by-side panels, rank on x) with the nearest-rank pick circled."""
     traces = []
     for ci, (key, vals) in enumerate(cols.items()):
         ranked = sorted(((v, i) for i, v in enumerate(vals)), key=lambda x: x[0])
         ax = "" if ci == 0 else str(ci + 1)
         val, i0 = picks[key]
-        traces.append(points(list(range(1, len(vals) + 1)), [x for x, _ in ranked], titles[key][0], ["idle", "prefill", "decode"][ci],
-                             size=8, xaxis=f"x{ax}", yaxis=f"y{ax}", text=[f"#{j + 1}" for _, j in ranked],
-                             hovertemplate="第 %{x} 位 · 请求 %{text} · %{y}<extra></extra>"))
-        traces.append(points([rank], [val], f"p{q_pct}", "backlog", size=16, symbol="circle-open", xaxis=f"x{ax}", yaxis=f"y{ax}",
-                             showlegend=ci == 0, mode="markers+text", text=[f"请求 {i0 + 1}"], textposition="middle left"))
+        traces.append(
+            points(
+                list(range(1, len(vals) + 1)),
+                [x for x, _ in ranked],
+                titles[key][0],
+                ["idle", "prefill", "decode"][ci],
+                size=8,
+                xaxis=f"x{ax}",
+                yaxis=f"y{ax}",
+                text=[f"#{j + 1}" for _, j in ranked],
+                hovertemplate="第 %{x} 位 · 请求 %{text} · %{y}<extra></extra>",
+            )
+        )
+        traces.append(
+            points(
+                [rank],
+                [val],
+                f"p{q_pct}",
+                "backlog",
+                size=16,
+                symbol="circle-open",
+                xaxis=f"x{ax}",
+                yaxis=f"y{ax}",
+                showlegend=ci == 0,
+                mode="markers+text",
+                text=[f"请求 {i0 + 1}"],
+                textposition="middle left",
+            )
+        )
     lay = layout(axis("秩", domain=[0, 0.28]), axis("排队 (ms)"), height=300, margin=(56, 16, 24, 44))
     for k, (dom, title) in enumerate((([0.36, 0.64], "TTFT (ms)"), ([0.72, 1.0], "完整请求 (s)")), start=2):
         lay[f"xaxis{k}"] = axis("秩", domain=dom, anchor=f"y{k}")

@@ -6,6 +6,7 @@ over-limit/bottleneck red (图 1-6 adds orange for storage and reuses blue for n
 chapter 3 — prefill orange, decode blue, state residency purple, tools/environment teal,
 waiting/idle gray, backlog/over-limit red.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,30 +17,64 @@ import numpy as np
 
 COLORS: dict[str, str] = {
     # chapter 1
-    "read": "#2f7fd8", "bandwidth": "#2f7fd8", "compute": "#1f9d55", "capacity": "#8a5cf5",
-    "resident": "#8a5cf5", "waiting": "#8c96a3", "overhead": "#8c96a3", "over": "#e0413a",
-    "storage": "#e8890c", "network": "#2f7fd8", "sync": "#8c96a3",
+    "read": "#2f7fd8",
+    "bandwidth": "#2f7fd8",
+    "compute": "#1f9d55",
+    "capacity": "#8a5cf5",
+    "resident": "#8a5cf5",
+    "waiting": "#8c96a3",
+    "overhead": "#8c96a3",
+    "over": "#e0413a",
+    "storage": "#e8890c",
+    "network": "#2f7fd8",
+    "sync": "#8c96a3",
     # chapter 3
-    "prefill": "#e8890c", "decode": "#2f7fd8", "state": "#8a5cf5", "tools": "#0f9f8f",
-    "idle": "#8c96a3", "backlog": "#e0413a",
+    "prefill": "#e8890c",
+    "decode": "#2f7fd8",
+    "state": "#8a5cf5",
+    "tools": "#0f9f8f",
+    "idle": "#8c96a3",
+    "backlog": "#e0413a",
     # neutral
-    "ink": "#444b55", "accent": "#c2410c", "target": "#b45309",
+    "ink": "#444b55",
+    "accent": "#c2410c",
+    "target": "#b45309",
     # ch3a (chapter-3 opener, 3.1, 3.2 and their end matter): translucent fills of the roles above
-    "decode_fill": "rgba(47,127,216,0.35)", "state_fill": "rgba(138,92,245,0.25)",
-    "state_fill_light": "rgba(138,92,245,0.18)", "backlog_fill": "rgba(224,65,58,0.15)", "on_fill": "#ffffff",
+    "decode_fill": "rgba(47,127,216,0.35)",
+    "state_fill": "rgba(138,92,245,0.25)",
+    "state_fill_light": "rgba(138,92,245,0.18)",
+    "backlog_fill": "rgba(224,65,58,0.15)",
+    "on_fill": "#ffffff",
     # chapter 3 · 3.3–3.5 (group ch3b): outlines, label backgrounds and washes of figures and diagrams
-    "outline": "rgba(0,0,0,0.3)", "label_bg": "rgba(255,255,255,0.6)", "paper": "#ffffff",
-    "accent_wash": "rgba(194,65,12,0.08)", "rule_line": "rgba(127,127,127,0.3)", "sequential": "Viridis",   # a Plotly colour scale
+    "outline": "rgba(0,0,0,0.3)",
+    "label_bg": "rgba(255,255,255,0.6)",
+    "paper": "#ffffff",
+    "accent_wash": "rgba(194,65,12,0.08)",
+    "rule_line": "rgba(127,127,127,0.3)",
+    "sequential": "Viridis",  # a Plotly colour scale
     # chapter 1 (ch1 group): the request traffic of 图 1-5, 示意 remarks in diagrams, text on a filled
     # block, the over-limit fill of 图 1-7
-    "request": "#0f9f8f", "note": "#a16207", "over_fill": "rgba(224,65,58,0.35)",
+    "request": "#0f9f8f",
+    "note": "#a16207",
+    "over_fill": "rgba(224,65,58,0.35)",
 }
 
 ROLE_LABELS = {
-    1: [("read", "数据读取 / 带宽"), ("compute", "计算"), ("capacity", "容量 / 驻留数据"),
-        ("waiting", "等待 / 系统开销"), ("over", "超限 / 瓶颈")],
-    3: [("prefill", "prefill"), ("decode", "decode"), ("state", "状态驻留"), ("tools", "工具 / 环境"),
-        ("idle", "等待 / 空闲"), ("backlog", "积压 / 超限")],
+    1: [
+        ("read", "数据读取 / 带宽"),
+        ("compute", "计算"),
+        ("capacity", "容量 / 驻留数据"),
+        ("waiting", "等待 / 系统开销"),
+        ("over", "超限 / 瓶颈"),
+    ],
+    3: [
+        ("prefill", "prefill"),
+        ("decode", "decode"),
+        ("state", "状态驻留"),
+        ("tools", "工具 / 环境"),
+        ("idle", "等待 / 空闲"),
+        ("backlog", "积压 / 超限"),
+    ],
 }
 
 
@@ -57,17 +92,17 @@ def r(x: Any, sig: int = 5) -> Any:
     if isinstance(x, float):
         return float(format(x, f".{sig}g")) if x == x and x not in (float("inf"), float("-inf")) else None
     if isinstance(x, (list, tuple)):
-        if len(x) > 2 and isinstance(x[0], float) and x.count(x[0]) == len(x):   # a flat line: one format
+        if len(x) > 2 and isinstance(x[0], float) and x.count(x[0]) == len(x):  # a flat line: one format
             return Rounded([r(x[0], sig)] * len(x))
-        if x and set(map(type, x)) == _FLOAT:     # plain floats only (a traced number formats itself)
+        if x and set(map(type, x)) == _FLOAT:  # plain floats only (a traced number formats itself)
             if len(x) >= VECTOR_MIN:
                 return Rounded(_round_floats(x, sig))
             pct = _PCT[sig] if sig < len(_PCT) else f"%.{sig}g"
-            fast = [float(pct % v) for v in x]   # "%.5g" % v: format()'s digits, one call fewer per value
+            fast = [float(pct % v) for v in x]  # "%.5g" % v: format()'s digits, one call fewer per value
             total = sum(fast)
-            if total - total == 0:               # every value finite (inf and nan stay inf and nan)
+            if total - total == 0:  # every value finite (inf and nan stay inf and nan)
                 return Rounded(fast)
-        spec = f".{sig}g"               # format(v, spec): 1.7× faster than "{:.5g}".format(v), same digits
+        spec = f".{sig}g"  # format(v, spec): 1.7× faster than "{:.5g}".format(v), same digits
         out = []
         for v in x:
             if isinstance(v, float):
@@ -83,9 +118,9 @@ def r(x: Any, sig: int = 5) -> Any:
 
 
 _PCT = tuple(f"%.{k}g" for k in range(18))
-VECTOR_MIN = 96                      # from this many floats numpy rounds a list faster than format()
+VECTOR_MIN = 96  # from this many floats numpy rounds a list faster than format()
 _FLOAT = {float}
-_POW10 = 10.0 ** np.arange(23)       # exact powers of ten (10²² is the last one a double holds exactly)
+_POW10 = 10.0 ** np.arange(23)  # exact powers of ten (10²² is the last one a double holds exactly)
 
 
 def _round_floats(x: Sequence[float], sig: int) -> list[float | None]:
@@ -121,12 +156,12 @@ class SharedRounding:
 
     def __call__(self, x: Sequence[Any]) -> Rounded:
         if isinstance(x, Rounded) or (len(x) > 2 and type(x[0]) is float and x.count(x[0]) == len(x)):
-            return r(x, self.sig)              # rounded already, or a flat line: one format
+            return r(x, self.sig)  # rounded already, or a flat line: one format
         memo = self.memo
-        if x and set(map(type, x)) == _FLOAT:     # plain floats: the new ones formatted, then all looked up
+        if x and set(map(type, x)) == _FLOAT:  # plain floats: the new ones formatted, then all looked up
             pct = f"%.{self.sig}g"
             for v in [v for v in x if v not in memo]:
-                if v not in memo:                # a value repeated within x is formatted once
+                if v not in memo:  # a value repeated within x is formatted once
                     memo[v] = float(pct % v) if v - v == 0 else None
             return Rounded([memo[v] for v in x])
         spec, out = self.spec, []
@@ -153,8 +188,15 @@ def color(role: str) -> str:
     return COLORS.get(role, role)
 
 
-def axis(title: str = "", *, log: bool = False, range_: Sequence[float] | None = None,
-         ticks: Sequence[float] | None = None, ticktext: Sequence[str] | None = None, **kw: Any) -> dict:
+def axis(
+    title: str = "",
+    *,
+    log: bool = False,
+    range_: Sequence[float] | None = None,
+    ticks: Sequence[float] | None = None,
+    ticktext: Sequence[str] | None = None,
+    **kw: Any,
+) -> dict:
     a: dict[str, Any] = {"title": {"text": title}, "zeroline": False, "automargin": False}
     if log:
         a["type"] = "log"
@@ -168,25 +210,52 @@ def axis(title: str = "", *, log: bool = False, range_: Sequence[float] | None =
     return a
 
 
-def layout(x: dict | None = None, y: dict | None = None, *, height: int = 320, legend: bool = True,
-           margin: tuple[int, int, int, int] = (56, 16, 16, 48), **kw: Any) -> dict:
+def layout(
+    x: dict | None = None,
+    y: dict | None = None,
+    *,
+    height: int = 320,
+    legend: bool = True,
+    margin: tuple[int, int, int, int] = (56, 16, 16, 48),
+    **kw: Any,
+) -> dict:
     """Fixed margins (l, r, t, b) so Plotly skips auto-margin passes on every redraw."""
     left, right, top, bottom = margin
     lay: dict[str, Any] = {
-        "height": height, "margin": {"l": left, "r": right, "t": top, "b": bottom},
-        "xaxis": x or axis(), "yaxis": y or axis(), "showlegend": legend,
+        "height": height,
+        "margin": {"l": left, "r": right, "t": top, "b": bottom},
+        "xaxis": x or axis(),
+        "yaxis": y or axis(),
+        "showlegend": legend,
         "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "font": {"size": 12}},
-        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
-        "font": {"size": 13}, "hovermode": "closest",
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"size": 13},
+        "hovermode": "closest",
     }
     lay.update(kw)
     return lay
 
 
-def line(x: Iterable, y: Iterable, name: str, role: str, *, dash: str | None = None,
-         mode: str = "lines", width: float = 2.5, **kw: Any) -> dict:
-    t = {"type": "scatter", "mode": mode, "x": r(_seq(x)), "y": r(_seq(y)), "name": name,
-         "line": {"color": color(role), "width": width}}
+def line(
+    x: Iterable,
+    y: Iterable,
+    name: str,
+    role: str,
+    *,
+    dash: str | None = None,
+    mode: str = "lines",
+    width: float = 2.5,
+    **kw: Any,
+) -> dict:
+    t = {
+        "type": "scatter",
+        "mode": mode,
+        "x": r(_seq(x)),
+        "y": r(_seq(y)),
+        "name": name,
+        "line": {"color": color(role), "width": width},
+    }
     if dash:
         t["line"]["dash"] = dash
     if "markers" in mode:
@@ -195,16 +264,31 @@ def line(x: Iterable, y: Iterable, name: str, role: str, *, dash: str | None = N
     return t
 
 
-def points(x: Iterable, y: Iterable, name: str, role: str, *, size: int = 10, symbol: str = "circle",
-           **kw: Any) -> dict:
-    t = {"type": "scatter", "mode": "markers", "x": r(_seq(x)), "y": r(_seq(y)), "name": name,
-         "marker": {"color": color(role), "size": size, "symbol": symbol}}
+def points(
+    x: Iterable, y: Iterable, name: str, role: str, *, size: int = 10, symbol: str = "circle", **kw: Any
+) -> dict:
+    t = {
+        "type": "scatter",
+        "mode": "markers",
+        "x": r(_seq(x)),
+        "y": r(_seq(y)),
+        "name": name,
+        "marker": {"color": color(role), "size": size, "symbol": symbol},
+    }
     t.update(kw)
     return t
 
 
-def bar(x: Iterable, y: Iterable, name: str, role: str | Sequence[str], *, horizontal: bool = False,
-        text: Sequence[str] | None = None, **kw: Any) -> dict:
+def bar(
+    x: Iterable,
+    y: Iterable,
+    name: str,
+    role: str | Sequence[str],
+    *,
+    horizontal: bool = False,
+    text: Sequence[str] | None = None,
+    **kw: Any,
+) -> dict:
     colors = color(role) if isinstance(role, str) else [color(c) for c in role]
     t: dict[str, Any] = {"type": "bar", "name": name, "marker": {"color": colors}}
     if horizontal:
@@ -222,23 +306,66 @@ def _ann(v: float, log: bool) -> float:
     return r(math.log10(v)) if log and v > 0 else r(v)
 
 
-def vline(x: float, text: str = "", role: str = "ink", dash: str = "dash", *, log: bool = False
-          ) -> tuple[dict, dict | None]:
+def vline(
+    x: float, text: str = "", role: str = "ink", dash: str = "dash", *, log: bool = False
+) -> tuple[dict, dict | None]:
     """A vertical reference line across the plot (shape) and its label (annotation).
     ``log``: the x axis is logarithmic."""
-    shape = {"type": "line", "xref": "x", "yref": "paper", "x0": r(x), "x1": r(x), "y0": 0, "y1": 1,
-             "line": {"color": color(role), "dash": dash, "width": 1.5}}
-    ann = ({"x": _ann(x, log), "y": 1, "xref": "x", "yref": "paper", "text": text, "showarrow": False,
-            "yanchor": "bottom", "font": {"color": color(role), "size": 12}} if text else None)
+    shape = {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": r(x),
+        "x1": r(x),
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": color(role), "dash": dash, "width": 1.5},
+    }
+    ann = (
+        {
+            "x": _ann(x, log),
+            "y": 1,
+            "xref": "x",
+            "yref": "paper",
+            "text": text,
+            "showarrow": False,
+            "yanchor": "bottom",
+            "font": {"color": color(role), "size": 12},
+        }
+        if text
+        else None
+    )
     return shape, ann
 
 
-def hline(y: float, text: str = "", role: str = "ink", dash: str = "dot", *, log: bool = False
-          ) -> tuple[dict, dict | None]:
-    shape = {"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": r(y), "y1": r(y),
-             "line": {"color": color(role), "dash": dash, "width": 1.5}}
-    ann = ({"x": 1, "y": _ann(y, log), "xref": "paper", "yref": "y", "text": text, "showarrow": False,
-            "xanchor": "right", "yanchor": "bottom", "font": {"color": color(role), "size": 12}} if text else None)
+def hline(
+    y: float, text: str = "", role: str = "ink", dash: str = "dot", *, log: bool = False
+) -> tuple[dict, dict | None]:
+    shape = {
+        "type": "line",
+        "xref": "paper",
+        "yref": "y",
+        "x0": 0,
+        "x1": 1,
+        "y0": r(y),
+        "y1": r(y),
+        "line": {"color": color(role), "dash": dash, "width": 1.5},
+    }
+    ann = (
+        {
+            "x": 1,
+            "y": _ann(y, log),
+            "xref": "paper",
+            "yref": "y",
+            "text": text,
+            "showarrow": False,
+            "xanchor": "right",
+            "yanchor": "bottom",
+            "font": {"color": color(role), "size": 12},
+        }
+        if text
+        else None
+    )
     return shape, ann
 
 
@@ -252,14 +379,27 @@ def with_refs(lay: dict, *refs: tuple[dict, dict | None]) -> dict:
     return lay
 
 
-def gantt_trace(lane: str, starts: Sequence[float], ends: Sequence[float], name: str, role: str,
-                text: Sequence[str] | None = None, **kw: Any) -> dict:
+def gantt_trace(
+    lane: str,
+    starts: Sequence[float],
+    ends: Sequence[float],
+    name: str,
+    role: str,
+    text: Sequence[str] | None = None,
+    **kw: Any,
+) -> dict:
     """Horizontal blocks on one lane: a bar trace with ``base`` = start."""
-    t = {"type": "bar", "orientation": "h", "name": name, "y": [lane] * len(starts),
-         "base": r(list(starts)), "x": r([e - s for s, e in zip(starts, ends)]),
-         "marker": {"color": color(role), "line": {"width": 1, "color": "rgba(0,0,0,0.25)"}},
-         "hovertemplate": "%{base:.4g} → %{customdata:.4g}<extra>" + name + "</extra>",
-         "customdata": r(list(ends))}
+    t = {
+        "type": "bar",
+        "orientation": "h",
+        "name": name,
+        "y": [lane] * len(starts),
+        "base": r(list(starts)),
+        "x": r([e - s for s, e in zip(starts, ends)]),
+        "marker": {"color": color(role), "line": {"width": 1, "color": "rgba(0,0,0,0.25)"}},
+        "hovertemplate": "%{base:.4g} → %{customdata:.4g}<extra>" + name + "</extra>",
+        "customdata": r(list(ends)),
+    }
     if text is not None:
         t.update({"text": list(text), "textposition": "inside", "insidetextanchor": "middle"})
     t.update(kw)
@@ -286,33 +426,79 @@ def _resolve_frame(index: dict[str, int], f: dict) -> dict:
     return out
 
 
-def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: int = 300,
-            prefix: str = "") -> dict:
+def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: int = 300, prefix: str = "") -> dict:
     """Attach frames with ▶/❚❚ buttons and a time slider. ``frames[i]`` is a :func:`frame`
     (traces by name) or ``{"data": [...], "traces": [...]}``."""
     index = {t.get("name"): i for i, t in enumerate(fig["data"]) if t.get("name")}
     frames = [_resolve_frame(index, f) for f in frames]
-    named = [{"name": str(i), "data": f["data"], **({"traces": f["traces"]} if "traces" in f else {}),
-              **({"layout": f["layout"]} if "layout" in f else {})} for i, f in enumerate(frames)]
+    named = [
+        {
+            "name": str(i),
+            "data": f["data"],
+            **({"traces": f["traces"]} if "traces" in f else {}),
+            **({"layout": f["layout"]} if "layout" in f else {}),
+        }
+        for i, f in enumerate(frames)
+    ]
     fig["frames"] = named
     lay = fig["layout"]
-    lay["updatemenus"] = [{
-        "type": "buttons", "showactive": False, "x": 0, "y": -0.04, "xanchor": "left", "yanchor": "top",
-        "direction": "left", "pad": {"t": 30, "r": 8},
-        "buttons": [
-            {"label": "▶ 播放", "method": "animate",
-             "args": [None, {"frame": {"duration": duration, "redraw": False}, "fromcurrent": True,
-                             "transition": {"duration": 0}, "mode": "immediate"}]},
-            {"label": "❚❚ 暂停", "method": "animate",
-             "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
-                               "transition": {"duration": 0}}]},
-        ]}]
-    lay["sliders"] = [{
-        "active": len(frames) - 1, "x": 0, "len": 1, "y": -0.04, "yanchor": "top",
-        "pad": {"t": 70}, "currentvalue": {"prefix": prefix, "font": {"size": 12}, "xanchor": "right"},
-        "steps": [{"label": str(lbl), "method": "animate",
-                   "args": [[str(i)], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
-                                       "transition": {"duration": 0}}]} for i, lbl in enumerate(labels)]}]
+    lay["updatemenus"] = [
+        {
+            "type": "buttons",
+            "showactive": False,
+            "x": 0,
+            "y": -0.04,
+            "xanchor": "left",
+            "yanchor": "top",
+            "direction": "left",
+            "pad": {"t": 30, "r": 8},
+            "buttons": [
+                {
+                    "label": "▶ 播放",
+                    "method": "animate",
+                    "args": [
+                        None,
+                        {
+                            "frame": {"duration": duration, "redraw": False},
+                            "fromcurrent": True,
+                            "transition": {"duration": 0},
+                            "mode": "immediate",
+                        },
+                    ],
+                },
+                {
+                    "label": "❚❚ 暂停",
+                    "method": "animate",
+                    "args": [
+                        [None],
+                        {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}},
+                    ],
+                },
+            ],
+        }
+    ]
+    lay["sliders"] = [
+        {
+            "active": len(frames) - 1,
+            "x": 0,
+            "len": 1,
+            "y": -0.04,
+            "yanchor": "top",
+            "pad": {"t": 70},
+            "currentvalue": {"prefix": prefix, "font": {"size": 12}, "xanchor": "right"},
+            "steps": [
+                {
+                    "label": str(lbl),
+                    "method": "animate",
+                    "args": [
+                        [str(i)],
+                        {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}},
+                    ],
+                }
+                for i, lbl in enumerate(labels)
+            ],
+        }
+    ]
     lay["margin"]["b"] = max(lay["margin"]["b"], 150)
     lay["height"] = lay.get("height", 320) + 100
     return fig

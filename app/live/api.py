@@ -1,5 +1,6 @@
 """The live-class JSON API (the contract in issue 16). Writes that steer the class need the
 instructor's token; followers may only join, answer and share snapshots."""
+
 from __future__ import annotations
 
 import math
@@ -85,7 +86,12 @@ def changed(new: Session | None, code: str) -> Session:
 # ------------------------------------------------------------------ helpers pages share
 
 
-@router.get("/api/live/resolve", response_model=CardRef, responses=errors(404, 422), summary="跳转框:图号、例题号或标题词 → 卡片编号")
+@router.get(
+    "/api/live/resolve",
+    response_model=CardRef,
+    responses=errors(404, 422),
+    summary="跳转框:图号、例题号或标题词 → 卡片编号",
+)
 async def resolve_card(q: str = "") -> JSONResponse:
     q = q[:100]
     cid = label_to_id(q) if q else None
@@ -96,22 +102,46 @@ async def resolve_card(q: str = "") -> JSONResponse:
     return ok({"card": cid})
 
 
-@router.get("/api/live/askable/{card}", response_model=Askables, responses=errors(404, 422), summary="这张卡片在此状态下可以问全班的题目")
+@router.get(
+    "/api/live/askable/{card}",
+    response_model=Askables,
+    responses=errors(404, 422),
+    summary="这张卡片在此状态下可以问全班的题目",
+)
 async def askable(card: str, request: Request) -> JSONResponse:
-    if resolve(card) is None:      # a path names a resource: an unknown card is not found
+    if resolve(card) is None:  # a path names a resource: an unknown card is not found
         raise fail(404, "card", f"没有编号为 “{card[:40]}” 的卡片", "not_found")
     c, params = card_state(card, request.url.query)
     view = compute(c, params)
-    return ok({"card": c.id, "askable": [
-        {"key": a.key, "label": a.label, "source": a.source, "unit": a.question.unit, "kind": a.question.kind,
-         "on_axis": cardinfo.axis_of(c, view, a.key) is not None} for a in cardinfo.askables(c, params, view)]})
+    return ok(
+        {
+            "card": c.id,
+            "askable": [
+                {
+                    "key": a.key,
+                    "label": a.label,
+                    "source": a.source,
+                    "unit": a.question.unit,
+                    "kind": a.question.kind,
+                    "on_axis": cardinfo.axis_of(c, view, a.key) is not None,
+                }
+                for a in cardinfo.askables(c, params, view)
+            ],
+        }
+    )
 
 
 # ------------------------------------------------------------------ sessions and state
 
 
-@router.post("/api/live", status_code=201, response_model=Created, responses=errors(413, 422, 503),
-             openapi_extra=request_body(CreateIn, required=False), summary="开课:新建课堂,返回课堂码与教师令牌")
+@router.post(
+    "/api/live",
+    status_code=201,
+    response_model=Created,
+    responses=errors(413, 422, 503),
+    openapi_extra=request_body(CreateIn, required=False),
+    summary="开课:新建课堂,返回课堂码与教师令牌",
+)
 async def create(request: Request, data: CreateBody) -> JSONResponse:
     card, params = card_state(data.card or reading_order()[0], data.query)
     token, store = new_token(), get_store()
@@ -125,8 +155,15 @@ async def create(request: Request, data: CreateBody) -> JSONResponse:
     else:
         raise fail(503, "code", "暂时无法分配课堂码,请重试", "busy")
     base = str(request.base_url).rstrip("/")
-    return ok({"code": s.code, "token": token, "follow_url": f"{base}/live/{s.code}",
-               "control_url": f"{base}/live/{s.code}/control#t={token}"}, 201)
+    return ok(
+        {
+            "code": s.code,
+            "token": token,
+            "follow_url": f"{base}/live/{s.code}",
+            "control_url": f"{base}/live/{s.code}/control#t={token}",
+        },
+        201,
+    )
 
 
 @router.get("/api/live/{code}", response_model=StateOut, responses=errors(404, 422), summary="课堂的当前状态")
@@ -134,8 +171,13 @@ async def state(s: LiveSession) -> JSONResponse:
     return ok(public_state(s, await get_store().followers(s.code)))
 
 
-@router.put("/api/live/{code}/state", response_model=SeqOut, responses=errors(401, 403, 404, 413, 422),
-            openapi_extra=request_body(StateIn), summary="教师:切换卡片或参数(全班跟随)")
+@router.put(
+    "/api/live/{code}/state",
+    response_model=SeqOut,
+    responses=errors(401, 403, 404, 413, 422),
+    openapi_extra=request_body(StateIn),
+    summary="教师:切换卡片或参数(全班跟随)",
+)
 async def put_state(s: Instructor, data: StateBody) -> JSONResponse:
     card, _ = card_state(data.card, data.query)
     new = changed(await get_store().change(s.code, card=card.id, query=data.query, frame=data.frame), s.code)
@@ -147,18 +189,30 @@ async def _lock(s: Session, locked: bool) -> JSONResponse:
     return ok({"seq": new.seq, "locked": new.locked})
 
 
-@router.post("/api/live/{code}/lock", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:锁定全班在当前卡片与状态")
+@router.post(
+    "/api/live/{code}/lock",
+    response_model=SeqOut,
+    responses=errors(401, 403, 404, 422),
+    summary="教师:锁定全班在当前卡片与状态",
+)
 async def lock(s: Instructor) -> JSONResponse:
     return await _lock(s, True)
 
 
-@router.post("/api/live/{code}/unlock", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:解除锁定")
+@router.post(
+    "/api/live/{code}/unlock", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:解除锁定"
+)
 async def unlock(s: Instructor) -> JSONResponse:
     return await _lock(s, False)
 
 
-@router.post("/api/live/{code}/join", response_model=Joined, responses=errors(404, 413, 422, 429, 503),
-             openapi_extra=request_body(JoinIn), summary="学生:加入课堂(可选昵称)")
+@router.post(
+    "/api/live/{code}/join",
+    response_model=Joined,
+    responses=errors(404, 413, 422, 429, 503),
+    openapi_extra=request_body(JoinIn),
+    summary="学生:加入课堂(可选昵称)",
+)
 async def join(s: LiveSession, data: JoinBody) -> JSONResponse:
     store = get_store()
     if not await store.allow(f"j:{s.code}:{data.device}", JOINS_PER_WINDOW, JOIN_WINDOW_S):
@@ -181,22 +235,41 @@ def _question_record(card, params, query: str, key: str) -> dict:
     q, expected = item.question, cardinfo.expected(view, key)
     if isinstance(expected, float) and not math.isfinite(expected):
         raise fail(422, "key", "这个量在当前参数下没有有限值", "not_finite")
-    return {"card": card.id, "key": key, "query": query, "label": item.label, "source": item.source,
-            "prompt": q.prompt, "prompt_html": str(rich(q.prompt)), "unit": q.unit, "units": dict(q.units),
-            "kind": q.kind, "options": dict(q.options), "rel_tol": q.rel_tol, "close_tol": q.close_tol,
-            "expected": expected if isinstance(expected, (bool, str)) else float(expected),
-            "axis": cardinfo.axis_of(card, view, key), "asked": time.time()}
+    return {
+        "card": card.id,
+        "key": key,
+        "query": query,
+        "label": item.label,
+        "source": item.source,
+        "prompt": q.prompt,
+        "prompt_html": str(rich(q.prompt)),
+        "unit": q.unit,
+        "units": dict(q.units),
+        "kind": q.kind,
+        "options": dict(q.options),
+        "rel_tol": q.rel_tol,
+        "close_tol": q.close_tol,
+        "expected": expected if isinstance(expected, (bool, str)) else float(expected),
+        "axis": cardinfo.axis_of(card, view, key),
+        "asked": time.time(),
+    }
 
 
-@router.post("/api/live/{code}/questions", status_code=201, response_model=QidOut,
-             responses=errors(401, 403, 404, 413, 422, 429), openapi_extra=request_body(AskIn), summary="教师:向全班提问(练习题或“预测这个数”)")
+@router.post(
+    "/api/live/{code}/questions",
+    status_code=201,
+    response_model=QidOut,
+    responses=errors(401, 403, 404, 413, 422, 429),
+    openapi_extra=request_body(AskIn),
+    summary="教师:向全班提问(练习题或“预测这个数”)",
+)
 async def ask(s: Instructor, data: AskBody) -> JSONResponse:
     card, params = card_state(data.card, data.query)
     rec = _question_record(card, params, data.query, data.key)
     if s.question and s.question["qid"] >= MAX_QUESTIONS:
         raise fail(429, "key", f"每个课堂最多提问 {MAX_QUESTIONS} 次", "too_many")
     new = changed(await get_store().ask(s.code, rec), s.code)
-    assert new.question is not None     # Store.ask makes the new question the current one
+    assert new.question is not None  # Store.ask makes the new question the current one
     return ok({"qid": new.question["qid"], "seq": new.seq}, 201)
 
 
@@ -228,15 +301,28 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
         value = str(value).lower() == "true"
     elif rec["kind"] == "choice" and str(value) not in rec.get("options", {}):
         raise fail(422, "value", "不是可选项;可选:" + "、".join(rec["options"]), "literal_error")
-    q = Question(rec["key"], rec["prompt"], rec["unit"], kind=rec["kind"], rel_tol=rec["rel_tol"],
-                 close_tol=rec["close_tol"], units=rec.get("units", {}), options=rec.get("options", {}))
+    q = Question(
+        rec["key"],
+        rec["prompt"],
+        rec["unit"],
+        kind=rec["kind"],
+        rel_tol=rec["rel_tol"],
+        close_tol=rec["close_tol"],
+        units=rec.get("units", {}),
+        options=rec.get("options", {}),
+    )
     verdict = exercises.check(q, rec["expected"], value, data.unit)["verdict"]
     norm = to_question_unit(rec, value, data.unit) if rec["kind"] == "numeric" else None
     return {"value": value, "unit": data.unit, "norm": norm, "verdict": verdict, "nick": data.nick, "t": time.time()}
 
 
-@router.post("/api/live/{code}/questions/{qid}/answers", response_model=Accepted,
-             responses=errors(404, 409, 413, 422, 429), openapi_extra=request_body(AnswerIn), summary="学生:作答(每台设备一份,收卷前可改)")
+@router.post(
+    "/api/live/{code}/questions/{qid}/answers",
+    response_model=Accepted,
+    responses=errors(404, 409, 413, 422, 429),
+    openapi_extra=request_body(AnswerIn),
+    summary="学生:作答(每台设备一份,收卷前可改)",
+)
 async def answer(s: LiveSession, qid: int, data: AnswerBody) -> JSONResponse:
     rec = await _question(s, qid)
     if rec["status"] != "open":
@@ -258,19 +344,35 @@ async def _status(s: Session, qid: int, status: str) -> JSONResponse:
     return ok({"seq": new.seq, "status": rec["status"]})
 
 
-@router.post("/api/live/{code}/questions/{qid}/close", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:收卷")
+@router.post(
+    "/api/live/{code}/questions/{qid}/close",
+    response_model=SeqOut,
+    responses=errors(401, 403, 404, 422),
+    summary="教师:收卷",
+)
 async def close(s: Instructor, qid: int) -> JSONResponse:
     return await _status(s, qid, "closed")
 
 
-@router.post("/api/live/{code}/questions/{qid}/reveal", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:公布结果")
+@router.post(
+    "/api/live/{code}/questions/{qid}/reveal",
+    response_model=SeqOut,
+    responses=errors(401, 403, 404, 422),
+    summary="教师:公布结果",
+)
 async def reveal(s: Instructor, qid: int) -> JSONResponse:
     return await _status(s, qid, "revealed")
 
 
-@router.get("/api/live/{code}/questions/{qid}/results", response_model=Results, responses=errors(403, 404, 422), summary="作答结果:人数总是可见;分布与真值需令牌或公布后")
-async def results(request: Request, s: LiveSession, qid: int, full: bool = False,
-                  device: str | None = None) -> JSONResponse:
+@router.get(
+    "/api/live/{code}/questions/{qid}/results",
+    response_model=Results,
+    responses=errors(403, 404, 422),
+    summary="作答结果:人数总是可见;分布与真值需令牌或公布后",
+)
+async def results(
+    request: Request, s: LiveSession, qid: int, full: bool = False, device: str | None = None
+) -> JSONResponse:
     rec = await _question(s, qid)
     teacher = check_token(request, s, required=False)
     shown = teacher or rec["status"] == "revealed"
@@ -289,18 +391,31 @@ async def results(request: Request, s: LiveSession, qid: int, full: bool = False
 # ------------------------------------------------------------------ snapshots
 
 
-@router.post("/api/live/{code}/share", status_code=201, response_model=SidOut,
-             responses=errors(404, 413, 422, 429), openapi_extra=request_body(SnapshotIn), summary="学生:把自己的卡片状态分享给老师")
+@router.post(
+    "/api/live/{code}/share",
+    status_code=201,
+    response_model=SidOut,
+    responses=errors(404, 413, 422, 429),
+    openapi_extra=request_body(SnapshotIn),
+    summary="学生:把自己的卡片状态分享给老师",
+)
 async def share(s: LiveSession, data: SnapshotBody) -> JSONResponse:
     card, _ = card_state(data.card, data.query)
     store = get_store()
     if not await store.allow(f"s:{s.code}:{data.device}", SNAPSHOTS_PER_WINDOW, SNAPSHOT_WINDOW_S):
         raise fail(429, "device", f"分享太频繁:每 {SNAPSHOT_WINDOW_S} 秒最多 {SNAPSHOTS_PER_WINDOW} 次", "rate_limited")
-    sid = await store.add_snapshot(s.code, {"nick": data.nick or "", "card": card.id, "query": data.query,
-                                            "title": card.display_title, "t": time.time()})
+    sid = await store.add_snapshot(
+        s.code,
+        {"nick": data.nick or "", "card": card.id, "query": data.query, "title": card.display_title, "t": time.time()},
+    )
     return ok({"sid": sid}, 201)
 
 
-@router.get("/api/live/{code}/snapshots", response_model=Snapshots, responses=errors(401, 403, 404, 422), summary="教师:学生分享的快照")
+@router.get(
+    "/api/live/{code}/snapshots",
+    response_model=Snapshots,
+    responses=errors(401, 403, 404, 422),
+    summary="教师:学生分享的快照",
+)
 async def snapshots(s: Instructor) -> JSONResponse:
     return ok({"snapshots": await get_store().snapshots(s.code)})

@@ -2,6 +2,7 @@
 asked about (its 练习 questions and its numeric tiles), their label and unit, and which figure axis a
 quantity lives on, all read from the card's output declaration (``axis=`` where a quantity has one;
 otherwise an axis whose title names the quantity's unit)."""
+
 from __future__ import annotations
 
 import math
@@ -18,7 +19,7 @@ class Askable:
 
     key: str
     label: str
-    source: str                      # "exercise" | "tile"
+    source: str  # "exercise" | "tile"
     question: Question = field(compare=False)
 
 
@@ -29,8 +30,11 @@ def _is_number(v: Any) -> TypeGuard[float]:
 def askables(card: Card, params: Params, view: View) -> list[Askable]:
     """The card's exercise questions (not open-ended ones), then its numeric tiles ("predict this
     number", checked like an exercise against the same output)."""
-    out = [Askable(q.key, _plain(q.prompt)[:60], "exercise", q) for q in view.questions
-           if q.kind != "open" and q.key in view.outputs]
+    out = [
+        Askable(q.key, _plain(q.prompt)[:60], "exercise", q)
+        for q in view.questions
+        if q.kind != "open" and q.key in view.outputs
+    ]
     taken = {a.key for a in out}
     for s in tiles(card, view, params):
         if s.key in taken or s.key not in view.outputs or not _is_number(view.outputs[s.key]):

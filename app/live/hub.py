@@ -1,5 +1,6 @@
 """Fan-out inside one process: ONE source of events per process (the SQLite store's writes, or the
 Redis subscriber task) wakes a small queue per SSE connection. Each event is serialised once."""
+
 from __future__ import annotations
 
 import asyncio
@@ -84,7 +85,7 @@ class Hub:
             for code, devs in list(self.devices.items()):
                 try:
                     await store.refresh(code, list(devs))
-                except Exception:   # the store is briefly away: the next beat tries again
+                except Exception:  # the store is briefly away: the next beat tries again
                     pass
 
 

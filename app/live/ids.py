@@ -1,4 +1,5 @@
 """Join codes (short, unambiguous, typed by students) and instructor tokens (secrets)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -6,10 +7,10 @@ import hmac
 import re
 import secrets
 
-ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"   # no 0/O, 1/I/L
+ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L
 CODE_LEN = 6
 CODE_RE = re.compile(f"^[{ALPHABET}]{{{CODE_LEN}}}$")
-TOKEN_BYTES = 24                              # 192 bits (≥ 128 required)
+TOKEN_BYTES = 24  # 192 bits (≥ 128 required)
 DEVICE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 

@@ -1,4 +1,5 @@
 """Request bodies of the live API (unknown fields rejected; sizes bounded)."""
+
 from __future__ import annotations
 
 from typing import Annotated
@@ -19,15 +20,26 @@ def _clean_nick(v: str | None) -> str | None:
     return v or None
 
 
-Device = Annotated[str, Field(min_length=DEVICE_MIN, max_length=DEVICE_MAX, pattern=r"^[A-Za-z0-9_-]+$",
-                              description="随机设备号(存于浏览器 localStorage)")]
-Nick = Annotated[str | None, Field(None, max_length=NICK_MAX, description=f"可选昵称(≤ {NICK_MAX} 字)"),
-                 AfterValidator(_clean_nick)]
+Device = Annotated[
+    str,
+    Field(
+        min_length=DEVICE_MIN,
+        max_length=DEVICE_MAX,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="随机设备号(存于浏览器 localStorage)",
+    ),
+]
+Nick = Annotated[
+    str | None, Field(None, max_length=NICK_MAX, description=f"可选昵称(≤ {NICK_MAX} 字)"), AfterValidator(_clean_nick)
+]
+
+
 def _card_enum(schema: dict) -> None:
     """The schema lists the card ids and aliases, so generated clients send only cards that exist
     (the cards register first: request bodies' schemas are written when the routes are declared)."""
     from ..cards import ALIASES, REGISTRY
     from ..chapters import load_all
+
     load_all()
     schema["enum"] = sorted(REGISTRY) + sorted(ALIASES)
 
@@ -48,8 +60,9 @@ class CreateIn(Strict):
 class StateIn(Strict):
     card: CardId
     query: Query = ""
-    frame: Annotated[str | None, Field(None, max_length=16, pattern=r"^[A-Za-z0-9_.-]+$",
-                                       description="▶ 动画当前帧名")] = None
+    frame: Annotated[
+        str | None, Field(None, max_length=16, pattern=r"^[A-Za-z0-9_.-]+$", description="▶ 动画当前帧名")
+    ] = None
 
 
 class AskIn(Strict):
@@ -142,8 +155,16 @@ class Askables(BaseModel):
     askable: list[dict]
 
 
-ERROR_TEXT = {401: "缺少教师令牌", 403: "教师令牌不对 / 结果未公布", 404: "没有这个课堂、题目或卡片", 409: "已收卷",
-              413: "请求体过大", 422: "参数或请求体不对(指明字段)", 429: "太频繁", 503: "课堂已满 / 实例课堂数已满"}
+ERROR_TEXT = {
+    401: "缺少教师令牌",
+    403: "教师令牌不对 / 结果未公布",
+    404: "没有这个课堂、题目或卡片",
+    409: "已收卷",
+    413: "请求体过大",
+    422: "参数或请求体不对(指明字段)",
+    429: "太频繁",
+    503: "课堂已满 / 实例课堂数已满",
+}
 
 
 def errors(*codes: int) -> dict:
@@ -153,5 +174,6 @@ def errors(*codes: int) -> dict:
 
 def request_body(model: type[BaseModel], required: bool = True) -> dict:
     """``openapi_extra`` documenting a body that a dependency reads (size-capped)."""
-    return {"requestBody": {"required": required,
-                            "content": {"application/json": {"schema": model.model_json_schema()}}}}
+    return {
+        "requestBody": {"required": required, "content": {"application/json": {"schema": model.model_json_schema()}}}
+    }

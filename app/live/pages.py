@@ -1,5 +1,6 @@
 """Live-class pages: join, follow (students' phones), control (the projector), the QR code and the
 card stage both views swap in. The stage is a pure function of its URL, cached like fragments."""
+
 from __future__ import annotations
 
 import segno
@@ -28,18 +29,21 @@ def follow_url(request: Request, code: str) -> str:
 
 def qr_svg(url: str) -> Markup:
     """The follow link as an inline SVG QR code, drawn here by segno (no network)."""
-    svg = segno.make(url, error="m").svg_inline(scale=1, omitsize=True, border=2, dark="#000", light="#fff",
-                                                svgclass="qr", title="扫码加入课堂")
+    svg = segno.make(url, error="m").svg_inline(
+        scale=1, omitsize=True, border=2, dark="#000", light="#fff", svgclass="qr", title="扫码加入课堂"
+    )
     return Markup(svg)
 
 
 def stage_html(card_id: str, query: str) -> str:
     """The card shell (controls + result fragment) in the given state, and its neighbours."""
+
     def make() -> str:
         card, params = card_state(card_id, query)
         prev_c, next_c = neighbours(card.id)
         frag = fragment_bytes(card, params)[0].decode()
         return render("live/_stage.html", card=card, params=params, fragment=frag, prev=prev_c or "", next=next_c or "")
+
     return _stages.get((card_id, query), make)
 
 
@@ -59,7 +63,9 @@ def join_page(code: str = "") -> Response:
         norm = normalise_code(code)
         if norm:
             return RedirectResponse(f"/live/{norm}", status_code=303)
-        return HTMLResponse(render("live/join.html", message="课堂码是 6 位字母或数字", code=code[:12]), 422, headers=NO_STORE)
+        return HTMLResponse(
+            render("live/join.html", message="课堂码是 6 位字母或数字", code=code[:12]), 422, headers=NO_STORE
+        )
     return HTMLResponse(render("live/join.html", message="", code=""), headers=NO_STORE)
 
 
@@ -67,7 +73,7 @@ def join_page(code: str = "") -> Response:
 def stage(name: str, request: Request) -> Response:
     try:
         body = stage_html(name, request.url.query)
-    except HTTPException as e:   # unknown card or rejected query: the card routes' messages
+    except HTTPException as e:  # unknown card or rejected query: the card routes' messages
         return HTMLResponse(render("_errors.html", card=REGISTRY.get(name), errors=e.detail), status_code=e.status_code)
     return HTMLResponse(body, headers={"Cache-Control": STAGE_CACHE})
 
@@ -93,14 +99,21 @@ async def control_page(code: str, request: Request) -> Response:
         return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。")
     url = follow_url(request, s.code)
     data = {"code": s.code, "state": s.event(), "follow_url": url}
-    body = render("live/control.html", session=s, stage=Markup(stage_html(s.card, s.query)), data=data,
-                  follow_url=url, qr=qr_svg(url))
+    body = render(
+        "live/control.html",
+        session=s,
+        stage=Markup(stage_html(s.card, s.query)),
+        data=data,
+        follow_url=url,
+        qr=qr_svg(url),
+    )
     return HTMLResponse(body, headers=NO_STORE)
 
 
 @router.get("/live/{code}/qr.svg")
 async def qr(code: str, request: Request) -> Response:
     import io
+
     s = await live_session(code)
     buf = io.BytesIO()
     segno.make(follow_url(request, s.code), error="m").save(buf, kind="svg", scale=8, border=2, title="扫码加入课堂")

@@ -3,6 +3,7 @@ the fan-out. Each change runs as one Lua script that updates the session, bumps 
 PUBLISHes the new public state, so events leave Redis in seq order whoever wrote them. Each
 process has ONE subscriber task feeding its hub (never a Redis connection per follower).
 Keys expire after IDLE_TTL_S without writes."""
+
 from __future__ import annotations
 
 import asyncio
@@ -20,7 +21,7 @@ P = "aiinfra:live:"
 CHANNEL = P + "events"
 NIL = "\x00nil"
 SWEEP_EVERY_S = 300
-POOL_SIZE = 32          # Redis connections per process (plus the one subscriber)
+POOL_SIZE = 32  # Redis connections per process (plus the one subscriber)
 
 # Shared tail of every change: bump seq, touch, publish [code, seq, card, query, frame, locked,
 # question, qstatus], return the session hash. KEYS[1] = session, KEYS[2] = sessions index;
@@ -37,17 +38,22 @@ local function bump()
 end
 """
 
-CHANGE = _BUMP + """
+CHANGE = (
+    _BUMP
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 for i = 5, #ARGV, 2 do
   if ARGV[i + 1] == '\\0nil' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
 return bump()
 """
+)
 
 # KEYS[3] = questions (qid → record), KEYS[4] = statuses (qid → open/closed/revealed);
 # ARGV[5], ARGV[6] = record and public JSON with "__QID__" where the new qid goes.
-ASK = _BUMP + """
+ASK = (
+    _BUMP
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local cur = redis.call('HGET', KEYS[1], 'qid')
 if cur and redis.call('HGET', KEYS[4], cur) == 'open' then redis.call('HSET', KEYS[4], cur, 'closed') end
@@ -61,9 +67,12 @@ redis.call('EXPIRE', KEYS[4], ARGV[4])
 redis.call('HSET', KEYS[1], 'qid', nq, 'question', pub, 'qstatus', 'open')
 return bump()
 """
+)
 
 # KEYS[3] = statuses; ARGV[5] = qid, ARGV[6] = new status (revealed stays revealed).
-STATUS = _BUMP + """
+STATUS = (
+    _BUMP
+    + """
 local st = redis.call('HGET', KEYS[3], ARGV[5])
 if not st then return false end
 if not (st == 'revealed' and ARGV[6] == 'closed') then redis.call('HSET', KEYS[3], ARGV[5], ARGV[6]); st = ARGV[6] end
@@ -73,6 +82,7 @@ if redis.call('HGET', KEYS[1], 'qid') == ARGV[5] then
 end
 return redis.call('HGETALL', KEYS[1])
 """
+)
 
 # KEYS: statuses, answers of the question, session, sessions index; ARGV: qid, device, answer, ttl, now, code
 ANSWER = """
@@ -128,15 +138,31 @@ def _session(flat: list | dict | None) -> Session | None:
     if not flat:
         return None
     h = flat if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2]))
-    return Session(h["code"] if "code" in h else "", h["token_hash"], h["card"], h["query"], h.get("frame"),
-                   int(h["seq"]), h.get("locked") == "1", _question(h.get("question"), h.get("qstatus")),
-                   float(h["created"]), float(h["touched"]))
+    return Session(
+        h["code"] if "code" in h else "",
+        h["token_hash"],
+        h["card"],
+        h["query"],
+        h.get("frame"),
+        int(h["seq"]),
+        h.get("locked") == "1",
+        _question(h.get("question"), h.get("qstatus")),
+        float(h["created"]),
+        float(h["touched"]),
+    )
 
 
 def decode_event(raw: str) -> dict:
     code, seq, card, query, frame, locked, question, qstatus = json.loads(raw)
-    return {"code": code, "card": card, "query": query, "frame": _opt(frame), "seq": int(seq),
-            "locked": locked == "1", "question": _question(_opt(question), _opt(qstatus))}
+    return {
+        "code": code,
+        "card": card,
+        "query": query,
+        "frame": _opt(frame),
+        "seq": int(seq),
+        "locked": locked == "1",
+        "question": _question(_opt(question), _opt(qstatus)),
+    }
 
 
 class RedisStore(Store):
@@ -152,16 +178,23 @@ class RedisStore(Store):
         if self._r is None:
             # a bounded pool that waits for a free connection: a burst of joins queues up instead
             # of opening a Redis connection per follower
-            pool = aioredis.BlockingConnectionPool.from_url(self.url, decode_responses=True, health_check_interval=30,
-                                                            max_connections=POOL_SIZE, timeout=20)
+            pool = aioredis.BlockingConnectionPool.from_url(
+                self.url, decode_responses=True, health_check_interval=30, max_connections=POOL_SIZE, timeout=20
+            )
             self._r = aioredis.Redis(connection_pool=pool)
-            for name, src in (("change", CHANGE), ("ask", ASK), ("status", STATUS), ("answer", ANSWER),
-                              ("create", CREATE), ("join", JOIN)):
+            for name, src in (
+                ("change", CHANGE),
+                ("ask", ASK),
+                ("status", STATUS),
+                ("answer", ANSWER),
+                ("create", CREATE),
+                ("join", JOIN),
+            ):
                 self._scripts[name] = self._r.register_script(src)
         return self._r
 
     def _run(self, name: str, keys: list[str], args: list[Any]):
-        _ = self.r   # connect lazily
+        _ = self.r  # connect lazily
         return self._scripts[name](keys=keys, args=args)
 
     def _base(self, code: str) -> tuple[list[str], list[Any]]:
@@ -176,8 +209,11 @@ class RedisStore(Store):
     # ------------------------------------------------------------------ sessions
     async def create(self, code: str, token_hash: str, card: str, query: str) -> Session | None:
         now = time.time()
-        res = await self._run("create", [_k("s", code), P + "sessions"],
-                              [code, token_hash, card, query, now, IDLE_TTL_S, MAX_SESSIONS, now - IDLE_TTL_S])
+        res = await self._run(
+            "create",
+            [_k("s", code), P + "sessions"],
+            [code, token_hash, card, query, now, IDLE_TTL_S, MAX_SESSIONS, now - IDLE_TTL_S],
+        )
         if res == -1:
             raise Full("sessions")
         return await self.get(code) if res == 1 else None
@@ -211,11 +247,14 @@ class RedisStore(Store):
 
     async def answer(self, code: str, qid: int, device: str, ans: dict) -> AnswerOutcome:
         now = time.time()
-        return await self._run("answer", [_k("qst", code), _k("a", code, qid), _k("s", code), P + "sessions"],
-                               [qid, device, json.dumps(ans, ensure_ascii=False), IDLE_TTL_S, now, code])
+        return await self._run(
+            "answer",
+            [_k("qst", code), _k("a", code, qid), _k("s", code), P + "sessions"],
+            [qid, device, json.dumps(ans, ensure_ascii=False), IDLE_TTL_S, now, code],
+        )
 
     async def answers(self, code: str, qid: int) -> dict[str, dict]:
-        raw = cast(dict[str, str], await self.r.hgetall(_k("a", code, qid)))   # decode_responses=True: text
+        raw = cast(dict[str, str], await self.r.hgetall(_k("a", code, qid)))  # decode_responses=True: text
         return {d: json.loads(a) for d, a in raw.items()}
 
     async def count_answers(self, code: str, qid: int) -> int:
@@ -296,7 +335,7 @@ class RedisStore(Store):
                         hub.deliver(decode_event(msg["data"]))
             except asyncio.CancelledError:
                 raise
-            except Exception:   # Redis restarted or the network blinked: resubscribe, then catch up
+            except Exception:  # Redis restarted or the network blinked: resubscribe, then catch up
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
             finally:

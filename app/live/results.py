@@ -1,5 +1,6 @@
 """A question's results: counts for everyone; histogram, true value and verdict shares for the
 instructor (or for all after 公布). Numeric answers are compared in the question's own unit."""
+
 from __future__ import annotations
 
 import math
@@ -9,7 +10,7 @@ import numpy as np
 
 VERDICTS = ("correct", "close", "incorrect")
 MAX_BINS = 20
-ROBUST_FROM = 20   # with fewer answers every one is on the chart
+ROBUST_FROM = 20  # with fewer answers every one is on the chart
 
 
 def to_question_unit(rec: dict, value: float, unit: str | None) -> float:
@@ -27,22 +28,32 @@ def summary(rec: dict, answers: dict[str, dict], *, full: bool, names: bool = Fa
         return out
     counts = Counter(a["verdict"] for a in answers.values())
     n = len(answers)
-    out.update({
-        "key": rec["key"], "unit": rec["unit"], "kind": rec["kind"], "true_value": rec["expected"],
-        "axis": rec.get("axis"),
-        "verdicts": {v: counts.get(v, 0) for v in VERDICTS},
-        "shares": {v: (counts.get(v, 0) / n if n else 0.0) for v in VERDICTS},
-    })
+    out.update(
+        {
+            "key": rec["key"],
+            "unit": rec["unit"],
+            "kind": rec["kind"],
+            "true_value": rec["expected"],
+            "axis": rec.get("axis"),
+            "verdicts": {v: counts.get(v, 0) for v in VERDICTS},
+            "shares": {v: (counts.get(v, 0) / n if n else 0.0) for v in VERDICTS},
+        }
+    )
     if rec["kind"] == "numeric":
         log = bool(rec.get("axis") and rec["axis"].get("log"))
-        out["histogram"] = histogram([a["norm"] for a in answers.values() if a.get("norm") is not None],
-                                     float(rec["expected"]), log=log)
+        out["histogram"] = histogram(
+            [a["norm"] for a in answers.values() if a.get("norm") is not None], float(rec["expected"]), log=log
+        )
     else:
         opts = Counter(str(a["value"]).lower() for a in answers.values())
-        out["options"] = {str(k).lower(): opts.get(str(k).lower(), 0) for k in (rec.get("options") or {"true": 1, "false": 0})}
+        out["options"] = {
+            str(k).lower(): opts.get(str(k).lower(), 0) for k in (rec.get("options") or {"true": 1, "false": 0})
+        }
     if names:
-        out["answers"] = [{"nick": a.get("nick") or "", "value": a["value"], "unit": a.get("unit"),
-                           "verdict": a["verdict"]} for a in sorted(answers.values(), key=lambda a: a["t"])]
+        out["answers"] = [
+            {"nick": a.get("nick") or "", "value": a["value"], "unit": a.get("unit"), "verdict": a["verdict"]}
+            for a in sorted(answers.values(), key=lambda a: a["t"])
+        ]
     return out
 
 
@@ -57,12 +68,17 @@ def histogram(values: list[float], truth: float, *, log: bool = False) -> dict:
     f = np.log10 if log else (lambda x: x)
     nb = int(min(MAX_BINS, max(5, math.ceil(math.sqrt(max(len(pos), 1))) * 2)))
     edges_t = np.linspace(f(lo), f(hi), nb + 1)
-    edges = 10 ** edges_t if log else edges_t
+    edges = 10**edges_t if log else edges_t
     counts, _ = np.histogram(f(pos), bins=edges_t) if len(pos) else (np.zeros(nb, int), None)
     below = int(np.sum(pos < edges[0])) + (len(vals) - len(pos))
     above = int(np.sum(pos > edges[-1]))
-    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts],
-            "below": below, "above": above, "log": log}
+    return {
+        "edges": [float(e) for e in edges],
+        "counts": [int(c) for c in counts],
+        "below": below,
+        "above": above,
+        "log": log,
+    }
 
 
 def _span(vals: np.ndarray, truth: float) -> tuple[float, float]:

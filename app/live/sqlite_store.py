@@ -1,6 +1,7 @@
 """The embedded store: one SQLite file (stdlib ``sqlite3``), created on the first live write, so a
 server that never ran a class writes nothing. One process only (followers and rate limits are
 counted in memory); a multi-worker start without Redis is refused (deploy/gunicorn.conf.py)."""
+
 from __future__ import annotations
 
 import json
@@ -69,8 +70,7 @@ class SQLiteStore(Store):
         if row is None:
             return None
         code, th, card, query, frame, seq, locked, q, created, touched = row
-        return Session(code, th, card, query, frame, seq, bool(locked), json.loads(q) if q else None,
-                       created, touched)
+        return Session(code, th, card, query, frame, seq, bool(locked), json.loads(q) if q else None, created, touched)
 
     def _read_session(self, db, code: str) -> Session | None:
         return self._session(db.execute(f"SELECT {COLS} FROM sessions WHERE code=?", (code,)).fetchone())
@@ -86,9 +86,12 @@ class SQLiteStore(Store):
                 raise Full("sessions")
             if db.execute("SELECT 1 FROM sessions WHERE code=?", (code,)).fetchone():
                 return None
-            db.execute(f"INSERT INTO sessions({COLS}) VALUES(?,?,?,?,NULL,1,0,NULL,?,?)",
-                       (code, token_hash, card, query, now, now))
+            db.execute(
+                f"INSERT INTO sessions({COLS}) VALUES(?,?,?,?,NULL,1,0,NULL,?,?)",
+                (code, token_hash, card, query, now, now),
+            )
             return self._read_session(db, code)
+
         return self._write(tx)
 
     async def get(self, code: str) -> Session | None:
@@ -100,8 +103,9 @@ class SQLiteStore(Store):
 
     def _bump(self, db, code: str, sets: dict[str, Any]) -> Session | None:
         cols = "".join(f", {k}=?" for k in sets)
-        cur = db.execute(f"UPDATE sessions SET seq=seq+1, touched=?{cols} WHERE code=?",
-                         (time.time(), *sets.values(), code))
+        cur = db.execute(
+            f"UPDATE sessions SET seq=seq+1, touched=?{cols} WHERE code=?", (time.time(), *sets.values(), code)
+        )
         return self._read_session(db, code) if cur.rowcount else None
 
     def _changed(self, s: Session | None) -> Session | None:
@@ -110,8 +114,9 @@ class SQLiteStore(Store):
         return s
 
     async def change(self, code: str, **fields: Any) -> Session | None:
-        sets = {k: (int(v) if k == "locked" else v) for k, v in fields.items()
-                if k in ("card", "query", "frame", "locked")}
+        sets = {
+            k: (int(v) if k == "locked" else v) for k, v in fields.items() if k in ("card", "query", "frame", "locked")
+        }
         return self._changed(self._write(lambda db: self._bump(db, code, sets)))
 
     # ------------------------------------------------------------------ questions and answers
@@ -127,6 +132,7 @@ class SQLiteStore(Store):
             db.execute("INSERT INTO questions VALUES(?,?,?)", (code, qid, json.dumps(full, ensure_ascii=False)))
             db.execute("UPDATE sessions SET nq=? WHERE code=?", (qid, code))
             return self._bump(db, code, {"question": json.dumps(public_question(full), ensure_ascii=False)})
+
         return self._changed(self._write(tx))
 
     @staticmethod
@@ -139,7 +145,9 @@ class SQLiteStore(Store):
             return rec
         if not (rec["status"] == "revealed" and status == "closed"):
             rec["status"] = status
-        db.execute("UPDATE questions SET rec=? WHERE code=? AND qid=?", (json.dumps(rec, ensure_ascii=False), code, qid))
+        db.execute(
+            "UPDATE questions SET rec=? WHERE code=? AND qid=?", (json.dumps(rec, ensure_ascii=False), code, qid)
+        )
         return rec
 
     async def set_status(self, code: str, qid: int, status: str) -> Session | None:
@@ -148,9 +156,10 @@ class SQLiteStore(Store):
             if rec is None:
                 return None
             cur = self._read_session(db, code)
-            if cur.question and cur.question["qid"] == qid:
+            if cur is not None and cur.question and cur.question["qid"] == qid:
                 return self._bump(db, code, {"question": json.dumps(public_question(rec), ensure_ascii=False)})
             return cur
+
         return self._changed(self._write(tx))
 
     async def question(self, code: str, qid: int) -> dict | None:
@@ -165,15 +174,20 @@ class SQLiteStore(Store):
                 return "missing"
             if json.loads(row[0])["status"] != "open":
                 return "closed"
-            db.execute("INSERT OR REPLACE INTO answers VALUES(?,?,?,?)",
-                       (code, qid, device, json.dumps(ans, ensure_ascii=False)))
+            db.execute(
+                "INSERT OR REPLACE INTO answers VALUES(?,?,?,?)",
+                (code, qid, device, json.dumps(ans, ensure_ascii=False)),
+            )
             db.execute("UPDATE sessions SET touched=? WHERE code=?", (time.time(), code))
             return "ok"
+
         return self._write(tx)
 
     async def answers(self, code: str, qid: int) -> dict[str, dict]:
         db = self._conn(create=False)
-        rows = db.execute("SELECT device, ans FROM answers WHERE code=? AND qid=?", (code, qid)).fetchall() if db else []
+        rows = (
+            db.execute("SELECT device, ans FROM answers WHERE code=? AND qid=?", (code, qid)).fetchall() if db else []
+        )
         return {d: json.loads(a) for d, a in rows}
 
     async def count_answers(self, code: str, qid: int) -> int:
@@ -183,16 +197,26 @@ class SQLiteStore(Store):
     # ------------------------------------------------------------------ snapshots
     async def add_snapshot(self, code: str, snap: dict) -> int:
         def tx(db):
-            cur = db.execute("INSERT INTO snapshots(code, snap) VALUES(?,?)", (code, json.dumps(snap, ensure_ascii=False)))
-            db.execute("DELETE FROM snapshots WHERE code=? AND sid NOT IN "
-                       "(SELECT sid FROM snapshots WHERE code=? ORDER BY sid DESC LIMIT ?)", (code, code, MAX_SNAPSHOTS))
+            cur = db.execute(
+                "INSERT INTO snapshots(code, snap) VALUES(?,?)", (code, json.dumps(snap, ensure_ascii=False))
+            )
+            db.execute(
+                "DELETE FROM snapshots WHERE code=? AND sid NOT IN "
+                "(SELECT sid FROM snapshots WHERE code=? ORDER BY sid DESC LIMIT ?)",
+                (code, code, MAX_SNAPSHOTS),
+            )
             db.execute("UPDATE sessions SET touched=? WHERE code=?", (time.time(), code))
             return cur.lastrowid
+
         return self._write(tx)
 
     async def snapshots(self, code: str) -> list[dict]:
         db = self._conn(create=False)
-        rows = db.execute("SELECT sid, snap FROM snapshots WHERE code=? ORDER BY sid DESC", (code,)).fetchall() if db else []
+        rows = (
+            db.execute("SELECT sid, snap FROM snapshots WHERE code=? ORDER BY sid DESC", (code,)).fetchall()
+            if db
+            else []
+        )
         return [{"sid": sid, **json.loads(s)} for sid, s in rows]
 
     # ------------------------------------------------------------------ presence and rates (in memory: one process)
@@ -239,4 +263,5 @@ class SQLiteStore(Store):
                     db.execute(f"DELETE FROM {table} WHERE code=?", (code,))
                 self._presence.pop(code, None)
             return len(old)
+
         return self._write(tx)

@@ -2,6 +2,7 @@
 event, ``id: {seq}``, data = the session's public state. A client that reconnects with a
 ``Last-Event-ID`` older than the current seq gets the current state at once (one event, not a
 replay); one that is up to date gets nothing until the next change."""
+
 from __future__ import annotations
 
 import asyncio
@@ -26,10 +27,18 @@ def last_event_id(request: Request) -> int | None:
     return int(raw) if raw.isdigit() and len(raw) < 19 else None
 
 
-@router.get("/api/live/{code}/events", response_class=EventSourceResponse, responses={
-    200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
-          "description": "每次变化一个事件:id = seq,data = 课堂公开状态(JSON)"}, **errors(404, 422, 503)},
-    summary="学生端事件流(text/event-stream;Last-Event-ID 续传)")
+@router.get(
+    "/api/live/{code}/events",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "description": "每次变化一个事件:id = seq,data = 课堂公开状态(JSON)",
+        },
+        **errors(404, 422, 503),
+    },
+    summary="学生端事件流(text/event-stream;Last-Event-ID 续传)",
+)
 async def events(request: Request, s: LiveSession, device: str | None = None) -> EventSourceResponse:
     if device is not None and not (len(device) <= DEVICE_MAX and DEVICE_RE.match(device)):
         raise fail(422, "device", "格式不对", "string_pattern_mismatch")
@@ -38,9 +47,13 @@ async def events(request: Request, s: LiveSession, device: str | None = None) ->
     dev = device or "anon-" + secrets.token_hex(8)
     if await store.join(s.code, dev) is None:
         from .api import full_class
+
         raise full_class()
-    return EventSourceResponse(_stream(s.code, dev, last_event_id(request)), ping=KEEPALIVE_S,
-                               headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return EventSourceResponse(
+        _stream(s.code, dev, last_event_id(request)),
+        ping=KEEPALIVE_S,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 async def _stream(code: str, device: str, last: int | None):
@@ -60,7 +73,7 @@ async def _stream(code: str, device: str, last: int | None):
             sent = seq
             yield wire
     finally:
-        if HUB.unsubscribe(conn) == 0:   # the device's last connection here: no longer a follower
+        if HUB.unsubscribe(conn) == 0:  # the device's last connection here: no longer a follower
             task = asyncio.get_running_loop().create_task(store.leave(code, device))
             _background.add(task)
             task.add_done_callback(_background.discard)

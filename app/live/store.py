@@ -5,6 +5,7 @@ Redis (``AIINFRA_REDIS_URL``: the store of record *and* the fan-out across worke
 Every change bumps the session's ``seq`` and is published as one event (the session's public state)
 to the process hub, which wakes the SSE connections of that session.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,14 +33,21 @@ class Session:
     frame: str | None
     seq: int
     locked: bool
-    question: dict | None      # public view of the current question (see public_question)
+    question: dict | None  # public view of the current question (see public_question)
     created: float
     touched: float
 
     def event(self) -> dict[str, Any]:
         """What every follower receives on each change (never the token, never answers)."""
-        return {"code": self.code, "card": self.card, "query": self.query, "frame": self.frame,
-                "seq": self.seq, "locked": self.locked, "question": self.question}
+        return {
+            "code": self.code,
+            "card": self.card,
+            "query": self.query,
+            "frame": self.frame,
+            "seq": self.seq,
+            "locked": self.locked,
+            "question": self.question,
+        }
 
 
 def public_question(rec: dict) -> dict:
@@ -130,12 +138,15 @@ def get_store() -> Store:
     global _store
     if _store is None:
         from .hub import HUB
+
         url = os.environ.get("AIINFRA_REDIS_URL")
         if url:
             from .redis_store import RedisStore
+
             _store = RedisStore(url)
         else:
             from .sqlite_store import SQLiteStore
+
             _store = SQLiteStore(Path(os.environ.get("AIINFRA_LIVE_DB") or DEFAULT_DB), HUB.deliver)
     return _store
 

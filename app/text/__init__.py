@@ -1,5 +1,6 @@
 """Rich text for prose, notes and solutions: inline ``$tex$`` becomes MathML (rendered on the
 server, no script), the rest is escaped. Section prose is Markdown with the same maths."""
+
 from __future__ import annotations
 
 import re
@@ -24,7 +25,7 @@ def rich(text: str) -> Markup:
     """Escape ``text`` and typeset its ``$…$`` / ``$$…$$`` spans."""
     out, pos = [], 0
     for m in _MATH.finditer(text):
-        out.append(str(escape(text[pos:m.start()])))
+        out.append(str(escape(text[pos : m.start()])))
         if m.group(1) is not None:
             out.append(tex(m.group(1).strip(), True))
         else:

@@ -3,6 +3,7 @@ a card's text) it becomes a focusable span whose definition shows on hover and k
 from its ``data-def``, so the prose's own text stays the prose) and is its accessible description
 (``aria-describedby`` → the page's one list of definitions, :func:`definitions_html`). Text inside
 links, buttons, maths, code and headings is left alone."""
+
 from __future__ import annotations
 
 import re
@@ -26,8 +27,27 @@ class TermLike(Protocol):
     def definition(self) -> str: ...
 
 
-SKIP = {"a", "math", "code", "pre", "button", "h1", "h2", "h3", "h4", "h5", "h6", "script", "style",
-        "summary", "label", "select", "option", "textarea", "dt"}
+SKIP = {
+    "a",
+    "math",
+    "code",
+    "pre",
+    "button",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "script",
+    "style",
+    "summary",
+    "label",
+    "select",
+    "option",
+    "textarea",
+    "dt",
+}
 _MARKED_MAX = 20_000
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*?(/?)>")
 
@@ -81,7 +101,7 @@ class Marker:
     def _scan(self, html: str, scope: Scope) -> Markup:
         out, pos, skip = [], 0, 0
         for m in _TAG.finditer(html):
-            text = html[pos:m.start()]
+            text = html[pos : m.start()]
             out.append(self._text(text, scope) if skip == 0 else text)
             name = m.group(2).lower()
             if name in SKIP and not m.group(3):
@@ -103,8 +123,11 @@ class Marker:
                 return m.group(0)
             scope.seen.add(t.slug)
             anchor = f' id="term-{t.slug}"' if scope.anchors else ""
-            return (f'<span class="term" tabindex="0" data-term="{t.slug}" data-def="{escape(t.term)}:{escape(t.definition)}"'
-                    f' aria-describedby="def-{t.slug}"{anchor}>{m.group(0)}</span>')
+            return (
+                f'<span class="term" tabindex="0" data-term="{t.slug}" data-def="{escape(t.term)}:{escape(t.definition)}"'
+                f' aria-describedby="def-{t.slug}"{anchor}>{m.group(0)}</span>'
+            )
+
         return self.pattern.sub(sub, text)
 
 

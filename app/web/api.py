@@ -2,6 +2,7 @@
 their derivations at a state (one OpenAPI operation per card, its parameters and its outputs typed
 from the card's declarations); ``POST /api/cards/{id}/check`` checks answers for every card that
 asks questions."""
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -53,24 +54,53 @@ class CheckResult(BaseModel):
 @router.get("/api/cards", response_model=CardList, tags=["cards"], summary="所有卡片")
 def api_cards() -> dict:
     from ..chapters import reading_order
-    return {"cards": [
-        {"id": c.id, "title": c.title, "label": c.label, "section": c.section, "kind": c.kind,
-         "aliases": list(c.aliases), "url": f"/cards/{c.id}", "api": f"/api/cards/{c.id}"}
-        for c in (REGISTRY[i] for i in reading_order())]}
+
+    return {
+        "cards": [
+            {
+                "id": c.id,
+                "title": c.title,
+                "label": c.label,
+                "section": c.section,
+                "kind": c.kind,
+                "aliases": list(c.aliases),
+                "url": f"/cards/{c.id}",
+                "api": f"/api/cards/{c.id}",
+            }
+            for c in (REGISTRY[i] for i in reading_order())
+        ]
+    }
 
 
 def card_json(card: Card, params: Any) -> dict:
     """A card's answer: params, outputs and a derivation for every numeric scalar output."""
     view, ders = explain(card, params)
-    out: dict[str, Any] = {"card": card.id, "params": params.model_dump(mode="json"), "outputs": outputs_json(view),
-                           "derivations": {k: d.as_json() for k, d in ders.items()}}
+    out: dict[str, Any] = {
+        "card": card.id,
+        "params": params.model_dump(mode="json"),
+        "outputs": outputs_json(view),
+        "derivations": {k: d.as_json() for k, d in ders.items()},
+    }
     if view.questions:
         out["questions"] = [{"key": q.key, "prompt": q.prompt, "unit": q.unit, "kind": q.kind} for q in view.questions]
     return out
 
 
-_OPENAPI_ONLY = ("title", "control", "step", "unit", "label", "log", "illustrative", "placeholder", "options",
-                 "item_ge", "item_le", "custom", "sym")
+_OPENAPI_ONLY = (
+    "title",
+    "control",
+    "step",
+    "unit",
+    "label",
+    "log",
+    "illustrative",
+    "placeholder",
+    "options",
+    "item_ge",
+    "item_le",
+    "custom",
+    "sym",
+)
 
 
 def _openapi_params(card: Card) -> list[dict]:
@@ -83,8 +113,13 @@ def _openapi_params(card: Card) -> list[dict]:
                 prop = {**{k: v for k, v in prop.items() if k != "anyOf"}, **inner[0]}
                 prop.pop("default", None)
         p = {k: v for k, v in prop.items() if k not in _OPENAPI_ONLY}
-        param = {"name": name, "in": "query", "required": False, "schema": p,
-                 "description": prop.get("description", "") + (f"(单位 {prop['unit']})" if prop.get("unit") else "")}
+        param = {
+            "name": name,
+            "in": "query",
+            "required": False,
+            "schema": p,
+            "description": prop.get("description", "") + (f"(单位 {prop['unit']})" if prop.get("unit") else ""),
+        }
         if p.get("type") == "array":
             param.update({"style": "form", "explode": True})
         out.append(param)
@@ -109,6 +144,7 @@ def _api_endpoint(card: Card):
             return JSONResponse({"detail": e.errors}, 422)
         body = cached_json(card, params, lambda: dumps(card_json(card, params)))
         return Response(body, media_type="application/json", headers={"Cache-Control": FRAGMENT_CACHE})
+
     endpoint.__name__ = "card_" + card.id.replace("-", "_")
     return endpoint
 
@@ -131,11 +167,13 @@ def check_body_model(card: Card) -> type[BaseModel]:
     answers = create_model(f"Answers_{name}", __config__=strict, **ans)
     unit_model = create_model(f"Units_{name}", __config__=strict, **units)
     return create_model(
-        f"Check_{name}", __config__=strict,
+        f"Check_{name}",
+        __config__=strict,
         params=(dict[str, Any], Field(default_factory=dict, description="卡片参数(与查询参数同名)")),
         answers=(answers, Field(..., description="题目键 → 读者的答案")),
         units=(unit_model, Field(default_factory=unit_model, description="题目键 → 读者所选单位")),
-        reveal=(bool, Field(False, description="同时返回标准答案(教师关闭解答时无效)")))
+        reveal=(bool, Field(False, description="同时返回标准答案(教师关闭解答时无效)")),
+    )
 
 
 def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -> dict[str, dict]:
@@ -143,7 +181,7 @@ def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -
     results = {}
     for k, v in answers.items():
         q = qs.get(k)
-        if q is None:      # the question set changed with the parameters
+        if q is None:  # the question set changed with the parameters
             continue
         expected = view.outputs.get(q.key)
         r = exercises.check(q, expected, v, units.get(k))
@@ -166,8 +204,11 @@ def _check_endpoint(card: Card):
             return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
         reveal = body.reveal and solutions_allowed(request)
         results = _verdicts(card, compute(card, params), answers, units, reveal)
-        return JSONResponse({"card": card.id, "results": results, "solutions": solutions_allowed(request)},
-                            headers={"Cache-Control": "no-store"})
+        return JSONResponse(
+            {"card": card.id, "results": results, "solutions": solutions_allowed(request)},
+            headers={"Cache-Control": "no-store"},
+        )
+
     endpoint.__annotations__["body"] = body_model
     endpoint.__name__ = "check_" + card.id.replace("-", "_")
     return endpoint
@@ -184,20 +225,37 @@ def register_card_routes(app: FastAPI) -> None:
         card = REGISTRY[cid]
         defaults = compute(card, card.defaults()).outputs
         app.add_api_route(
-            f"/api/cards/{cid}", _api_endpoint(card), methods=["GET"], tags=[_tag(card)],
-            summary=card.display_title, description=_api_description(card), response_model=result_model(card, defaults),
+            f"/api/cards/{cid}",
+            _api_endpoint(card),
+            methods=["GET"],
+            tags=[_tag(card)],
+            summary=card.display_title,
+            description=_api_description(card),
+            response_model=result_model(card, defaults),
             responses={422: {"model": ErrorBody, "description": "参数超出范围或格式不对"}},
-            openapi_extra={"parameters": _openapi_params(card)})
-        if exercises.questions_of(card):   # checkable whatever its kind (练习 3-1 is a calculator)
+            openapi_extra={"parameters": _openapi_params(card)},
+        )
+        if exercises.questions_of(card):  # checkable whatever its kind (练习 3-1 is a calculator)
             app.add_api_route(
-                f"/api/cards/{cid}/check", _check_endpoint(card), methods=["POST"], tags=["练习"],
-                summary=f"检查 {card.display_title} 的答案", response_model=CheckResult,
-                responses={422: {"model": ErrorBody, "description": "请求体格式不对"}})
+                f"/api/cards/{cid}/check",
+                _check_endpoint(card),
+                methods=["POST"],
+                tags=["练习"],
+                summary=f"检查 {card.display_title} 的答案",
+                response_model=CheckResult,
+                responses={422: {"model": ErrorBody, "description": "请求体格式不对"}},
+            )
     app.include_router(router)
     app.add_api_route("/api/cards/{name}", api_alias, methods=["GET"], include_in_schema=False)
 
 
 def api_alias(card: CardRef) -> Response:
     """An alias or printed label redirects (the lookup does it); a registered id never gets here."""
-    return JSONResponse({"detail": [{"loc": ["path", "name"], "field": "name", "type": "not_found",
-                                     "msg": f"没有编号为 {card.id} 的卡片"}]}, 404)
+    return JSONResponse(
+        {
+            "detail": [
+                {"loc": ["path", "name"], "field": "name", "type": "not_found", "msg": f"没有编号为 {card.id} 的卡片"}
+            ]
+        },
+        404,
+    )

@@ -1,5 +1,6 @@
 """Bench-only routes (mounted only when AIINFRA_BENCH=1): the app's own stack — the same server
 stack returning precomputed bytes of a given size, with the same headers a fragment gets."""
+
 from __future__ import annotations
 
 from fastapi import APIRouter
@@ -15,5 +16,8 @@ def ceiling(size: int = 20000) -> Response:
     body = _BODIES.get(size)
     if body is None:
         body = _BODIES[size] = (b"<p>" + b"x" * size)[:size]
-    return Response(body, media_type="text/html; charset=utf-8",
-                    headers={"Cache-Control": "private, max-age=0", "Vary": "Accept-Encoding"})   # past the edge cache
+    return Response(
+        body,
+        media_type="text/html; charset=utf-8",
+        headers={"Cache-Control": "private, max-age=0", "Vary": "Accept-Encoding"},
+    )  # past the edge cache

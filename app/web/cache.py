@@ -2,6 +2,7 @@
 routes. Every card response is a pure function of its URL, so a URL seen before is answered from
 here; ``make`` runs outside the lock (two threads may render the same state once each; the first
 stored answer wins, and both are identical)."""
+
 from __future__ import annotations
 
 import threading

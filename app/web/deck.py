@@ -5,6 +5,7 @@ shown (1-based). N/P walk the steps; moving a control rewrites this step's ``c``
 so the link is shareable and every step keeps its state. ``?cards=a,b,c`` is a short form for plain
 ids, redirected to the ``c=`` form. A bad step answers a page naming it (404 unknown card, 422 bad
 state). The page is a pure function of its URL, like every card page."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,15 +21,15 @@ from .query import ParamError, parse_query
 from .render import fragment_bytes, query_string, render
 
 router = APIRouter()
-MAX_STEPS = 60          # a lecture, not a crawl
-MAX_ENTRY_LEN = 6300    # one step: an id and its query (a pasted model config is the long case)
+MAX_STEPS = 60  # a lecture, not a crawl
+MAX_ENTRY_LEN = 6300  # one step: an id and its query (a pasted model config is the long case)
 
 
 @dataclass
 class Step:
     card: Card
     params: object
-    raw: str             # the step as written in the URL (id?query)
+    raw: str  # the step as written in the URL (id?query)
 
 
 class DeckError(Exception):
@@ -75,8 +76,11 @@ def _at(request: Request, n_steps: int) -> int:
 
 def _error_page(e: DeckError) -> HTMLResponse:
     title = "找不到" if e.status == 404 else "演示列表有误"
-    return HTMLResponse(render("error.html", title=title, message=e.message), status_code=e.status,
-                        headers={"Cache-Control": "no-store"})
+    return HTMLResponse(
+        render("error.html", title=title, message=e.message),
+        status_code=e.status,
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 @router.get("/present/deck", response_class=HTMLResponse, include_in_schema=False)
@@ -98,9 +102,26 @@ def deck(request: Request) -> Response:
     step = steps[at - 1]
     card, params = step.card, step.params
     frag = fragment_bytes(card, params)[0].decode()
-    deck_ctx = {"at": at, "size": len(steps), "titles": [s.card.display_title for s in steps],
-                "prev": step_url(steps, at - 1) if at > 1 else "", "next": step_url(steps, at + 1) if at < len(steps) else ""}
-    body = render("present.html", card=card, params=params, fragment=frag, errors=[], raw=None, embed=False,
-                  sec=section_of(card), prev=None, next=None, qs=query_string(card, params), solutions=True,
-                  deck=deck_ctx)
+    deck_ctx = {
+        "at": at,
+        "size": len(steps),
+        "titles": [s.card.display_title for s in steps],
+        "prev": step_url(steps, at - 1) if at > 1 else "",
+        "next": step_url(steps, at + 1) if at < len(steps) else "",
+    }
+    body = render(
+        "present.html",
+        card=card,
+        params=params,
+        fragment=frag,
+        errors=[],
+        raw=None,
+        embed=False,
+        sec=section_of(card),
+        prev=None,
+        next=None,
+        qs=query_string(card, params),
+        solutions=True,
+        deck=deck_ctx,
+    )
     return HTMLResponse(body, headers={"Cache-Control": "public, max-age=300"})

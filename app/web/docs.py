@@ -1,6 +1,7 @@
 """``/docs``: Swagger UI served from ``static/vendor/swagger-ui/`` (npm ``swagger-ui-dist``, copied at
 set-up) and started by a same-origin script, so it works offline and under the strict CSP (FastAPI's
 default page loads Swagger UI from a CDN and starts it with an inline script). ``/redoc`` is off."""
+
 from __future__ import annotations
 
 from fastapi import APIRouter

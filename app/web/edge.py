@@ -6,6 +6,7 @@ answers 304. A plain ASGI middleware on the event loop (no locks needed); memory
 
 Responses that say ``no-store``/``private`` or are not 200 (live class, checks, errors) pass through
 untouched, and so does ``/static/`` (precompressed files, served by ``CachedStatic``)."""
+
 from __future__ import annotations
 
 import gzip
@@ -17,10 +18,10 @@ from functools import lru_cache
 
 import brotli
 
-MIN_COMPRESS = 800            # bytes: smaller bodies go out as they are
-BROTLI_FIRST = 1              # a never-seen state: ~0.07 ms per 15 kB (the slider is waiting)
-BROTLI_KEPT = 5               # a URL asked for again: recompressed once, ~15 % smaller
-REPEAT = 2                    # hits before a body is recompressed at BROTLI_KEPT
+MIN_COMPRESS = 800  # bytes: smaller bodies go out as they are
+BROTLI_FIRST = 1  # a never-seen state: ~0.07 ms per 15 kB (the slider is waiting)
+BROTLI_KEPT = 5  # a URL asked for again: recompressed once, ~15 % smaller
+REPEAT = 2  # hits before a body is recompressed at BROTLI_KEPT
 GZIP_LEVEL = 6
 SKIP_PREFIXES = ("/static/", "/api/live", "/live/")
 DROP = {b"content-length", b"content-encoding", b"vary", b"etag"}
@@ -29,11 +30,11 @@ DROP = {b"content-length", b"content-encoding", b"vary", b"etag"}
 @dataclass
 class Entry:
     status: int
-    headers: list[tuple[bytes, bytes]]     # as the app sent them, minus length/encoding/vary/etag
+    headers: list[tuple[bytes, bytes]]  # as the app sent them, minus length/encoding/vary/etag
     etag: bytes
-    bodies: dict[str, bytes] = field(default_factory=dict)   # "identity" | "gzip" | "br" → bytes
+    bodies: dict[str, bytes] = field(default_factory=dict)  # "identity" | "gzip" | "br" → bytes
     hits: int = 0
-    final: bool = False                    # compressed at the kept quality
+    final: bool = False  # compressed at the kept quality
 
     @property
     def size(self) -> int:
@@ -120,8 +121,9 @@ class EdgeCache:
             return None
         got = dict(start.get("headers", []))
         etag = got.get(b"etag") or b'W/"' + hashlib.sha1(raw).hexdigest()[:20].encode() + b'"'
-        entry = Entry(start["status"], [(k, v) for k, v in start.get("headers", []) if k not in DROP], etag,
-                      {"identity": raw})
+        entry = Entry(
+            start["status"], [(k, v) for k, v in start.get("headers", []) if k not in DROP], etag, {"identity": raw}
+        )
         self._store(key, entry)
         return entry
 
@@ -133,8 +135,11 @@ class EdgeCache:
         if enc != "identity" and not any(k == b"content-encoding" for k, _ in headers):
             raw = compress(raw, enc)
             headers = [(k, v) for k, v in headers if k not in (b"content-length", b"vary")]
-            headers += [(b"content-length", str(len(raw)).encode()), (b"content-encoding", enc.encode()),
-                        (b"vary", b"Accept-Encoding")]
+            headers += [
+                (b"content-length", str(len(raw)).encode()),
+                (b"content-encoding", enc.encode()),
+                (b"vary", b"Accept-Encoding"),
+            ]
         await send({**start, "headers": headers})
         await send({"type": "http.response.body", "body": raw})
 
@@ -162,12 +167,12 @@ class EdgeCache:
         raw = entry.bodies["identity"]
         enc = negotiate(req.get(b"accept-encoding", b"")) if len(raw) >= MIN_COMPRESS else "identity"
         entry.hits += 1
-        if entry.hits > REPEAT and not entry.final:   # asked for again and again: compress well, once
+        if entry.hits > REPEAT and not entry.final:  # asked for again and again: compress well, once
             self.bytes -= sum(len(b) for k, b in entry.bodies.items() if k != "identity")
             entry.bodies = {"identity": raw}
             entry.final = True
         body = entry.bodies.get(enc)
-        if body is None:                      # first request for this representation: compress once
+        if body is None:  # first request for this representation: compress once
             body = entry.bodies[enc] = compress(raw, enc, BROTLI_KEPT if entry.final else BROTLI_FIRST)
             self.bytes += len(body)
         out = base + [(b"content-length", str(len(body)).encode())]

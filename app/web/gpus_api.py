@@ -1,5 +1,6 @@
 """``GET /api/gpus``: every accelerator preset with its numbers, their units and the public sources they
 were confirmed from (``data/gpus.json``, cited per part in ``data/README.md``). ``null`` = not confirmed."""
+
 from __future__ import annotations
 
 from fastapi import APIRouter

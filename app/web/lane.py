@@ -4,6 +4,7 @@ three steps the route takes (validate the query with the card's Params, render o
 fragment for that state, send it with its weak ETag), so a never-seen state costs its rendering
 and little else. Anything else (an alias, an unknown card, a rejected query, a conditional
 request) goes on to the route, which answers it as always."""
+
 from __future__ import annotations
 
 from urllib.parse import parse_qsl
@@ -22,10 +23,14 @@ class FragmentLane:
 
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "")
-        if (scope["type"] != "http" or scope["method"] != "GET" or not path.startswith(PREFIX)
-                or not path.endswith(SUFFIX)):
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "GET"
+            or not path.startswith(PREFIX)
+            or not path.endswith(SUFFIX)
+        ):
             return await self.app(scope, receive, send)
-        card = REGISTRY.get(path[len(PREFIX):-len(SUFFIX)])
+        card = REGISTRY.get(path[len(PREFIX) : -len(SUFFIX)])
         headers = dict(scope.get("headers") or [])
         if card is None or b"if-none-match" in headers:
             return await self.app(scope, receive, send)
@@ -36,9 +41,19 @@ class FragmentLane:
             return await self.app(scope, receive, send)
         solutions = dict(items).get("solutions") != "off" and not _solutions_off()
         body, etag = fragment_bytes(card, params, solutions=solutions)
-        await send({"type": "http.response.start", "status": 200, "headers": [
-            (b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(body)).encode()),
-            (b"etag", b"W/" + etag.encode()), (b"cache-control", FRAGMENT_CACHE), (b"vary", b"Accept-Encoding")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/html; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"etag", b"W/" + etag.encode()),
+                    (b"cache-control", FRAGMENT_CACHE),
+                    (b"vary", b"Accept-Encoding"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
@@ -54,4 +69,5 @@ def query_items(raw: bytes) -> list[tuple[str, str]]:
 
 def _solutions_off() -> bool:
     import os
+
     return os.environ.get("AIINFRA_SOLUTIONS") == "off"

@@ -2,11 +2,12 @@
 error shape. The oversized body is read and dropped first (up to ``DRAIN_CAP``), so a client that
 sends the whole body before reading (Python's ``urllib``) gets the answer instead of a connection
 reset; the connection is closed after the answer. A plain ASGI middleware."""
+
 from __future__ import annotations
 
 import json
 
-MAX_BODY = 1_000_000          # bytes (1 MB): the largest body any route takes (a config.json is a few KB)
+MAX_BODY = 1_000_000  # bytes (1 MB): the largest body any route takes (a config.json is a few KB)
 DRAIN_CAP = 64 * 1024 * 1024  # bytes read and dropped at most before answering; beyond it, answer and close
 
 
@@ -14,8 +15,9 @@ def too_large(size: int | None) -> bytes:
     """The 413 body, in the same shape as the 422 parameter errors."""
     got = f"请求体 {size:,} 字节," if size is not None else "请求体"
     msg = f"body:{got}超过上限 {MAX_BODY:,} 字节(1 MB)"
-    return json.dumps({"detail": [{"loc": ["body"], "field": "body", "type": "too_large", "msg": msg}]},
-                      ensure_ascii=False).encode()
+    return json.dumps(
+        {"detail": [{"loc": ["body"], "field": "body", "type": "too_large", "msg": msg}]}, ensure_ascii=False
+    ).encode()
 
 
 class BodyLimit:
@@ -28,7 +30,7 @@ class BodyLimit:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
         if length is not None and length.isdigit():
-            if int(length) <= self.max_body:      # the server never delivers more than Content-Length
+            if int(length) <= self.max_body:  # the server never delivers more than Content-Length
                 return await self.app(scope, receive, send)
             await self._drain(receive, 0)
             return await self._answer(send, int(length))
@@ -42,7 +44,7 @@ class BodyLimit:
         while more:
             msg = await receive()
             if msg["type"] != "http.request":
-                return                           # the client went away
+                return  # the client went away
             chunks.append(msg.get("body", b""))
             size += len(chunks[-1])
             more = msg.get("more_body", False)
@@ -56,7 +58,7 @@ class BodyLimit:
         async def replay():
             nonlocal sent
             if sent:
-                return await receive()           # after the body: wait for a disconnect as usual
+                return await receive()  # after the body: wait for a disconnect as usual
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
 
@@ -75,7 +77,16 @@ class BodyLimit:
 
     async def _answer(self, send, size: int | None) -> None:
         body = too_large(size)
-        await send({"type": "http.response.start", "status": 413, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-            (b"cache-control", b"no-store"), (b"connection", b"close")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"cache-control", b"no-store"),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

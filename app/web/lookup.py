@@ -3,6 +3,7 @@ redirects to the canonical id, keeping the query; anything else is a 404) and ``
 query validated by the card's Params; a rejected query is a field-named 422). Routes declare them
 as parameters; the exception handlers here answer in the route's own language: JSON under
 ``/api/``, a plain line for figure data, an HTML page or fragment elsewhere."""
+
 from __future__ import annotations
 
 from typing import Annotated
@@ -87,8 +88,19 @@ async def _redirect(request: Request, exc: AliasRedirect) -> Response:
 
 async def _missing(request: Request, exc: CardMissing) -> Response:
     if _speaks_json(request):
-        return JSONResponse({"detail": [{"loc": ["path", "name"], "field": "name", "type": "not_found",
-                                         "msg": f"没有编号为 {exc.name} 的卡片"}]}, 404)
+        return JSONResponse(
+            {
+                "detail": [
+                    {
+                        "loc": ["path", "name"],
+                        "field": "name",
+                        "type": "not_found",
+                        "msg": f"没有编号为 {exc.name} 的卡片",
+                    }
+                ]
+            },
+            404,
+        )
     if _figure_data(request):
         return PlainTextResponse("no such card", 404)
     return HTMLResponse(render("error.html", title="找不到", message=f"没有编号为 “{exc.name}” 的卡片"), 404)

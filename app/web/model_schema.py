@@ -2,6 +2,7 @@
 the fields it requires, and the type and range of every field it reads. The route checks a body
 against this very schema (``schema_error``), so the published schema and the server agree; the rules
 between fields that a schema cannot state are listed in ``CROSS_FIELD_RULES``."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -18,35 +19,77 @@ PROPERTIES: dict[str, Any] = {
     "model_type": {"type": "string"},
     "architectures": {"type": "array", "items": {"type": "string"}},
     "num_hidden_layers": {"type": "integer", "minimum": 1, "maximum": MAX_LAYERS},
-    "hidden_size": POS, "num_attention_heads": POS, "vocab_size": POS,
-    "num_key_value_heads": OPT, "head_dim": OPT, "intermediate_size": OPT, "moe_intermediate_size": OPT,
-    "num_experts": OPT, "num_local_experts": OPT, "num_experts_per_tok": OPT, "sliding_window": OPT,
-    "sliding_window_pattern": OPT, "decoder_sparse_step": OPT, "moe_layer_freq": OPT, "q_lora_rank": OPT,
-    "kv_lora_rank": OPT, "qk_nope_head_dim": OPT, "qk_rope_head_dim": OPT, "v_head_dim": OPT,
-    "shared_expert_intermediate_size": OPT0, "max_window_layers": OPT0, "n_routed_experts": OPT0,
-    "n_shared_experts": OPT0, "first_k_dense_replace": OPT0, "num_nextn_predict_layers": OPT0,
-    "tie_word_embeddings": FLAG, "attention_bias": FLAG, "use_sliding_window": FLAG, "mlp_bias": FLAG,
+    "hidden_size": POS,
+    "num_attention_heads": POS,
+    "vocab_size": POS,
+    "num_key_value_heads": OPT,
+    "head_dim": OPT,
+    "intermediate_size": OPT,
+    "moe_intermediate_size": OPT,
+    "num_experts": OPT,
+    "num_local_experts": OPT,
+    "num_experts_per_tok": OPT,
+    "sliding_window": OPT,
+    "sliding_window_pattern": OPT,
+    "decoder_sparse_step": OPT,
+    "moe_layer_freq": OPT,
+    "q_lora_rank": OPT,
+    "kv_lora_rank": OPT,
+    "qk_nope_head_dim": OPT,
+    "qk_rope_head_dim": OPT,
+    "v_head_dim": OPT,
+    "shared_expert_intermediate_size": OPT0,
+    "max_window_layers": OPT0,
+    "n_routed_experts": OPT0,
+    "n_shared_experts": OPT0,
+    "first_k_dense_replace": OPT0,
+    "num_nextn_predict_layers": OPT0,
+    "tie_word_embeddings": FLAG,
+    "attention_bias": FLAG,
+    "use_sliding_window": FLAG,
+    "mlp_bias": FLAG,
     "layer_types": {"type": ["array", "null"], "items": {"enum": ["full_attention", "sliding_attention"]}},
     "mlp_only_layers": {"type": ["array", "null"], "items": {"type": "integer"}},
 }
 BASE = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
-SLIDING = {"anyOf": [{"required": ["sliding_window"], "properties": {"sliding_window": POS}}, {"required": ["layer_types"]}]}
-GEMMA3_SLIDING = {"anyOf": [
-    {"required": ["sliding_window", "sliding_window_pattern"],
-     "properties": {"sliding_window": POS, "sliding_window_pattern": POS}},
-    {"required": ["layer_types"]}]}
+SLIDING = {
+    "anyOf": [{"required": ["sliding_window"], "properties": {"sliding_window": POS}}, {"required": ["layer_types"]}]
+}
+GEMMA3_SLIDING = {
+    "anyOf": [
+        {
+            "required": ["sliding_window", "sliding_window_pattern"],
+            "properties": {"sliding_window": POS, "sliding_window_pattern": POS},
+        },
+        {"required": ["layer_types"]},
+    ]
+}
 # family → (model types, fields it requires, extra constraints)
 FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
     "dense": (["llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma"], BASE + ["intermediate_size"], []),
     "gemma2": (["gemma2"], BASE + ["intermediate_size"], [SLIDING]),
     "gemma3_text": (["gemma3_text"], BASE + ["intermediate_size"], [GEMMA3_SLIDING]),
     "mixtral": (["mixtral"], BASE + ["intermediate_size", "num_local_experts", "num_experts_per_tok"], []),
-    "qwen_moe": (["qwen2_moe", "qwen3_moe"], BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"], []),
-    "mla": (["deepseek_v2", "deepseek_v3"], BASE + ["qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank"],
-            [{"if": {"required": ["n_routed_experts"], "properties": {"n_routed_experts": {"type": "integer", "minimum": 1}}},
-              "then": {"required": ["num_experts_per_tok", "moe_intermediate_size"]}}]),
+    "qwen_moe": (
+        ["qwen2_moe", "qwen3_moe"],
+        BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"],
+        [],
+    ),
+    "mla": (
+        ["deepseek_v2", "deepseek_v3"],
+        BASE + ["qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank"],
+        [
+            {
+                "if": {
+                    "required": ["n_routed_experts"],
+                    "properties": {"n_routed_experts": {"type": "integer", "minimum": 1}},
+                },
+                "then": {"required": ["num_experts_per_tok", "moe_intermediate_size"]},
+            }
+        ],
+    ),
 }
-WRAPPERS = {   # model_type → (fields its text_config requires, extra constraints)
+WRAPPERS = {  # model_type → (fields its text_config requires, extra constraints)
     "gemma3": (["num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size"], [SLIDING]),
     "qwen3_vl": (BASE + ["intermediate_size"], []),
 }
@@ -63,9 +106,13 @@ def _family(types: list[str], required: list[str], extra: list[dict]) -> dict:
     """One family: chosen by model_type, or by architectures[0] when model_type is not a supported one."""
     archs = sorted(a for a, t in _ARCH_TO_TYPE.items() if t in types)
     by_type = {"required": ["model_type"], "properties": {"model_type": {"enum": types}}}
-    by_arch = {"required": ["architectures"],
-               "properties": {"architectures": {"minItems": 1, "prefixItems": [{"enum": archs}]},
-                              "model_type": {"not": {"enum": SUPPORTED}}}}
+    by_arch = {
+        "required": ["architectures"],
+        "properties": {
+            "architectures": {"minItems": 1, "prefixItems": [{"enum": archs}]},
+            "model_type": {"not": {"enum": SUPPORTED}},
+        },
+    }
     present = {"required": required, "properties": {f: POS for f in required if f != "num_hidden_layers"}}
     return {"allOf": [{"anyOf": [by_type, by_arch] if archs else [by_type]}, present, *extra]}
 
@@ -73,20 +120,35 @@ def _family(types: list[str], required: list[str], extra: list[dict]) -> dict:
 def _wrapper(model_type: str, required: list[str], extra: list[dict]) -> dict:
     archs = sorted(a for a, t in _ARCH_TO_TYPE.items() if t == model_type)
     present = {f: POS for f in required if f != "num_hidden_layers"}
-    text = {"type": "object", "properties": PROPERTIES, "required": required, "allOf": [{"properties": present}, *extra]}
+    text = {
+        "type": "object",
+        "properties": PROPERTIES,
+        "required": required,
+        "allOf": [{"properties": present}, *extra],
+    }
     by_type = {"required": ["model_type"], "properties": {"model_type": {"const": model_type}}}
-    by_arch = {"required": ["architectures"],
-               "properties": {"architectures": {"minItems": 1, "prefixItems": [{"enum": archs}]},
-                              "model_type": {"not": {"enum": SUPPORTED}}}}
-    return {"allOf": [{"anyOf": [by_type, by_arch] if archs else [by_type]},
-                      {"required": ["text_config"], "properties": {"text_config": text}}]}
+    by_arch = {
+        "required": ["architectures"],
+        "properties": {
+            "architectures": {"minItems": 1, "prefixItems": [{"enum": archs}]},
+            "model_type": {"not": {"enum": SUPPORTED}},
+        },
+    }
+    return {
+        "allOf": [
+            {"anyOf": [by_type, by_arch] if archs else [by_type]},
+            {"required": ["text_config"], "properties": {"text_config": text}},
+        ]
+    }
 
 
 @lru_cache(maxsize=1)
 def config_schema() -> dict:
     """The request body schema of ``POST /api/models/derive``."""
     return {
-        "type": "object", "properties": PROPERTIES, "additionalProperties": True,
+        "type": "object",
+        "properties": PROPERTIES,
+        "additionalProperties": True,
         "anyOf": [_family(*f) for f in FAMILIES.values()] + [_wrapper(t, *w) for t, w in WRAPPERS.items()],
         "description": "Hugging Face 的 config.json(JSON 对象)。支持的 model_type:" + "、".join(SUPPORTED),
     }
@@ -95,6 +157,7 @@ def config_schema() -> dict:
 @lru_cache(maxsize=1)
 def _validator():
     import jsonschema_rs
+
     return jsonschema_rs.Draft202012Validator(config_schema())
 
 

@@ -2,6 +2,7 @@
 Hugging Face ``config.json`` object and returns ``model_config.derive`` (parameter counts, KV bytes
 per token, decode read and FLOPs, the derivation steps); ``GET /api/models`` lists the presets in
 ``data/models/`` the calculator can read. Bad input is a 422 in the app's field-named error shape."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,7 @@ from .schemas import ErrorBody
 
 CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"
 
-MAX_BODY = 1_000_000   # bytes (1 MB); a config.json is a few KB
+MAX_BODY = 1_000_000  # bytes (1 MB); a config.json is a few KB
 
 router = APIRouter(tags=["模型配置"])
 
@@ -35,7 +36,9 @@ class DerivedModel(BaseModel):
     params_active: int = Field(description="每 token 经过的参数(MoE:top-k 路由专家 + 共享专家)")
     weight_bytes_bf16: int
     kv_bytes_per_token: int = Field(description="BF16 KV 缓存每 token,所有层都按全注意力的最坏情况")
-    kv_bytes_per_token_full_layers: int = Field(description="只算全注意力层(滑动窗口层最多保留 sliding_window 个 token)")
+    kv_bytes_per_token_full_layers: int = Field(
+        description="只算全注意力层(滑动窗口层最多保留 sliding_window 个 token)"
+    )
     sliding_window: int | None
     n_sliding_layers: int
     kv_bytes_by_context: dict[str, int] = Field(description="一个序列在给定上下文长度时的 KV 字节(滑动窗口层封顶)")
@@ -62,8 +65,11 @@ class PresetList(BaseModel):
 
 def _error(kind: str, msg: str, field: str = "body") -> JSONResponse:
     loc = ["body"] if field == "body" else ["body", field]
-    return JSONResponse({"detail": [{"loc": loc, "field": field, "type": kind, "msg": msg, "input": None}]},
-                        status_code=422, headers={"Cache-Control": "no-store"})
+    return JSONResponse(
+        {"detail": [{"loc": loc, "field": field, "type": kind, "msg": msg, "input": None}]},
+        status_code=422,
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 def _reject_constant(name: str):
@@ -76,8 +82,10 @@ async def _read_limited(request: Request) -> bytes | JSONResponse:
         if not cl.strip().isdigit():
             return _error("content_length_invalid", f"body:Content-Length 不是整数({cl[:20]!r})")
         if int(cl) > MAX_BODY:
-            return _error("body_too_large", f"body:请求体 {int(cl):,} 字节,超过上限 {MAX_BODY:,} 字节(1 MB);"
-                                             "config.json 通常只有几 KB")
+            return _error(
+                "body_too_large",
+                f"body:请求体 {int(cl):,} 字节,超过上限 {MAX_BODY:,} 字节(1 MB);config.json 通常只有几 KB",
+            )
     buf = bytearray()
     async for chunk in request.stream():
         buf += chunk
@@ -87,12 +95,22 @@ async def _read_limited(request: Request) -> bytes | JSONResponse:
 
 
 @router.post(
-    "/api/models/derive", response_model=DerivedModel, summary="从 config.json 推导参数量、KV、读写与 FLOPs",
+    "/api/models/derive",
+    response_model=DerivedModel,
+    summary="从 config.json 推导参数量、KV、读写与 FLOPs",
     description=CROSS_FIELD + ";".join(CROSS_FIELD_RULES),
-    responses={422: {"model": ErrorBody, "description": "请求体不是 JSON 对象,或 config.json 缺字段/架构不支持"},
-               413: {"model": ErrorBody, "description": "请求体超过 1 MB"}},
-    openapi_extra={"requestBody": {"required": True, "description": "Hugging Face 的 config.json(JSON 对象)",
-                                   "content": {"application/json": {"schema": config_schema()}}}})
+    responses={
+        422: {"model": ErrorBody, "description": "请求体不是 JSON 对象,或 config.json 缺字段/架构不支持"},
+        413: {"model": ErrorBody, "description": "请求体超过 1 MB"},
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "Hugging Face 的 config.json(JSON 对象)",
+            "content": {"application/json": {"schema": config_schema()}},
+        }
+    },
+)
 async def derive_config(request: Request):
     raw = await _read_limited(request)
     if isinstance(raw, JSONResponse):
@@ -107,7 +125,7 @@ async def derive_config(request: Request):
         out = {**derive(cfg), "steps": steps(analyze(cfg))}
     except ConfigError as e:
         return _error("config_error", f"{e.field or 'body'}:{e}", e.field or "body")
-    bad = schema_error(cfg)      # the published schema holds too (types of fields this family ignores)
+    bad = schema_error(cfg)  # the published schema holds too (types of fields this family ignores)
     if bad is not None:
         return _error("schema_error", bad[1], bad[0])
     return JSONResponse(DerivedModel(**out).model_dump(mode="json"), headers={"Cache-Control": "no-store"})
@@ -120,10 +138,18 @@ def _presets() -> tuple[dict, ...]:
         try:
             d = derive(model_config(mid))
         except ConfigError:
-            continue          # not a decoder config.json (vision tower, DiT, …)
-        out.append({"id": mid, "architecture": d["architecture"], "model_type": d["model_type"],
-                    "params_total": d["params_total"], "params_active": d["params_active"],
-                    "kv_bytes_per_token": d["kv_bytes_per_token"], "api": "/api/models/derive"})
+            continue  # not a decoder config.json (vision tower, DiT, …)
+        out.append(
+            {
+                "id": mid,
+                "architecture": d["architecture"],
+                "model_type": d["model_type"],
+                "params_total": d["params_total"],
+                "params_active": d["params_active"],
+                "kv_bytes_per_token": d["kv_bytes_per_token"],
+                "api": "/api/models/derive",
+            }
+        )
     return tuple(out)
 
 

@@ -1,5 +1,6 @@
 """Pages: the book (chapters, sections), a card alone, the projector view, the jump box and the
 glossary. Every page is a pure function of its URL and is rendered once per URL."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from .query import ParamError, parse_query
 from .render import env, fragment_bytes, query_string, render
 
 router = APIRouter()
-_pages: LRU[tuple[str, int, dict]] = LRU(2048)   # (path, raw query) → (body, status, headers)
+_pages: LRU[tuple[str, int, dict]] = LRU(2048)  # (path, raw query) → (body, status, headers)
 PAGE_CACHE = "public, max-age=300"
 EAGER_CARDS = 2
 
@@ -38,6 +39,7 @@ def solutions_allowed(request: Request) -> bool:
     """Instructors hide solutions with ?solutions=off on any exercise link (or for the whole
     deployment with AIINFRA_SOLUTIONS=off)."""
     import os
+
     return request.query_params.get("solutions") != "off" and os.environ.get("AIINFRA_SOLUTIONS") != "off"
 
 
@@ -65,8 +67,14 @@ def chapter_page(request: Request, n: int) -> HTMLResponse:
     if not ch:
         return not_found(f"没有第 {n} 章")
     opener = ch.sections[0]
-    return cached_page(request, lambda: (render("chapter.html", chapter=ch, opener=opener, parts=_parts(opener),
-                                                cards_in=cards_in), 200, {"Cache-Control": PAGE_CACHE}))
+    return cached_page(
+        request,
+        lambda: (
+            render("chapter.html", chapter=ch, opener=opener, parts=_parts(opener), cards_in=cards_in),
+            200,
+            {"Cache-Control": PAGE_CACHE},
+        ),
+    )
 
 
 @router.get("/ch/{n}/{slug}", response_class=HTMLResponse, include_in_schema=False)
@@ -80,8 +88,14 @@ def section_page(request: Request, n: int, slug: str) -> Response:
     i = ch.sections.index(sec)
     prev_s = ch.sections[i - 1] if i > 0 else None
     next_s = ch.sections[i + 1] if i + 1 < len(ch.sections) else None
-    return cached_page(request, lambda: (render("section.html", chapter=ch, sec=sec, parts=_parts(sec), prev=prev_s,
-                                                next=next_s), 200, {"Cache-Control": PAGE_CACHE}))
+    return cached_page(
+        request,
+        lambda: (
+            render("section.html", chapter=ch, sec=sec, parts=_parts(sec), prev=prev_s, next=next_s),
+            200,
+            {"Cache-Control": PAGE_CACHE},
+        ),
+    )
 
 
 def _parts(sec: Any) -> list[dict[str, Any]]:
@@ -97,8 +111,15 @@ def _parts(sec: Any) -> list[dict[str, Any]]:
         p = c.defaults()
         eager = n < EAGER_CARDS
         n += 1
-        parts.append({"kind": "card", "card": c, "params": p, "eager": eager,
-                      "fragment": fragment_bytes(c, p)[0].decode() if eager else ""})
+        parts.append(
+            {
+                "kind": "card",
+                "card": c,
+                "params": p,
+                "eager": eager,
+                "fragment": fragment_bytes(c, p)[0].decode() if eager else "",
+            }
+        )
     return parts
 
 
@@ -124,12 +145,23 @@ def _card_page(request: Request, card: Card, template: str = "card_page.html") -
         status, errors, params = 422, e.errors, card.defaults()
     frag = fragment_bytes(card, params, solutions=solutions)[0].decode()
     prev_c, next_c = neighbours(card.id)
-    body = render(template, card=card, params=params, fragment=frag, errors=errors,
-                  raw=dict(query_items(request)), embed=embed, sec=section_of(card), prev=prev_c, next=next_c,
-                  qs=query_string(card, params), solutions=solutions)
+    body = render(
+        template,
+        card=card,
+        params=params,
+        fragment=frag,
+        errors=errors,
+        raw=dict(query_items(request)),
+        embed=embed,
+        sec=section_of(card),
+        prev=prev_c,
+        next=next_c,
+        qs=query_string(card, params),
+        solutions=solutions,
+    )
     headers = {"Cache-Control": PAGE_CACHE}
     if embed:
-        headers["X-Frame-Embed"] = "1"   # the security middleware relaxes frame-ancestors for this view
+        headers["X-Frame-Embed"] = "1"  # the security middleware relaxes frame-ancestors for this view
     return body, status, headers
 
 
@@ -139,7 +171,8 @@ def _card_page(request: Request, card: Card, template: str = "card_page.html") -
 def marked_in_prose(sec_key: str) -> set[str]:
     """The glossary terms a section's prose marks (and so anchors), exactly as its page renders."""
     from ..chapters import prose
-    scope_of = cast(Callable[[str, bool], Scope], env.globals["glossary_scope"])   # Jinja types globals as object
+
+    scope_of = cast(Callable[[str, bool], Scope], env.globals["glossary_scope"])  # Jinja types globals as object
     scope = scope_of("p", True)
     for part in prose(sec_key).split("\n\n"):
         env.filters["gloss"](markdown(part), scope)
@@ -149,21 +182,31 @@ def marked_in_prose(sec_key: str) -> set[str]:
 def glossary_entries() -> list[dict[str, str]]:
     """Every glossary term with its definition and a link to where its section introduces it."""
     from ..chapters.glossary import TERMS
+
     out = []
     for t in TERMS:
         ch = CHAPTERS[int(t.section.split(".")[0])]
         sec = next(s for s in ch.sections if s.key == t.section)
         in_prose = t.slug in marked_in_prose(sec.key)
-        out.append({"slug": t.slug, "term": t.term, "definition": t.definition, "section": sec.number or sec.title,
-                    "section_title": sec.title, "url": sec.url + (f"#term-{t.slug}" if in_prose else "")})
+        out.append(
+            {
+                "slug": t.slug,
+                "term": t.term,
+                "definition": t.definition,
+                "section": sec.number or sec.title,
+                "section_title": sec.title,
+                "url": sec.url + (f"#term-{t.slug}" if in_prose else ""),
+            }
+        )
     return out
 
 
 @router.get("/glossary", response_class=HTMLResponse, include_in_schema=False)
 def glossary_page(request: Request) -> HTMLResponse:
     """术语表: every term the two chapters introduce, defined, with links back into the sections."""
-    return cached_page(request, lambda: (render("glossary.html", entries=glossary_entries()), 200,
-                                         {"Cache-Control": PAGE_CACHE}))
+    return cached_page(
+        request, lambda: (render("glossary.html", entries=glossary_entries()), 200, {"Cache-Control": PAGE_CACHE})
+    )
 
 
 @router.get("/glossary.json", tags=["术语"], summary="术语表")

@@ -2,6 +2,7 @@
 errors. Unknown keys are ignored; a scalar key given twice is rejected; a blank value is rejected
 (an optional override such as ``bw_tbps`` is simply left out to use the preset; the client drops
 emptied boxes from its requests)."""
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,7 @@ from ..cards import Card, controls_of
 
 MAX_VALUE_LEN = 200
 _INT = re.compile(r"^[+-]?[0-9]+$")
-MAX_MODEL_LEN = 6100   # a reader's own config.json, compressed into the URL
+MAX_MODEL_LEN = 6100  # a reader's own config.json, compressed into the URL
 MAX_LIST = 256
 
 
@@ -64,7 +65,7 @@ def parse_query(card: Card, items: Iterable[tuple[str, str]]):
                 errors.append(_err(card, k, "bool", v))
                 continue
             if s.is_int and s.control == "slider" and not _INT.match(v.strip()):
-                errors.append(_err(card, k, "int", v))   # "1.0", "+0.0", "1e3": not integers on the wire
+                errors.append(_err(card, k, "int", v))  # "1.0", "+0.0", "1e3": not integers on the wire
                 continue
             data[k] = v.strip()
     if errors:
@@ -117,12 +118,25 @@ def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:
 
 
 _KIND = {
-    "greater_than_equal": "太小", "greater_than": "太小", "less_than_equal": "太大", "less_than": "太大",
-    "int_parsing": "须为整数", "int_from_float": "须为整数", "float_parsing": "须为数字",
-    "finite_number": "须为有限数", "literal_error": "不是可选值", "enum": "不是可选值",
-    "bool_parsing": "须为 true 或 false", "too_short": "项数太少", "too_long": "项数太多",
-    "list_type": "须为列表", "missing": "缺少", "int_type": "须为整数", "float_type": "须为数字",
-    "string_type": "须为文本", "value_error": "取值无效",
+    "greater_than_equal": "太小",
+    "greater_than": "太小",
+    "less_than_equal": "太大",
+    "less_than": "太大",
+    "int_parsing": "须为整数",
+    "int_from_float": "须为整数",
+    "float_parsing": "须为数字",
+    "finite_number": "须为有限数",
+    "literal_error": "不是可选值",
+    "enum": "不是可选值",
+    "bool_parsing": "须为 true 或 false",
+    "too_short": "项数太少",
+    "too_long": "项数太多",
+    "list_type": "须为列表",
+    "missing": "缺少",
+    "int_type": "须为整数",
+    "float_type": "须为数字",
+    "string_type": "须为文本",
+    "value_error": "取值无效",
 }
 
 
@@ -137,8 +151,13 @@ def _from_pydantic(card: Card, err: ErrorDetails) -> dict[str, Any]:
     rng = _range(card, field)
     where = f"第 {int(loc[1]) + 1} 项" if len(loc) > 1 and loc[1].isdigit() else ""
     msg = f"{_label(card, field)}{where}:{text}{got_s}" + (f";{rng}" if rng else "")
-    return {"loc": ["query", *loc], "field": field, "type": err.get("type", "value_error"), "msg": msg,
-            "input": None if isinstance(got, (dict, list)) else str(got)[:60]}
+    return {
+        "loc": ["query", *loc],
+        "field": field,
+        "type": err.get("type", "value_error"),
+        "msg": msg,
+        "input": None if isinstance(got, (dict, list)) else str(got)[:60],
+    }
 
 
 def to_query(card: Card, params) -> list[tuple[str, str]]:

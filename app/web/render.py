@@ -1,5 +1,6 @@
 """Rendering: Jinja environment, view → HTML fragments, JSON payloads, CSV; an LRU of rendered
 fragments keyed by (card, canonical params)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -15,7 +16,21 @@ from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescap
 from markupsafe import Markup, escape
 
 from .. import format as fmt
-from ..cards import REGISTRY, Card, Figure, Stat, View, cell_text, controls_of, explain, finite, label_text, run, slot, tiles
+from ..cards import (
+    REGISTRY,
+    Card,
+    Figure,
+    Stat,
+    View,
+    cell_text,
+    controls_of,
+    explain,
+    finite,
+    label_text,
+    run,
+    slot,
+    tiles,
+)
 from ..chapters import CHAPTERS, section_of
 from ..chapters.glossary import TERMS
 from ..charts import ROLE_LABELS
@@ -66,13 +81,27 @@ def stat_text(s: Stat) -> str:
     return ("≈ " if s.approx else "") + v
 
 
-env = Environment(loader=FileSystemLoader(str(ROOT / "app" / "templates")),
-                  autoescape=select_autoescape(["html", "svg", "j2"]), trim_blocks=True, lstrip_blocks=True,
-                  auto_reload=os.environ.get("AIINFRA_RELOAD") == "1")   # templates are read once unless developing
-env.globals.update(static=static_url, rich=rich, markdown=markdown, CHAPTERS=CHAPTERS, REGISTRY=REGISTRY,
-                   ROLE_LABELS=ROLE_LABELS, json_script=_json_script, fmtnum=fmt.num, stat_text=stat_text,
-                   controls_of=controls_of, section_of=section_of,
-                   getattr_=getattr)
+env = Environment(
+    loader=FileSystemLoader(str(ROOT / "app" / "templates")),
+    autoescape=select_autoescape(["html", "svg", "j2"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    auto_reload=os.environ.get("AIINFRA_RELOAD") == "1",
+)  # templates are read once unless developing
+env.globals.update(
+    static=static_url,
+    rich=rich,
+    markdown=markdown,
+    CHAPTERS=CHAPTERS,
+    REGISTRY=REGISTRY,
+    ROLE_LABELS=ROLE_LABELS,
+    json_script=_json_script,
+    fmtnum=fmt.num,
+    stat_text=stat_text,
+    controls_of=controls_of,
+    section_of=section_of,
+    getattr_=getattr,
+)
 env.filters["rich"] = rich
 
 
@@ -137,6 +166,7 @@ def wire_figure(f: Figure, legend: list[dict[str, str]] | None = None) -> dict:
 def figure_csv(f: Figure) -> str:
     import csv
     import io
+
     cols, rows = figure_rows(f)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -145,17 +175,28 @@ def figure_csv(f: Figure) -> str:
     return buf.getvalue()
 
 
-def view_context(card: Card, params, view: View, *, solutions: bool = True,
-                 derivations: dict[str, Derivation] | None = None) -> dict[str, Any]:
-    return {"card": card, "params": params, "view": view, "figure_rows": figure_rows,
-            "qs": query_string(card, params), "solutions": solutions, "tiles": tiles(card, view, params),
-            "tpl": lambda text, gl=None: template_html(card, view, params, text, gl), "derivations": derivations or {},
-            "stats_html": lambda tiles, qs: stats_html(card, tiles, qs, stat_text),
-            "figures_html": lambda qs, tpl: figures_html(card, view, qs, tpl, legend_items=legend_items, wire=wire_figure,
-                                                         json_script=_json_script),
-            "tables_html": lambda tpl: tables_html(card, view, tpl, cell_text), "links_html": lambda: links_html(view),
-            "notes_html": lambda tpl: notes_html(card, view, tpl, Scope(f"n-{card.id}")),
-            "fill_text": lambda text: label_text(text, card, view, params)}
+def view_context(
+    card: Card, params, view: View, *, solutions: bool = True, derivations: dict[str, Derivation] | None = None
+) -> dict[str, Any]:
+    return {
+        "card": card,
+        "params": params,
+        "view": view,
+        "figure_rows": figure_rows,
+        "qs": query_string(card, params),
+        "solutions": solutions,
+        "tiles": tiles(card, view, params),
+        "tpl": lambda text, gl=None: template_html(card, view, params, text, gl),
+        "derivations": derivations or {},
+        "stats_html": lambda tiles, qs: stats_html(card, tiles, qs, stat_text),
+        "figures_html": lambda qs, tpl: figures_html(
+            card, view, qs, tpl, legend_items=legend_items, wire=wire_figure, json_script=_json_script
+        ),
+        "tables_html": lambda tpl: tables_html(card, view, tpl, cell_text),
+        "links_html": lambda: links_html(view),
+        "notes_html": lambda tpl: notes_html(card, view, tpl, Scope(f"n-{card.id}")),
+        "fill_text": lambda text: label_text(text, card, view, params),
+    }
 
 
 def template_html(card: Card, view: View, params, text: str, scope: Scope | None = None) -> Markup:
@@ -167,7 +208,7 @@ def template_html(card: Card, view: View, params, text: str, scope: Scope | None
     out, outputs = [], view.outputs
     for key, flag, html, button in _runs(text):
         hit = slot(card, view, params, key, flag) if key else None
-        if hit is None:            # plain text, or a slot nothing fills (left as written)
+        if hit is None:  # plain text, or a slot nothing fills (left as written)
             out.append(str(_marker.mark(html, scope)) if scope is not None else html)
             continue
         shown = esc_text(hit[0])
@@ -183,9 +224,15 @@ def _runs(text: str) -> tuple[tuple[str, str, str, str], ...]:
     """A template's runs (:func:`split`) as (key, flag, the run's text as HTML, a slot's opening
     button tag): a slot's text as written is what shows when nothing fills it, and a numeric
     output's value sits in a button that expands its derivation."""
-    return tuple((key, flag, str(rich(written)),
-                  f'<button type="button" class="num why" data-key="{esc(key)}" aria-expanded="false">' if key else "")
-                 for written, key, flag in split(text))
+    return tuple(
+        (
+            key,
+            flag,
+            str(rich(written)),
+            f'<button type="button" class="num why" data-key="{esc(key)}" aria-expanded="false">' if key else "",
+        )
+        for written, key, flag in split(text)
+    )
 
 
 def _is_number(v: Any) -> bool:
@@ -195,9 +242,10 @@ def _is_number(v: Any) -> bool:
 def derivation_html(d: Derivation) -> Markup:
     """A derivation's formula as MathML (plain text when the symbols do not typeset)."""
     from ..text import tex
+
     try:
         return Markup(tex(d.tex)) if d.tex else escape(d.formula)
-    except Exception:   # latex2mathml rejects a symbol: the plain formula reads as well
+    except Exception:  # latex2mathml rejects a symbol: the plain formula reads as well
         return escape(d.formula)
 
 
@@ -218,8 +266,10 @@ def live_number(cid: str, key: str, flag: str = "") -> str | None:
         return None
     text = hit[0]
     flag_attr = f' data-flag="{escape(flag)}"' if flag else ""
-    return (f'<a class="live" href="#{escape(cid)}" data-card="{escape(cid)}" data-key="{escape(key)}"{flag_attr}'
-            f' title="随卡片 {escape(card.label or card.title)} 的滑块变化">{escape(text)}</a>')
+    return (
+        f'<a class="live" href="#{escape(cid)}" data-card="{escape(cid)}" data-key="{escape(key)}"{flag_attr}'
+        f' title="随卡片 {escape(card.label or card.title)} 的滑块变化">{escape(text)}</a>'
+    )
 
 
 env.globals["live_number"] = live_number
@@ -233,6 +283,7 @@ def prose_slots() -> dict[str, tuple[tuple[str, str], ...]]:
     (and so the same ETag) for one state."""
     from ..chapters import CHAPTERS, prose
     from ..text import LIVE
+
     found: dict[str, set[tuple[str, str]]] = {}
     for ch in CHAPTERS.values():
         for sec in ch.sections:
@@ -273,10 +324,13 @@ def compute(card: Card, params) -> View:
 
 def explain_bytes(card: Card, params) -> bytes:
     """Every derivation of the card at these params, as the HTML the tiles expand into."""
+
     def make() -> bytes:
         view, ders = explain(card, params)
-        return render("_explain.html", card=card, view=view, derivations=ders,
-                      tiles={s.key: s for s in tiles(card, view, params)}).encode()
+        return render(
+            "_explain.html", card=card, view=view, derivations=ders, tiles={s.key: s for s in tiles(card, view, params)}
+        ).encode()
+
     return _explains.get((card.id, params.model_dump_json()), make)
 
 
@@ -287,16 +341,19 @@ def cached_json(card: Card, params, make) -> bytes:
 
 def fragment_bytes(card: Card, params, *, solutions: bool = True) -> tuple[bytes, str]:
     """The card's result fragment and its ETag, from the LRU when this state was seen before."""
+
     def make() -> tuple[bytes, str]:
         body = render_fragment(card, params, compute(card, params), solutions=solutions).encode()
         return body, '"' + hashlib.sha1(body).hexdigest()[:20] + '"'
+
     return _fragments.get((card.id, params.model_dump_json(), solutions), make)
 
 
-def render_fragment(card: Card, params, view: View, *, solutions: bool = True,
-                    derivations: dict[str, Derivation] | None = None) -> str:
+def render_fragment(
+    card: Card, params, view: View, *, solutions: bool = True, derivations: dict[str, Derivation] | None = None
+) -> str:
     ctx = view_context(card, params, view, solutions=solutions, derivations=derivations)
-    if card.template:      # a card's own template, which includes the generic result
+    if card.template:  # a card's own template, which includes the generic result
         return env.get_template(card.template).render(**ctx)
     return result_text(ctx)
 
@@ -312,21 +369,32 @@ def result_text(ctx: Mapping[str, Any]) -> str:
     these parts cost more than most of them); diagrams stay the ``blocks`` macro of ``_parts.html``."""
     card, view, qs, tpl = ctx["card"], ctx["view"], ctx["qs"], ctx["tpl"]
     parts = env.get_template("_parts.html").module
-    out: list[str] = [f'<p class="headline">{tpl(view.headline)}</p>' if view.headline else "",
-                      ctx["stats_html"](ctx["tiles"], qs), "\n", ctx["figures_html"](qs, tpl), "\n",
-                      parts.blocks(card, view, ctx["solutions"]) if view.blocks else "", "\n",  # type: ignore[attr-defined]
-                      ctx["tables_html"](tpl), "\n", ctx["links_html"](), "\n",
-                      questions_html(card, view, qs, ctx["solutions"], tpl, ctx["fill_text"]), "\n",
-                      ctx["notes_html"](tpl), "\n"]
+    out: list[str] = [
+        f'<p class="headline">{tpl(view.headline)}</p>' if view.headline else "",
+        ctx["stats_html"](ctx["tiles"], qs),
+        "\n",
+        ctx["figures_html"](qs, tpl),
+        "\n",
+        parts.blocks(card, view, ctx["solutions"]) if view.blocks else "",  # type: ignore[attr-defined]
+        "\n",
+        ctx["tables_html"](tpl),
+        "\n",
+        ctx["links_html"](),
+        "\n",
+        questions_html(card, view, qs, ctx["solutions"], tpl, ctx["fill_text"]),
+        "\n",
+        ctx["notes_html"](tpl),
+        "\n",
+    ]
     values = live_values(card, view, ctx["params"])
     if values:
-        out.append(f'<script type="application/json" class="livevals" data-card="{escape(card.id)}">{_json_script(values)}</script>')
+        out.append(
+            f'<script type="application/json" class="livevals" data-card="{escape(card.id)}">{_json_script(values)}</script>'
+        )
     return "".join(out)
 
 
-
-
-env.globals["generic_result"] = pass_context(result_html)   # _result.html, where a card's template includes it
+env.globals["generic_result"] = pass_context(result_html)  # _result.html, where a card's template includes it
 
 
 def outputs_json(view: View) -> dict[str, Any]:
@@ -338,6 +406,7 @@ def outputs_json(view: View) -> dict[str, Any]:
         if isinstance(v, (list, tuple)):
             return [clean(x) for x in v]
         return v
+
     return {k: clean(v) for k, v in view.outputs.items()}
 
 

@@ -1,5 +1,6 @@
 """Response schemas for ``/openapi.json``: each card's JSON answer typed from its output
 declaration (every key, its type, label and unit) plus the derivations it carries."""
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -37,8 +38,11 @@ class FormulaDerivation(BaseModel):
     formula: str = Field(description="书中符号写的公式;模拟、搜索、拟合得到的值用文字写规则")
     substituted: str = Field(description="代入当前取值与单位后的同一公式")
     result: str = Field(description="按卡片的舍入显示的结果")
-    check: str | None = Field(None, description="只含十进制数、+ - * / **、括号与 min max abs sqrt log log2 log10 exp "
-                                                   "ceil floor 的算式,按输出键自己的单位求值等于该输出(相对误差 ≤ 1e-6);规则得到的值没有")
+    check: str | None = Field(
+        None,
+        description="只含十进制数、+ - * / **、括号与 min max abs sqrt log log2 log10 exp "
+        "ceil floor 的算式,按输出键自己的单位求值等于该输出(相对误差 ≤ 1e-6);规则得到的值没有",
+    )
     steps: list[DerivationStep] = Field(default_factory=list, description="链上有名字的中间量")
     inputs: list[DerivationInput] = Field(default_factory=list, description="用到的输入及其来源")
 
@@ -77,16 +81,23 @@ def result_model(card: Card, defaults_outputs: dict[str, Any]) -> type[BaseModel
     for key, decl in card.outputs.items():
         unit = decl.display_unit
         desc = (decl.help or decl.label or key) + (f"(单位 {unit})" if unit else "")
-        fields[key] = (_type_of(decl, defaults_outputs.get(key)), Field(None, description=desc))   # some states leave some out
+        fields[key] = (
+            _type_of(decl, defaults_outputs.get(key)),
+            Field(None, description=desc),
+        )  # some states leave some out
     outputs = create_model(f"Outputs_{name}", __config__=ConfigDict(extra="forbid"), **fields)
-    card_id: Any = Literal[card.id]      # a type made at run time: this card's id and no other
+    card_id: Any = Literal[card.id]  # a type made at run time: this card's id and no other
     return create_model(
         f"Result_{name}",
         card=(card_id, ...),
         params=(dict[str, Any], Field(..., description="校验后的参数(含默认值)")),
         outputs=(outputs, ...),
-        derivations=(dict[str, Derivation], Field(..., description="每个数值输出(int/float,非 bool)一条:输入来源,或公式、代入与可校验的算式")),
-        questions=(list[QuestionInfo] | None, None))
+        derivations=(
+            dict[str, Derivation],
+            Field(..., description="每个数值输出(int/float,非 bool)一条:输入来源,或公式、代入与可校验的算式"),
+        ),
+        questions=(list[QuestionInfo] | None, None),
+    )
 
 
 class ErrorItem(BaseModel):

@@ -1,10 +1,13 @@
 """Headers on every response: a strict CSP (no inline scripts anywhere), nosniff, referrer policy,
 framing allowed only for the embed view, and one ``Vary`` header. A plain ASGI middleware (cheaper
 than BaseHTTPMiddleware)."""
+
 from __future__ import annotations
 
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
-       "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; ")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+)
 SELF_FRAME = "frame-ancestors 'self'"
 ANY_FRAME = "frame-ancestors *"
 CSP_PAGE, CSP_EMBED = (CSP + SELF_FRAME).encode(), (CSP + ANY_FRAME).encode()
@@ -13,7 +16,7 @@ CSP_PAGE, CSP_EMBED = (CSP + SELF_FRAME).encode(), (CSP + ANY_FRAME).encode()
 def one_vary(headers) -> list[tuple[bytes, bytes]]:
     """All ``Vary`` values as one header, each name once (a route's ``Vary: Accept-Encoding`` and the
     one GZipMiddleware appends would otherwise be sent twice)."""
-    names: dict[bytes, bytes] = {}   # lower-case name -> name as first sent
+    names: dict[bytes, bytes] = {}  # lower-case name -> name as first sent
     for k, v in headers:
         if k == b"vary":
             for n in v.split(b","):

@@ -1,5 +1,6 @@
 """Tool pages outside the chapters (``/tools/{slug}``): an intro in our own words, then the tool's card,
 rendered eagerly in the query's state (a rejected query shows its messages beside the controls). No math here."""
+
 from __future__ import annotations
 
 from typing import Annotated
@@ -39,6 +40,13 @@ def _page(request: Request, slug: str, card: Card) -> tuple[str, int, dict[str, 
         params = parse_query(card, items)
     except ParamError as e:
         status, errors, params = 422, e.errors, card.defaults()
-    body = render("tool.html", card=card, params=params, fragment=fragment_bytes(card, params)[0].decode(),
-                  errors=errors, raw=dict(items), intro=tool_intro(slug))
+    body = render(
+        "tool.html",
+        card=card,
+        params=params,
+        fragment=fragment_bytes(card, params)[0].decode(),
+        errors=errors,
+        raw=dict(items),
+        intro=tool_intro(slug),
+    )
     return body, status, {"Cache-Control": PAGE_CACHE}

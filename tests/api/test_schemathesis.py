@@ -4,6 +4,7 @@ out-of-schema input rejected (negative data: 422, or 413 for a body over the siz
 schema-valid input accepted (positive data). The
 only operations spared the positive-data check are those whose description names a rule between
 fields that a schema cannot state (``跨字段规则``), e.g. supervised tokens ≤ sequence length."""
+
 from __future__ import annotations
 
 import json
@@ -22,14 +23,20 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "tests" / "data" / "configs").glob("*.json")) + [ROOT / "data" / "models" / "qwen3-8b.json"]
 # a cfg: value is a compressed config.json (the format the schema names): generate real ones
-schemathesis.openapi.format(MODEL_CONFIG_FORMAT, st.sampled_from([encode_config(json.loads(p.read_text())) for p in CONFIGS]))
+schemathesis.openapi.format(
+    MODEL_CONFIG_FORMAT, st.sampled_from([encode_config(json.loads(p.read_text())) for p in CONFIGS])
+)
 
 
 def _model_config_paths() -> list[str]:
     """Operations with a parameter of format model-config."""
     spec = app.openapi()
-    return sorted(p for p, ops in spec["paths"].items() for op in ops.values()
-                  if MODEL_CONFIG_FORMAT in json.dumps(op.get("parameters", [])))
+    return sorted(
+        p
+        for p, ops in spec["paths"].items()
+        for op in ops.values()
+        if MODEL_CONFIG_FORMAT in json.dumps(op.get("parameters", []))
+    )
 
 
 MODEL_PATHS = "^(" + "|".join(_model_config_paths()) + ")$"
@@ -68,8 +75,12 @@ def test_model_config_operations_are_tested():
 
 def test_only_named_cross_field_rules_are_spared():
     spec = app.openapi()
-    spared = {f"{m.upper()} {p}" for p, ops in spec["paths"].items() for m, op in ops.items()
-              if CROSS_FIELD in (op.get("description") or "")}
+    spared = {
+        f"{m.upper()} {p}"
+        for p, ops in spec["paths"].items()
+        for m, op in ops.items()
+        if CROSS_FIELD in (op.get("description") or "")
+    }
     cards = {f"GET /api/cards/{cid}" for cid, c in REGISTRY.items() if c.params.cross_field_rules}
     assert spared == cards | {"POST /api/models/derive"}
     assert "GET /api/cards/update-tokens" in spared
@@ -77,4 +88,4 @@ def test_only_named_cross_field_rules_are_spared():
         for op in ops.values():
             d = op.get("description") or ""
             if CROSS_FIELD in d:
-                assert d.split(CROSS_FIELD, 1)[1].strip(), p   # each spared operation names its rules
+                assert d.split(CROSS_FIELD, 1)[1].strip(), p  # each spared operation names its rules

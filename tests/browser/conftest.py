@@ -1,6 +1,7 @@
 """Browser tests: Playwright for Python driving Debian's Chromium (never a downloaded browser).
 The app runs in a real uvicorn process on a free loopback port. Under CI=true a missing browser
 fails the run instead of skipping."""
+
 from __future__ import annotations
 
 import os
@@ -17,9 +18,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage"]
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 def pytest_collection_modifyitems(items):
@@ -39,10 +48,23 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def server():
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-                             "--port", str(port), "--log-level", "warning"], cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+    )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(1200):   # up to 60 s: a loaded machine imports slowly
+    for _ in range(1200):  # up to 60 s: a loaded machine imports slowly
         try:
             urllib.request.urlopen(url + "/healthz", timeout=1)
             break
@@ -63,6 +85,7 @@ def browser():
             pytest.fail(f"Chromium not found at {CHROMIUM}: CI must run the browser tests")
         pytest.skip("Chromium not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b

@@ -2,6 +2,7 @@
 or critical violation. One context, one page reused; axe is injected by an init script. The theme is
 switched in place on the loaded page, and in the second theme only the colour rules run again (the
 DOM is the same; only colours change)."""
+
 from __future__ import annotations
 
 import json
@@ -47,7 +48,7 @@ def test_every_card_has_no_serious_axe_violation_in_either_theme(axe_page, serve
         found = page.evaluate(RUN, None)
         dark_bg = page.evaluate(THEME, "dark")
         if view == "cards":
-            assert dark_bg != light_bg, (cid, light_bg)   # the dark theme really applies
+            assert dark_bg != light_bg, (cid, light_bg)  # the dark theme really applies
         found += [dict(v, theme="dark") for v in page.evaluate(RUN, COLOUR_RULES)]
         if found:
             bad[cid] = found

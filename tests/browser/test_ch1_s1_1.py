@@ -1,5 +1,6 @@
 """Chapter 1 opener and 1.1 as a reader uses them: play 图 1-3, click a layer of 图 1-2, pick a
 traffic path in 图 1-5, flip the opener's toggles."""
+
 from __future__ import annotations
 
 import re
@@ -14,13 +15,13 @@ def _stat(page, card, key):
 
 
 def test_fig_1_3_play_button_advances_frames(page, server):
-    page.goto(server + "/cards/fig-1-4")                     # alias lands on the canonical card
+    page.goto(server + "/cards/fig-1-4")  # alias lands on the canonical card
     assert "/cards/fig-1-3" in page.url
     _wait_plot(page, "plot-fig-1-3-0")
     # frame 0: no KV yet, nothing streamed
     assert page.evaluate("() => document.getElementById('plot-fig-1-3-0').data[3].x[1]") is None
     assert _stat(page, "fig-1-3", "kv_tokens") == "—"
-    page.locator("#plot-fig-1-3-0 .updatemenu-button").first.click()   # Plotly's ▶ 播放
+    page.locator("#plot-fig-1-3-0 .updatemenu-button").first.click()  # Plotly's ▶ 播放
     page.wait_for_function("() => document.getElementById('plot-fig-1-3-0').data[3].x[1] === 4")
     page.wait_for_function("() => document.getElementById('plot-fig-1-3-0').data[5].x.length === 8", timeout=15000)
     page.watch.assert_clean()
@@ -29,11 +30,15 @@ def test_fig_1_3_play_button_advances_frames(page, server):
 def test_fig_1_3_play_card_hook_and_frame_slider(page, server):
     page.goto(server + "/cards/fig-1-3?output_tokens=4")
     _wait_plot(page, "plot-fig-1-3-0")
-    page.evaluate("() => document.getElementById('fig-1-3').dispatchEvent(new CustomEvent('card:play', {bubbles: true}))")
+    page.evaluate(
+        "() => document.getElementById('fig-1-3').dispatchEvent(new CustomEvent('card:play', {bubbles: true}))"
+    )
     page.wait_for_function("() => document.getElementById('plot-fig-1-3-0').data[5].x.length === 4", timeout=15000)
     box = page.locator("#fig-1-3-frame")
-    box.fill("1")                                   # fill() fires `input`: one request
-    page.wait_for_function("() => document.querySelector('#fig-1-3 .stat[data-key=\"kv_tokens\"] .v').innerText === '2,048'")
+    box.fill("1")  # fill() fires `input`: one request
+    page.wait_for_function(
+        "() => document.querySelector('#fig-1-3 .stat[data-key=\"kv_tokens\"] .v').innerText === '2,048'"
+    )
     assert _stat(page, "fig-1-3", "kv_mib") == "640"
     assert re.search(r"frame=1", page.url)
     page.watch.assert_clean()
@@ -73,10 +78,14 @@ def test_hero_toggles_and_chapter_page(page, server):
     assert _stat(page, "hero-read-vs-compute", "read_to_compute_ratio") == "148"
     assert page.locator("#hero-read-vs-compute .hero-q section").count() == 3
     page.locator("#hero-read-vs-compute-double_compute").check()
-    page.wait_for_function("() => document.querySelector('#hero-read-vs-compute .stat[data-key=\"t_compute_ms\"] .v').innerText === '0.0707'")
+    page.wait_for_function(
+        "() => document.querySelector('#hero-read-vs-compute .stat[data-key=\"t_compute_ms\"] .v').innerText === '0.0707'"
+    )
     assert _stat(page, "hero-read-vs-compute", "t_step_ms") == "20.90"
     page.locator("#hero-read-vs-compute-double_bandwidth").check()
-    page.wait_for_function("() => document.querySelector('#hero-read-vs-compute .stat[data-key=\"t_step_ms\"] .v').innerText === '10.45'")
+    page.wait_for_function(
+        "() => document.querySelector('#hero-read-vs-compute .stat[data-key=\"t_step_ms\"] .v').innerText === '10.45'"
+    )
     # A checkbox fires `input` (delayed 60 ms) and `change`; hx-sync="this:replace" then aborts the
     # first request and htmx logs the abort as an error. Engine behaviour for every toggle, not a fault here.
     page.watch.errors = [e for e in page.watch.errors if not e.startswith(("htmx:sendAbort", "htmx:afterRequest"))]
@@ -88,7 +97,16 @@ def test_section_1_1_loads_every_card_cleanly(page, server):
     for i in range(14):
         page.evaluate(f"() => window.scrollTo(0, {i} * 700)")
         page.wait_for_timeout(250)
-    for cid in ("fig-1-1", "agent-loop", "model-hw-interplay", "fig-1-2", "fig-1-3", "ex-1-1", "fig-1-5",
-                "tab-three-traffic", "two-threads"):
+    for cid in (
+        "fig-1-1",
+        "agent-loop",
+        "model-hw-interplay",
+        "fig-1-2",
+        "fig-1-3",
+        "ex-1-1",
+        "fig-1-5",
+        "tab-three-traffic",
+        "two-threads",
+    ):
         page.wait_for_selector(f"#r-{cid} .block", timeout=10000)
     page.watch.assert_clean()

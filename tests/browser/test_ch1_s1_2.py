@@ -1,4 +1,5 @@
 """Section 1.2 in a browser: moving one control on each interactive card changes what it shows."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,19 +11,19 @@ def _stat(page, card, key):
 
 def _wait_stat(page, card, key, text):
     page.wait_for_function(
-        "([c, k, t]) => { const e = document.querySelector(`#${c} .stat[data-key=\"${k}\"] .v`); return e && e.innerText === t; }",
-        arg=[card, key, text])
+        '([c, k, t]) => { const e = document.querySelector(`#${c} .stat[data-key="${k}"] .v`); return e && e.innerText === t; }',
+        arg=[card, key, text],
+    )
 
 
 def _set_box(page, card, name, value):
-    page.locator(f"#{card}-{name}").fill(str(value))     # fill() fires the input event
+    page.locator(f"#{card}-{name}").fill(str(value))  # fill() fires the input event
 
 
 def _assert_clean(page):
     # a request superseded by a newer one (hx-sync "replace") is aborted and htmx reports the abort;
     # that is expected when one change fires both input and change. Everything else must be clean.
-    page.watch.errors = [e for e in page.watch.errors
-                         if not e.startswith(("htmx:sendAbort,", "htmx:afterRequest,"))]
+    page.watch.errors = [e for e in page.watch.errors if not e.startswith(("htmx:sendAbort,", "htmx:afterRequest,"))]
     page.watch.assert_clean()
 
 
@@ -50,7 +51,9 @@ def test_moving_a_control_changes_the_output(page, server, cid, name, value, sta
 
 def test_fig_1_6_select_and_row_click(page, server):
     page.goto(server + "/cards/fig-1-6")
-    page.wait_for_function("() => document.getElementById('plot-fig-1-6-0') && document.getElementById('plot-fig-1-6-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-fig-1-6-0') && document.getElementById('plot-fig-1-6-0').data"
+    )
     assert _stat(page, "fig-1-6", "ratio") == "100,000"
     page.select_option("#fig-1-6-row_b", "round-trip-datacenter")
     _wait_stat(page, "fig-1-6", "ratio", "5,000")
@@ -72,14 +75,18 @@ def test_amdahl_team_preset(page, server):
 
 def test_fig_1_7_over_limit_and_bars(page, server):
     page.goto(server + "/cards/fig-1-7")
-    page.wait_for_function("() => document.getElementById('plot-fig-1-7-0') && document.getElementById('plot-fig-1-7-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-fig-1-7-0') && document.getElementById('plot-fig-1-7-0').data"
+    )
     assert "刚好放下" in _stat(page, "fig-1-7", "fits")
     page.select_option("#fig-1-7-precision", "bf16")
-    page.wait_for_function("() => document.querySelector('#fig-1-7 .stat[data-key=\"fits\"] .v').innerText.startsWith('放不下')")
+    page.wait_for_function(
+        "() => document.querySelector('#fig-1-7 .stat[data-key=\"fits\"] .v').innerText.startsWith('放不下')"
+    )
     _set_box(page, "fig-1-7", "n_gpus", 2)
     page.wait_for_function("() => document.getElementById('plot-fig-1-7-0').data[0].x.length === 2")
     assert _stat(page, "fig-1-7", "per_gpu_total_gb") == "74.04"
-    assert page.locator("#fig-1-7 .badge-ill").count() > 0     # the even split is the page's own rule
+    assert page.locator("#fig-1-7 .badge-ill").count() > 0  # the even split is the page's own rule
     _assert_clean(page)
 
 
@@ -98,8 +105,17 @@ def test_ex_1_2_reserve_changes_grid(page, server):
 
 def test_section_page_loads_every_card(page, server):
     page.goto(server + "/ch/1/1.2")
-    ids = ["fig-1-6", "serial-wait", "amdahl-team", "four-quantities", "gpu-cheatsheet", "weight-bytes",
-           "fig-1-7", "link-conversion", "ex-1-2"]
+    ids = [
+        "fig-1-6",
+        "serial-wait",
+        "amdahl-team",
+        "four-quantities",
+        "gpu-cheatsheet",
+        "weight-bytes",
+        "fig-1-7",
+        "link-conversion",
+        "ex-1-2",
+    ]
     for cid in ids:
         page.locator(f"#{cid}").scroll_into_view_if_needed()
         page.wait_for_selector(f"#r-{cid} :is(.stats, .block, .figs, .questions)", timeout=10000)

@@ -1,5 +1,6 @@
 """Section 1.4 as a reader uses it: move a control on the packet-core calculator and watch the cores
 change; click a layer of 图 1-17 and read its explanation, with ?part= in the address bar."""
+
 from __future__ import annotations
 
 
@@ -15,13 +16,17 @@ def test_smartnic_cores_follow_per_core_rate(page, server):
     assert "示意" in page.locator('#smartnic-cores .stat[data-key="cores"]').inner_text()
     assert page.locator("#smartnic-cores svg g.core").count() == 6
     page.locator("#smartnic-cores-per_core_mpps").fill("5")
-    page.wait_for_function("() => document.querySelector('#smartnic-cores .stat[data-key=\"cores\"] .v').innerText === '11.90'",
-                           timeout=20000)
+    page.wait_for_function(
+        "() => document.querySelector('#smartnic-cores .stat[data-key=\"cores\"] .v').innerText === '11.90'",
+        timeout=20000,
+    )
     assert page.locator("#smartnic-cores svg g.core").count() == 12
     page.wait_for_function("() => /[?&]per_core_mpps=5/.test(location.search)")
     page.locator("#smartnic-cores-link_gbit_s").fill("100")
-    page.wait_for_function("() => document.querySelector('#smartnic-cores .stat[data-key=\"packet_rate_mpps\"] .v').innerText === '148.81'",
-                           timeout=20000)
+    page.wait_for_function(
+        "() => document.querySelector('#smartnic-cores .stat[data-key=\"packet_rate_mpps\"] .v').innerText === '148.81'",
+        timeout=20000,
+    )
     assert _stat(page, "smartnic-cores", "cores") == "29.76"
     page.watch.assert_clean()
 
@@ -33,8 +38,9 @@ def test_fig_1_17_click_layer_shows_explanation_and_url(page, server):
     assert "点击" in panel.inner_text()
     page.locator('#fig-1-17 a.part[data-value="stack"]').first.click()
     # the prompt lists every layer (协议栈 included): wait for the stack's own explanation
-    page.wait_for_function("() => document.querySelector('#fig-1-17 .part-panel').innerText.includes('重传')",
-                           timeout=20000)
+    page.wait_for_function(
+        "() => document.querySelector('#fig-1-17 .part-panel').innerText.includes('重传')", timeout=20000
+    )
     assert "重传" in page.locator("#fig-1-17 .part-panel").inner_text()
     page.wait_for_function("() => /[?&]part=stack/.test(location.search)")
     assert page.locator("#fig-1-17-part").input_value() == "stack"

@@ -1,5 +1,6 @@
 """Section 3.2 in a real browser: ▶ plays the agent trace; moving a tool slider of 图 3-11 moves
 the critical path (numbers, DAG highlight and timeline follow)."""
+
 from __future__ import annotations
 
 
@@ -32,9 +33,10 @@ def test_fig_3_11_tool_slider_moves_critical_path(page, server):
     assert svg.get_attribute("data-critical") == "model1 tool_b model2"
     assert page.locator('#fig-3-11 g.node.crit[data-node="tool_b"]').count() == 1
     box = page.locator("#fig-3-11-tool_a_s")
-    box.fill("12")     # fires one input event; a second one could abort the first request under load
+    box.fill("12")  # fires one input event; a second one could abort the first request under load
     page.wait_for_function(
-        "() => document.querySelector('#fig-3-11 .stat[data-key=\"critical_path_s\"] .v').innerText === '17'")
+        "() => document.querySelector('#fig-3-11 .stat[data-key=\"critical_path_s\"] .v').innerText === '17'"
+    )
     assert page.locator("#fig-3-11 svg[data-critical]").get_attribute("data-critical") == "model1 tool_a model2"
     assert page.locator('#fig-3-11 g.node.crit[data-node="tool_a"]').count() == 1
     assert page.locator('#fig-3-11 g.node.crit[data-node="tool_b"]').count() == 0
@@ -48,7 +50,8 @@ def test_fig_3_11_tool_slider_moves_critical_path(page, server):
     # clicking the 串行 pill in the diagram switches the schedule through the normal flow
     page.locator('#fig-3-11 a.part[data-value="serial"]').click()
     page.wait_for_function(
-        "() => document.querySelector('#fig-3-11 .stat[data-key=\"critical_path_s\"] .v').innerText === '27'")
+        "() => document.querySelector('#fig-3-11 .stat[data-key=\"critical_path_s\"] .v').innerText === '27'"
+    )
     page.watch.assert_clean()
 
 
@@ -56,7 +59,7 @@ def test_section_3_2_loads_cleanly(page, server):
     page.goto(server + "/ch/3/3.2")
     ids = page.evaluate("() => Array.from(document.querySelectorAll('.result.lazy')).map(e => e.id)")
     assert "r-agent-trace" in ids and "r-fig-3-14" in ids
-    for rid in ids:   # reveal every card in reading order, as a reader scrolling down would
+    for rid in ids:  # reveal every card in reading order, as a reader scrolling down would
         page.locator(f"#{rid}").scroll_into_view_if_needed()
         page.wait_for_function(f"() => !document.querySelector('#{rid} .loading')", timeout=15000)
     assert page.locator("#prefix-cache-4round .stat").count() > 0

@@ -1,4 +1,5 @@
 """Section 3.3 in a browser: 图 3-18 plays, buffer-drain follows its controls, the section page is clean."""
+
 from __future__ import annotations
 
 import re
@@ -48,15 +49,21 @@ def test_buffer_drain_follows_controls(page, server):
     b_end = "() => { const d = document.getElementById('plot-buffer-drain-0').data[2]; return d.x[d.x.length - 1]; }"
     assert abs(page.evaluate(b_end) - 3.0) < 1e-6
     box = page.locator("#buffer-drain-initial_buffer_s")
-    box.fill("0.6")          # fill() fires one input event: one request
-    page.wait_for_function("() => document.querySelector('#buffer-drain .stat[data-key=\"drain_s\"] .v').innerText === '6.00'")
+    box.fill("0.6")  # fill() fires one input event: one request
+    page.wait_for_function(
+        "() => document.querySelector('#buffer-drain .stat[data-key=\"drain_s\"] .v').innerText === '6.00'"
+    )
     page.wait_for_function(f"() => Math.abs(({b_end})() - 6) < 1e-6")
     rate = page.locator("#buffer-drain-arrival_rate_s_per_s")
     rate.fill("0.8")
-    page.wait_for_function("() => document.querySelector('#buffer-drain .stat[data-key=\"drain_s\"] .v').innerText === '3.00'")
+    page.wait_for_function(
+        "() => document.querySelector('#buffer-drain .stat[data-key=\"drain_s\"] .v').innerText === '3.00'"
+    )
     assert re.search(r"/cards/buffer-drain\?.*arrival_rate_s_per_s=0.8", page.url)
     rate.fill("1")
-    page.wait_for_function("() => document.querySelector('#buffer-drain .stat[data-key=\"drain_s\"] .v').innerText.includes('不会耗尽')")
+    page.wait_for_function(
+        "() => document.querySelector('#buffer-drain .stat[data-key=\"drain_s\"] .v').innerText.includes('不会耗尽')"
+    )
     page.watch.assert_clean()
 
 
@@ -65,7 +72,9 @@ def test_handoff_diagram_click(page, server):
     page.wait_for_selector('#epd-handoff .stat[data-key="receiver_stages"]')
     assert _stat(page, "epd-handoff", "receiver_stages") == "P → D"
     page.locator('#epd-handoff a.part[data-value="kv"] circle').click()
-    page.wait_for_function("() => document.querySelector('#epd-handoff .stat[data-key=\"receiver_stages\"] .v').innerText === 'D'")
+    page.wait_for_function(
+        "() => document.querySelector('#epd-handoff .stat[data-key=\"receiver_stages\"] .v').innerText === 'D'"
+    )
     assert "handoff=kv" in page.url
     page.watch.assert_clean()
 
@@ -78,7 +87,16 @@ def test_section_3_3_page_is_clean(page, server):
         page.wait_for_timeout(150)
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
     page.wait_for_function("() => document.querySelectorAll('.result.lazy .loading').length === 0", timeout=15000)
-    for cid in ("fig-3-15", "vision-reuse-table", "epd-handoff", "speech-loop", "image-gen-loop", "fig-3-18",
-                "buffer-drain", "aoi-observe", "multimodal-pipeline"):
+    for cid in (
+        "fig-3-15",
+        "vision-reuse-table",
+        "epd-handoff",
+        "speech-loop",
+        "image-gen-loop",
+        "fig-3-18",
+        "buffer-drain",
+        "aoi-observe",
+        "multimodal-pipeline",
+    ):
         assert page.locator(f"#{cid}").count() == 1, cid
     page.watch.assert_clean()

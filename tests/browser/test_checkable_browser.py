@@ -1,5 +1,6 @@
 """Every card that asks questions answers its 检查 button on the page (练习 3-1 is a calculator card
 and used to say 无法检查): one correct answer per card, typed or clicked as a reader would."""
+
 from __future__ import annotations
 
 from tests.web.test_checkable import WITH_QUESTIONS, first_checkable

@@ -1,5 +1,6 @@
 """Classroom and reading comfort, as a browser sees it: presenter keys, Esc back with state, the
 jump box, chart data tables and CSV, axe-core accessibility, no sideways scroll on a phone."""
+
 from __future__ import annotations
 
 import csv
@@ -15,7 +16,9 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def _ready(page, card="eg-1-1", idx=0):
-    page.wait_for_function(f"() => document.getElementById('plot-{card}-{idx}') && document.getElementById('plot-{card}-{idx}').data")
+    page.wait_for_function(
+        f"() => document.getElementById('plot-{card}-{idx}') && document.getElementById('plot-{card}-{idx}').data"
+    )
 
 
 def test_presenter_keys_change_number_and_esc_returns_with_state(page, server):
@@ -27,7 +30,9 @@ def test_presenter_keys_change_number_and_esc_returns_with_state(page, server):
     page.locator("#eg-1-1-batch").focus()
     before = page.locator('.stat[data-key="throughput_tok_s"] .v').inner_text()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(f"() => document.querySelector('.stat[data-key=\"throughput_tok_s\"] .v').innerText !== '{before}'")
+    page.wait_for_function(
+        f"() => document.querySelector('.stat[data-key=\"throughput_tok_s\"] .v').innerText !== '{before}'"
+    )
     assert page.locator("#eg-1-1-batch").input_value() == "2"
     assert "batch=2" in page.url
     page.keyboard.press("Escape")
@@ -40,6 +45,7 @@ def test_presenter_keys_change_number_and_esc_returns_with_state(page, server):
 
 def test_presenter_next_previous(page, server):
     from app.chapters import neighbours
+
     prev_c, next_c = neighbours("eg-1-1")
     page.goto(server + "/present/eg-1-1")
     _ready(page)
@@ -76,7 +82,9 @@ def test_table_toggle_and_csv_equal_chart_data(page, server):
     det.locator("summary").click()
     det.locator("tbody tr").first.wait_for()
     assert det.locator("table").is_visible()
-    plotted = page.evaluate("() => document.getElementById('plot-eg-1-1-0').data.map(t => ({name: t.name, x: Array.from(t.x), y: Array.from(t.y)}))")
+    plotted = page.evaluate(
+        "() => document.getElementById('plot-eg-1-1-0').data.map(t => ({name: t.name, x: Array.from(t.x), y: Array.from(t.y)}))"
+    )
     rows = det.locator("tbody tr").evaluate_all("(trs) => trs.map(tr => Array.from(tr.cells).map(c => c.innerText))")
     flat = [[t["name"], x, y] for t in plotted for x, y in zip(t["x"], t["y"])]
     assert [[r[0], float(r[1]), float(r[2])] for r in rows] == flat
@@ -152,7 +160,9 @@ def test_theme_toggle_remembered_and_charts_recolour(page, server):
 
 def test_print_hides_controls_keeps_numbers_and_charts(page, server):
     page.goto(server + "/ch/1/1.3")
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+    )
     page.emulate_media(media="print")
     assert not page.locator("#eg-1-1 form.controls").is_visible()
     assert not page.locator("header.site").is_visible()
@@ -162,7 +172,11 @@ def test_print_hides_controls_keeps_numbers_and_charts(page, server):
 
 def test_plotly_speaks_chinese(page, server):
     page.goto(server + "/cards/eg-1-1")
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+    )
     page.hover("#plot-eg-1-1-0")
-    titles = page.evaluate("() => Array.from(document.querySelectorAll('#plot-eg-1-1-0 .modebar-btn')).map(b => b.getAttribute('data-title'))")
-    assert any(t and any('\u4e00' <= ch <= '\u9fff' for ch in t) for t in titles), titles
+    titles = page.evaluate(
+        "() => Array.from(document.querySelectorAll('#plot-eg-1-1-0 .modebar-btn')).map(b => b.getAttribute('data-title'))"
+    )
+    assert any(t and any("\u4e00" <= ch <= "\u9fff" for ch in t) for t in titles), titles

@@ -1,5 +1,6 @@
 """An instructor's deck: N/P walk the deck's order; moving a control on a step rewrites that step's
 state in the address bar (shareable), and coming back to a step finds its state."""
+
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
@@ -17,7 +18,9 @@ def _state(entry):
 
 
 def _ready(page, cid):
-    page.wait_for_function(f"() => document.getElementById('plot-{cid}-0') && document.getElementById('plot-{cid}-0').data")
+    page.wait_for_function(
+        f"() => document.getElementById('plot-{cid}-0') && document.getElementById('plot-{cid}-0').data"
+    )
 
 
 def test_deck_walk_keeps_each_steps_state(page, server):
@@ -42,7 +45,7 @@ def test_deck_walk_keeps_each_steps_state(page, server):
     page.keyboard.press("n")
     page.wait_for_url("**at=3")
     _ready(page, "fig-3-1")
-    page.keyboard.press("n")                      # the last step: N stays
+    page.keyboard.press("n")  # the last step: N stays
     page.wait_for_timeout(300)
     assert page.url.endswith("at=3")
     page.keyboard.press("p")
@@ -52,7 +55,7 @@ def test_deck_walk_keeps_each_steps_state(page, server):
     _ready(page, "eg-1-1")
     assert page.locator("#eg-1-1-batch").input_value() == "2"
 
-    page.goto(shared)                             # the copied link reopens the same state
+    page.goto(shared)  # the copied link reopens the same state
     _ready(page, "eg-1-1")
     assert page.locator("#eg-1-1-batch").input_value() == "2"
     page.keyboard.press("Escape")

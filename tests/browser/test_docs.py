@@ -1,6 +1,7 @@
 """``/docs`` renders offline under the strict CSP: Swagger UI from static/vendor/, started by a
 same-origin script, lists one GET operation per registered card and one POST check per card with
 questions; nothing loads from outside 127.0.0.1; ``/redoc`` is off."""
+
 from __future__ import annotations
 
 from app import exercises

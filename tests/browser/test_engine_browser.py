@@ -1,4 +1,5 @@
 """What a reader sees: a slider moves and the numbers, chart and address bar follow."""
+
 from __future__ import annotations
 
 import re
@@ -14,21 +15,27 @@ def _plot_y(page, card, idx=0, trace=1):
 
 def test_batch_slider_updates_numbers_chart_and_url(page, server):
     page.goto(server + "/cards/eg-1-1")
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+    )
     assert _stat(page, "eg-1-1", "t_mem_ms") == "20.90"
     assert _stat(page, "eg-1-1", "throughput_tok_s") == "47.9"
     marker_before = page.evaluate("() => document.getElementById('plot-eg-1-1-0').data[3].x[0]")
     box = page.locator("#eg-1-1-batch")
     box.fill("8")
     box.dispatch_event("input")
-    page.wait_for_function("() => document.querySelector('#eg-1-1 .stat[data-key=\"throughput_tok_s\"] .v').innerText === '383'")
+    page.wait_for_function(
+        "() => document.querySelector('#eg-1-1 .stat[data-key=\"throughput_tok_s\"] .v').innerText === '383'"
+    )
     assert _stat(page, "eg-1-1", "per_output_ms") == "2.61"
     page.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data[3].x[0] === 8")
     assert marker_before == 1
     assert re.search(r"/cards/eg-1-1\?.*batch=8", page.url)
     # the range slider moved with it
     page.reload()
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+    )
     assert _stat(page, "eg-1-1", "throughput_tok_s") == "383"
     assert page.locator("#eg-1-1-batch").input_value() == "8"
     page.watch.assert_clean()
@@ -36,7 +43,9 @@ def test_batch_slider_updates_numbers_chart_and_url(page, server):
 
 def test_range_drag_changes_chart(page, server):
     page.goto(server + "/cards/eg-1-1")
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-1') && document.getElementById('plot-eg-1-1-1').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-1') && document.getElementById('plot-eg-1-1-1').data"
+    )
     rng = page.locator('#eg-1-1 input.range[data-for="eg-1-1-batch"]')
     rng.evaluate("(r) => { r.value = 1000; r.dispatchEvent(new Event('input', {bubbles: true})); }")
     page.wait_for_function("() => document.getElementById('plot-eg-1-1-1').data[1].x[0] === 512")
@@ -47,7 +56,9 @@ def test_range_drag_changes_chart(page, server):
 
 def test_bad_value_shows_message_and_keeps_chart(page, server):
     page.goto(server + "/cards/eg-1-1?batch=8")
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+    )
     box = page.locator("#eg-1-1-batch")
     box.fill("0")
     box.dispatch_event("input")
@@ -74,7 +85,9 @@ def test_deep_link_opens_state(page, server):
 
 def test_section_page_loads_lazily_and_cleanly(page, server):
     page.goto(server + "/ch/1/1.3")
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+    )
     page.mouse.wheel(0, 20000)
     page.wait_for_timeout(300)
     page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
@@ -102,7 +115,9 @@ def test_card_drawn_means_the_charts_show_the_new_state(page, server):
     longer waits for the frames after Plotly's zero-length transition): the SVG has changed by
     then, and nothing about it changes in the frames after."""
     page.goto(server + "/cards/eg-1-1")
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-1') && document.getElementById('plot-eg-1-1-1').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-1') && document.getElementById('plot-eg-1-1-1').data"
+    )
     for v in (9, 120, 33, 400):
         got = page.evaluate(DRAWN_JS, v)
         assert got["marker"] == v

@@ -1,5 +1,6 @@
 """A reader answers 练习 1-3: wrong, then right; opens the hint, then the solution; reloads and
 finds the attempt remembered (in this browser only)."""
+
 from __future__ import annotations
 
 
@@ -10,21 +11,29 @@ def test_answer_hint_solution_and_remembered(page, server):
     page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"]').classList.contains('target')")
     box = q.locator("input[name=answer]")
     verdict = q.locator("output.verdict")
-    box.fill("20.90")                 # the full-efficiency bound: wrong under 70 % / 50 %
+    box.fill("20.90")  # the full-efficiency bound: wrong under 70 % / 50 %
     q.locator("button", has_text="检查").click()
-    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('不对')")
+    page.wait_for_function(
+        "() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('不对')"
+    )
     box.fill("29.85")
     q.locator("button", has_text="检查").click()
-    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('正确')")
-    box.fill("0.02985")               # seconds typed into the ms box: a unit slip
+    page.wait_for_function(
+        "() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('正确')"
+    )
+    box.fill("0.02985")  # seconds typed into the ms box: a unit slip
     q.locator("button", has_text="检查").click()
-    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('接近')")
+    page.wait_for_function(
+        "() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('接近')"
+    )
     assert "单位" in verdict.inner_text()
     box.fill("29.85")
     q.locator("button", has_text="检查").click()
-    page.wait_for_function("() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('正确')")
+    page.wait_for_function(
+        "() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('正确')"
+    )
     solution = q.locator("details.solution")
-    assert not solution.is_visible()              # hint first
+    assert not solution.is_visible()  # hint first
     q.locator("details.hint summary").click()
     solution.wait_for(state="visible")
     solution.locator("summary").click()

@@ -5,6 +5,7 @@ Llama-3.1-8B (tests/data/configs): 8,030,261,248 parameters, BF16 weights 16,060
 8 heads × 128 × 2 B = 131,072 B per token. On an RTX 4090 (24 GB): KV budget 0.9 × 24 GB − 16,060,522,496 − 4 GB
 = 1,539,477,504 B → ⌊…/131,072⌋ = 11,745 tokens; 16 requests × 8,192 tokens need 17.18 GB (does not fit),
 one request needs 1.07 GB (fits), and at 8,192 tokens ⌊1,539,477,504 / (8,192 × 131,072)⌋ = 1 request fits."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,15 +23,20 @@ def _headline(page):
 
 
 def _wait_headline(page, start):
-    page.wait_for_function("([id, s]) => { const e = document.querySelector(`#r-${id} .headline`); "
-                           "return e && e.innerText.startsWith(s); }", arg=[CARD, start])
+    page.wait_for_function(
+        "([id, s]) => { const e = document.querySelector(`#r-${id} .headline`); "
+        "return e && e.innerText.startsWith(s); }",
+        arg=[CARD, start],
+    )
 
 
 def test_pasted_config_to_does_not_fit_and_back(page, server):
     page.goto(server + "/tools/fit")
-    page.wait_for_function(f"() => document.getElementById('plot-{CARD}-0') && document.getElementById('plot-{CARD}-0').data")
+    page.wait_for_function(
+        f"() => document.getElementById('plot-{CARD}-0') && document.getElementById('plot-{CARD}-0').data"
+    )
     assert _headline(page).startswith("✓ 放得下 · Qwen3-8B")
-    assert _stat(page, "kv_capacity_tokens") == "350,060"          # the defaults: phase 1's worked case
+    assert _stat(page, "kv_capacity_tokens") == "350,060"  # the defaults: phase 1's worked case
 
     # 1. paste the lab's own config.json
     page.select_option(f"#{CARD}-model", label="自定义…")
@@ -53,6 +59,6 @@ def test_pasted_config_to_does_not_fit_and_back(page, server):
     page.locator(f"#{CARD}-concurrency").fill("1")
     _wait_headline(page, "✓ 放得下")
     assert _stat(page, "fits").startswith("放得下(KV 预算还余 0.47 GB)")
-    assert _stat(page, "kv_capacity_tokens") == "11,745"          # capacity does not depend on the batch
+    assert _stat(page, "kv_capacity_tokens") == "11,745"  # capacity does not depend on the batch
     page.watch.errors = [e for e in page.watch.errors if not e.startswith(("htmx:sendAbort,", "htmx:afterRequest,"))]
     page.watch.assert_clean()

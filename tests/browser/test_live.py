@@ -3,6 +3,7 @@ from the presenter, follow a slider move and a card change, break away and snap 
 answer a predict question, reveal (histogram on the card's own axis with the true value), share a
 snapshot and show it on the projector. No console errors, no CSP violations, nothing off-host,
 and the instructor's token in no student page."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,7 +21,7 @@ def live_server(tmp_path_factory):
     env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_REDIS_URL": ""}
     info = {"base": f"http://127.0.0.1:{port}", "port": port, "env": env, "proc": start_uvicorn(port, env)}
     yield info
-    info["proc"].stop()   # the restart test swaps in a new process
+    info["proc"].stop()  # the restart test swaps in a new process
 
 
 def _page(browser, w=1400, h=1000):
@@ -31,7 +32,9 @@ def _page(browser, w=1400, h=1000):
 
 
 def _drawn(page, card="eg-1-1", idx=0):
-    page.wait_for_function(f"() => {{ const el = document.getElementById('plot-{card}-{idx}'); return el && el.data; }}")
+    page.wait_for_function(
+        f"() => {{ const el = document.getElementById('plot-{card}-{idx}'); return el && el.data; }}"
+    )
 
 
 def _stage_card(page) -> str:
@@ -44,8 +47,9 @@ def _set_batch(page, value):
 
 
 def _wait_value(page, sel, value, timeout=8000):
-    page.wait_for_function(f"() => document.querySelector('{sel}') && document.querySelector('{sel}').value === '{value}'",
-                           timeout=timeout)
+    page.wait_for_function(
+        f"() => document.querySelector('{sel}') && document.querySelector('{sel}').value === '{value}'", timeout=timeout
+    )
 
 
 def _open_control(browser, base, contexts):
@@ -63,7 +67,7 @@ def _open_control(browser, base, contexts):
 def _start_class(browser, base, contexts):
     """The instructor presses 开课 on the presenter; two students open the follow link."""
     teacher = _open_control(browser, base, contexts)
-    assert "#t=" not in teacher.url                       # the token left the address bar at once
+    assert "#t=" not in teacher.url  # the token left the address bar at once
     code = teacher.url.split("/live/")[1].split("/")[0]
     token = teacher.evaluate(f"sessionStorage.getItem('aiinfra:live:token:{code}')")
     assert token and len(token) >= 22
@@ -88,6 +92,7 @@ def _wait_stage(teacher, students, card):
     """Every student's stage shows ``card``; on a timeout, say where the change stopped (the
     teacher's stage and sync message, the server's state, each student's connection)."""
     from playwright.sync_api import TimeoutError as PwTimeout
+
     for s in students:
         try:
             s.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{card}'")
@@ -97,11 +102,13 @@ def _wait_stage(teacher, students, card):
             raise AssertionError(
                 f"student stage {_stage_card(s)!r} ≠ {card!r}; teacher stage {_stage_card(teacher)!r}, "
                 f"teacher says {teacher.inner_text('.live-auth')!r}; server state {server}; "
-                f"student status {s.inner_text('.live-status')!r}") from None
+                f"student status {s.inner_text('.live-status')!r}"
+            ) from None
 
 
 def _follow_slider_cards_and_jumps(teacher, students):
     from app.chapters import neighbours
+
     _, next_card = neighbours("eg-1-1")
     _set_batch(teacher, 32)
     for s in students:
@@ -111,18 +118,20 @@ def _follow_slider_cards_and_jumps(teacher, students):
     teacher.keyboard.press("n")
     _wait_stage(teacher, students, next_card)
     assert _stage_card(teacher) == next_card
-    if next_card == "fig-1-10":   # a ▶ figure: a step of the animation is followed too
+    if next_card == "fig-1-10":  # a ▶ figure: a step of the animation is followed too
         plot = "document.getElementById('plot-fig-1-10-0')"
         teacher.wait_for_function(f"() => {plot} && {plot}.dataset.liveWatch === '1'")
-        teacher.evaluate(f"Plotly.animate({plot}, ['5'], {{mode: 'immediate', frame: {{duration: 0, redraw: false}}, "
-                         "transition: {duration: 0}})")
+        teacher.evaluate(
+            f"Plotly.animate({plot}, ['5'], {{mode: 'immediate', frame: {{duration: 0, redraw: false}}, "
+            "transition: {duration: 0}})"
+        )
         for s in students:
             s.wait_for_function(f"() => {plot} && {plot}._fullLayout && {plot}._fullLayout.sliders[0].active === 5")
     teacher.keyboard.press("p")
     _wait_stage(teacher, students, "eg-1-1")
     for s in students:
         _wait_value(s, BATCH, "1")
-    for label, card in (("练习 1-3", "ex-1-3"), ("例题 1-1", "eg-1-1")):   # the jump box
+    for label, card in (("练习 1-3", "ex-1-3"), ("例题 1-1", "eg-1-1")):  # the jump box
         teacher.fill("#live-jump-q", label)
         teacher.press("#live-jump-q", "Enter")
         _wait_stage(teacher, students, card)
@@ -138,11 +147,11 @@ def _break_away_and_lock(teacher, a, b):
     _set_batch(teacher, 16)
     _wait_value(b, BATCH, "16")
     a.wait_for_timeout(800)
-    assert a.input_value(BATCH) == "64"                   # exploring: the teacher does not pull A along
+    assert a.input_value(BATCH) == "64"  # exploring: the teacher does not pull A along
     a.click(".live-mode")
     _wait_value(a, BATCH, "16")
     assert a.is_disabled(BATCH)
-    teacher.click(".live-lock")                           # lock: break-away disabled on every phone
+    teacher.click(".live-lock")  # lock: break-away disabled on every phone
     for s in (a, b):
         s.wait_for_function("() => document.querySelector('.live-mode').disabled")
     teacher.click(".live-lock")
@@ -151,18 +160,20 @@ def _break_away_and_lock(teacher, a, b):
 
 
 def _predict_vote_reveal(teacher, a, b):
-    teacher.wait_for_function("() => [...document.querySelectorAll('#live-ask-key option')].some(o => o.value === 'b_star')")
+    teacher.wait_for_function(
+        "() => [...document.querySelectorAll('#live-ask-key option')].some(o => o.value === 'b_star')"
+    )
     teacher.select_option("#live-ask-key", "b_star")
     teacher.click(".live-ask-go")
-    for s, value in ((a, "148"), (b, "295")):   # 295 ≈ 2 × B*: a known slip, 接近
+    for s, value in ((a, "148"), (b, "295")):  # 295 ≈ 2 × B*: a known slip, 接近
         s.wait_for_selector(".live-question:not([hidden])")
         assert "B*" in s.inner_text(".live-q-prompt")
-        assert s.locator('.stat[data-key="b_star"].live-masked').count() == 1   # the number is hidden
+        assert s.locator('.stat[data-key="b_star"].live-masked').count() == 1  # the number is hidden
         s.fill("#live-answer-value", value)
         s.click(".live-answer button[type=submit]")
         s.wait_for_function("() => document.querySelector('.live-q-msg').textContent.startsWith('已提交')")
     teacher.wait_for_function("() => document.querySelector('.live-answered').textContent === '2'", timeout=10000)
-    assert teacher.locator(".live-results").is_hidden()     # hidden until 公布
+    assert teacher.locator(".live-results").is_hidden()  # hidden until 公布
     teacher.click(".live-reveal")
     teacher.wait_for_selector(".live-results:not([hidden]) .live-res-text")
     text = teacher.inner_text(".live-res-text")
@@ -173,7 +184,7 @@ def _predict_vote_reveal(teacher, a, b):
         return {yaxis: h.yaxis, total: h.y.slice(0, -1).reduce((x, y) => x + y, 0),
                 truth: el.layout.shapes.filter(s => s.liveTruth).map(s => s.x0), y9: !!el.layout.yaxis9}; }""")
     assert fig["yaxis"] == "y9" and fig["y9"] and fig["total"] == 2
-    assert abs(fig["truth"][0] - 147.67) < 0.1                   # on the card's own batch axis
+    assert abs(fig["truth"][0] - 147.67) < 0.1  # on the card's own batch axis
     for s, verdict in ((a, "正确"), (b, "接近")):
         s.wait_for_function(f"() => document.querySelector('.live-q-msg').textContent.includes('{verdict}')")
         assert "真值 147.7" in s.inner_text(".live-q-results")
@@ -190,12 +201,14 @@ def _snapshot_on_the_projector(teacher, a):
     a.wait_for_function("() => document.querySelector('.live-notice').textContent === '已分享给老师。'")
     teacher.wait_for_selector(".live-snap-pick", timeout=10000)
     label = teacher.inner_text(".live-snaps-list li")
-    assert "<b>阿明</b>" in label and teacher.locator(".live-snaps-list b").count() == 0   # the nickname stays text
+    assert "<b>阿明</b>" in label and teacher.locator(".live-snaps-list b").count() == 0  # the nickname stays text
     teacher.check(".live-snap-pick")
     teacher.click(".live-snaps-show")
     teacher.wait_for_selector(".live-snaps:not([hidden])")
-    teacher.wait_for_function("() => { const el = document.getElementById('s0-plot-eg-1-1-0'); return el && el.data && "
-                              "el.data.some(t => (t.x || []).includes(128)); }")
+    teacher.wait_for_function(
+        "() => { const el = document.getElementById('s0-plot-eg-1-1-0'); return el && el.data && "
+        "el.data.some(t => (t.x || []).includes(128)); }"
+    )
     assert "阿明" in teacher.inner_text(".live-snap h3")
 
 
@@ -216,6 +229,7 @@ def test_live_class_end_to_end(browser, live_server):
 
 def test_follower_resumes_after_a_server_restart_without_reloading(browser, live_server):
     from bench.live_cluster import call
+
     base = live_server["base"]
     status, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": "batch=2"})
     assert status == 201
@@ -228,10 +242,13 @@ def test_follower_resumes_after_a_server_restart_without_reloading(browser, live
         live_server["proc"].stop()
         s.wait_for_function("() => document.querySelector('.live-status').textContent !== '已连接'", timeout=10000)
         live_server["proc"] = start_uvicorn(live_server["port"], live_server["env"])
-        assert call(base, "PUT", f"/api/live/{k['code']}/state", {"card": "eg-1-1", "query": "batch=77"}, k["token"])[0] == 200
+        assert (
+            call(base, "PUT", f"/api/live/{k['code']}/state", {"card": "eg-1-1", "query": "batch=77"}, k["token"])[0]
+            == 200
+        )
         _wait_value(s, BATCH, "77", timeout=30000)
         s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
-        assert s.evaluate("window.__noReload") == 1          # the same page: resumed, never reloaded
+        assert s.evaluate("window.__noReload") == 1  # the same page: resumed, never reloaded
         s.watch.errors = [e for e in s.watch.errors if "ERR_CONNECTION_REFUSED" not in e and "net::" not in e]
         s.watch.assert_clean()
     finally:
@@ -248,6 +265,7 @@ def test_a_late_swap_of_the_card_being_left_does_not_cancel_the_card_change(brow
 
     from app.chapters import neighbours
     from bench.live_cluster import call
+
     base = live_server["base"]
     _, next_card = neighbours("eg-1-1")
 
@@ -270,20 +288,26 @@ def test_a_late_swap_of_the_card_being_left_does_not_cancel_the_card_change(brow
             const ajax = window.htmx.ajax; window.__ajax = [];
             window.htmx.ajax = (...a) => { window.__ajax.push(a[1]); return new Promise(ok => setTimeout(() => ajax.apply(window.htmx, a).then(ok, ok), 300)); }; }""")
         teacher.locator(".present-bar").click(position={"x": 5, "y": 5})
-        focus = teacher.evaluate("() => document.activeElement.tagName + '#' + document.activeElement.id + '.' + document.activeElement.className")
+        focus = teacher.evaluate(
+            "() => document.activeElement.tagName + '#' + document.activeElement.id + '.' + document.activeElement.className"
+        )
         teacher.keyboard.press("n")
         assert _stage_card(teacher) == "eg-1-1"
         teacher.evaluate("""() => { const r = document.querySelector('#live-stage [id^="r-"]');
             r.dispatchEvent(new CustomEvent('htmx:afterSwap', {bubbles: true, detail: {target: r}}));
             r.closest('.card').dispatchEvent(new CustomEvent('card:drawn', {bubbles: true})); }""")
-        teacher.wait_for_function(f"() => document.querySelector('#live-stage .live-card').dataset.card === '{next_card}'")
-        if next_card == "fig-1-10":     # the new card's ▶ is watched (its frames are published), not the old one's
+        teacher.wait_for_function(
+            f"() => document.querySelector('#live-stage .live-card').dataset.card === '{next_card}'"
+        )
+        if next_card == "fig-1-10":  # the new card's ▶ is watched (its frames are published), not the old one's
             plot = "document.getElementById('plot-fig-1-10-0')"
             teacher.wait_for_function(f"() => {plot} && {plot}.dataset.liveWatch === '1'", timeout=8000)
         deadline = time.time() + 5
         while server_state(code)["card"] != next_card and time.time() < deadline:
             time.sleep(0.05)
-        assert server_state(code)["card"] == next_card, f"the teacher sent {teacher.evaluate('window.__puts')}; loads {teacher.evaluate('window.__ajax')}; focus {focus}"
+        assert server_state(code)["card"] == next_card, (
+            f"the teacher sent {teacher.evaluate('window.__puts')}; loads {teacher.evaluate('window.__ajax')}; focus {focus}"
+        )
         teacher.watch.assert_clean()
     finally:
         for c in contexts:
@@ -294,6 +318,7 @@ def test_follower_stage_recovers_from_a_failed_fetch(browser, live_server):
     """A phone whose fetch of the new card fails (Wi-Fi drop, a proxy's 502) must not count that
     card as shown: it tries again and reaches the class's card without the teacher doing anything."""
     from bench.live_cluster import call
+
     base = live_server["base"]
     _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": "batch=2"})
     ctx, s = _page(browser, 420, 900)
@@ -304,13 +329,16 @@ def test_follower_stage_recovers_from_a_failed_fetch(browser, live_server):
             failed.append(route.request.url)
             return route.fulfill(status=502, body="bad gateway")
         return route.continue_()
+
     try:
         s.goto(k["follow_url"])
         _drawn(s)
         s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
         s.route("**/live/card/ex-1-3*", fail_first)
         assert call(base, "PUT", f"/api/live/{k['code']}/state", {"card": "ex-1-3", "query": ""}, k["token"])[0] == 200
-        s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.card === 'ex-1-3'", timeout=15000)
+        s.wait_for_function(
+            "() => document.querySelector('#live-stage .live-card').dataset.card === 'ex-1-3'", timeout=15000
+        )
         assert len(failed) == 1
         s.watch.errors = [e for e in s.watch.errors if "502" not in e]
         s.watch.assert_clean()
@@ -320,6 +348,7 @@ def test_follower_stage_recovers_from_a_failed_fetch(browser, live_server):
 
 def test_live_pages_accessible_and_fit_a_phone(browser, live_server):
     from bench.live_cluster import call
+
     base = live_server["base"]
     _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": ""})
     call(base, "POST", f"/api/live/{k['code']}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k["token"])
@@ -331,7 +360,7 @@ def test_live_pages_accessible_and_fit_a_phone(browser, live_server):
             pg = ctx.new_page()
             pg.goto(base + path)
             pg.wait_for_load_state("networkidle")
-            assert pg.evaluate("document.documentElement.scrollWidth") <= width, path   # no sideways scroll
+            assert pg.evaluate("document.documentElement.scrollWidth") <= width, path  # no sideways scroll
             pg.add_script_tag(content=axe)
             bad = pg.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
                 .filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id)""")

@@ -1,5 +1,6 @@
 """Bring your own model and GPU, as a reader does it: paste a config.json into 例题 1-1 and see the
 bounds change; enter a custom GPU; the link keeps both."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,7 +13,9 @@ def _stat(page, key):
 
 
 def _ready(page):
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+    )
 
 
 def test_paste_config_changes_bounds_and_link_keeps_it(page, server):
@@ -24,7 +27,9 @@ def test_paste_config_changes_bounds_and_link_keeps_it(page, server):
     box.wait_for(state="visible")
     box.locator("textarea").fill((CONFIGS / "llama-3.1-8b.json").read_text(encoding="utf-8"))
     box.locator("button.apply-model").click()
-    page.wait_for_function(f"() => document.querySelector('#eg-1-1 .stat[data-key=\"t_mem_ms\"] .v').innerText !== '{before}'")
+    page.wait_for_function(
+        f"() => document.querySelector('#eg-1-1 .stat[data-key=\"t_mem_ms\"] .v').innerText !== '{before}'"
+    )
     assert "总参数 8,030,261,248" in box.locator(".custom-status").inner_text()
     # Llama-3.1-8B in BF16 reads ≈ 15.0 GB per step: 2 × (8,030,261,248 − 525,336,576 + 4,096) B
     assert _stat(page, "r_w_gb").startswith("15.0")
@@ -46,6 +51,8 @@ def test_custom_gpu(page, server):
     box.locator('input[data-part="0"]').fill("141")
     box.locator('input[data-part="1"]').fill("4.8")
     box.locator('input[data-part="2"]').fill("989.4")
-    page.wait_for_function("() => document.querySelector('#eg-1-1 .stat[data-key=\"t_mem_ms\"] .v').innerText === '14.58'")
+    page.wait_for_function(
+        "() => document.querySelector('#eg-1-1 .stat[data-key=\"t_mem_ms\"] .v').innerText === '14.58'"
+    )
     assert "gpu=custom" in page.url
     page.watch.assert_clean()

@@ -1,5 +1,6 @@
 """On a projector the figure is the point: at 1920×1080 and 1366×768 every card's first chart is
 fully on screen in /present/{id} without scrolling; hiding the controls (C) gives the chart the room."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,8 +29,14 @@ def test_first_chart_fully_visible_in_presenter(browser, server, width, height):
             page.goto(f"{server}/present/{cid}")
             page.wait_for_function(READY)
             r = page.evaluate(FIRST_CHART)
-            if not (r["scrolled"] == 0 and r["top"] >= 0 and r["bottom"] <= r["vh"] and r["left"] >= 0
-                    and r["right"] <= r["vw"] and r["height"] >= 180):
+            if not (
+                r["scrolled"] == 0
+                and r["top"] >= 0
+                and r["bottom"] <= r["vh"]
+                and r["left"] >= 0
+                and r["right"] <= r["vw"]
+                and r["height"] >= 180
+            ):
                 off[cid] = r
     finally:
         ctx.close()
@@ -44,7 +51,9 @@ def test_hiding_controls_gives_the_chart_the_room(page, server):
     page.locator("body").click(position={"x": 5, "y": 700})
     page.keyboard.press("c")
     assert not page.locator("#eg-3-1 form.controls").is_visible()
-    page.wait_for_function(f"() => document.querySelector('.card .plot .main-svg').getBoundingClientRect().height > {before + 100}")
+    page.wait_for_function(
+        f"() => document.querySelector('.card .plot .main-svg').getBoundingClientRect().height > {before + 100}"
+    )
     r = page.evaluate(FIRST_CHART)
     assert r["bottom"] <= r["vh"]
     assert page.locator(".toggle-controls").get_attribute("aria-pressed") == "true"

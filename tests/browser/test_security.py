@@ -1,5 +1,6 @@
 """The strict CSP holds while a reader uses cards: no violation while sliders move, animations play,
 data tables open, answers are checked and a custom model is applied."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,9 +24,12 @@ def _violations(page):
 def test_no_csp_violations_while_using_cards(csp_page, server):
     page = csp_page
     page.goto(server + "/cards/eg-1-1")
-    page.wait_for_function("() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data")
+    page.wait_for_function(
+        "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+    )
     page.locator('#eg-1-1 input.range[data-for="eg-1-1-batch"]').evaluate(
-        "(r) => { r.value = 700; r.dispatchEvent(new Event('input', {bubbles: true})); }")
+        "(r) => { r.value = 700; r.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
     page.wait_for_timeout(300)
     page.locator("#eg-1-1 details.fig-table summary").first.click()
     page.locator("#eg-1-1 details.fig-table tbody tr").first.wait_for()
@@ -33,8 +37,12 @@ def test_no_csp_violations_while_using_cards(csp_page, server):
     assert _violations(page) == []
 
     page.goto(server + "/cards/fig-1-10")
-    page.wait_for_function("() => document.getElementById('plot-fig-1-10-0') && document.getElementById('plot-fig-1-10-0').data")
-    page.evaluate("() => document.getElementById('fig-1-10').dispatchEvent(new CustomEvent('card:play', {bubbles: true}))")
+    page.wait_for_function(
+        "() => document.getElementById('plot-fig-1-10-0') && document.getElementById('plot-fig-1-10-0').data"
+    )
+    page.evaluate(
+        "() => document.getElementById('fig-1-10').dispatchEvent(new CustomEvent('card:play', {bubbles: true}))"
+    )
     page.wait_for_timeout(600)
     assert _violations(page) == []
 

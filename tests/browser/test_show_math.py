@@ -1,11 +1,14 @@
 """Show the math in the browser: a tile expands (click or keyboard) into its derivation with the
 reader's values substituted; moving the batch slider changes the tile, the open derivation and a
 live number in the 1.3 prose; a glossary term opens by keyboard."""
+
 from __future__ import annotations
 
 
 def _ready(page, card="eg-1-1"):
-    page.wait_for_function(f"() => document.getElementById('plot-{card}-0') && document.getElementById('plot-{card}-0').data")
+    page.wait_for_function(
+        f"() => document.getElementById('plot-{card}-0') && document.getElementById('plot-{card}-0').data"
+    )
 
 
 def test_tile_expands_into_substituted_formula(page, server):
@@ -17,7 +20,7 @@ def test_tile_expands_into_substituted_formula(page, server):
     panel = page.locator("#why-eg-1-1")
     panel.locator('section.deriv[data-key="t_compute_ms"]').wait_for()
     text = panel.inner_text()
-    assert "140 GFLOP ÷ 989.4 TFLOP/s" in text, text                 # F/Π_eff with the reader's values
+    assert "140 GFLOP ÷ 989.4 TFLOP/s" in text, text  # F/Π_eff with the reader's values
     assert "Π_eff = Π·η_Π" in text or "Π_eff" in text, text
     assert "0.1415 ms" in text
     assert tile.get_attribute("aria-expanded") == "true"
@@ -43,9 +46,13 @@ def test_drag_batch_updates_tile_open_derivation_and_live_prose(page, server):
     box = page.locator("#eg-1-1-batch")
     box.fill("8")
     box.dispatch_event("input")
-    page.wait_for_function("() => document.querySelector('#eg-1-1 .stat[data-key=\"throughput_tok_s\"] .v').innerText === '383'")
-    page.wait_for_function("() => (document.querySelector('#why-eg-1-1 section.deriv[data-key=\"f_gflop\"]') || {}).innerText"
-                           " && document.querySelector('#why-eg-1-1').innerText.includes('2 × 8')")
+    page.wait_for_function(
+        "() => document.querySelector('#eg-1-1 .stat[data-key=\"throughput_tok_s\"] .v').innerText === '383'"
+    )
+    page.wait_for_function(
+        "() => (document.querySelector('#why-eg-1-1 section.deriv[data-key=\"f_gflop\"]') || {}).innerText"
+        " && document.querySelector('#why-eg-1-1').innerText.includes('2 × 8')"
+    )
     after = live.all_inner_texts()
     assert after != before, (before, after)
     assert page.locator('a.live.moved[data-card="eg-1-1"]').count() >= 1
@@ -54,8 +61,11 @@ def test_drag_batch_updates_tile_open_derivation_and_live_prose(page, server):
 
 def _shown(page, sel):
     """The definition a term shows (its ::after box), or '' when none is drawn."""
-    return page.evaluate("""(sel) => { const s = getComputedStyle(document.querySelector(sel), '::after');
-        return s.display !== 'none' && s.content !== 'none' ? s.content : ''; }""", sel)
+    return page.evaluate(
+        """(sel) => { const s = getComputedStyle(document.querySelector(sel), '::after');
+        return s.display !== 'none' && s.content !== 'none' ? s.content : ''; }""",
+        sel,
+    )
 
 
 def test_glossary_term_opens_by_keyboard(page, server):
@@ -66,7 +76,9 @@ def test_glossary_term_opens_by_keyboard(page, server):
     assert page.evaluate("() => document.activeElement.dataset.term") == "ttft"
     assert "首 token" in _shown(page, sel)
     # the screen-reader description is the same definition
-    desc = page.evaluate("(s) => document.getElementById(document.querySelector(s).getAttribute('aria-describedby')).textContent", sel)
+    desc = page.evaluate(
+        "(s) => document.getElementById(document.querySelector(s).getAttribute('aria-describedby')).textContent", sel
+    )
     assert "首 token" in desc
     page.keyboard.press("Escape")
     assert _shown(page, sel) == ""

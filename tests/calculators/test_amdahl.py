@@ -1,4 +1,5 @@
 """Amdahl's law as 1.2.1's team example: 100 h, coding 20 % or 80 %, made 5× faster."""
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """Playback buffer formulas against the book's numbers (3.3.3, 练习 3-5)."""
+
 import math
 
 import pytest
@@ -72,6 +73,7 @@ def test_drain():
 
 class _Setting:
     """图 3-18's defaults (ms, Hz, counts)."""
+
     initial_buffer_ms, chunk_ms, sample_rate_hz, channels, bytes_per_sample = 40, 20, 24000, 1, 2
     proc_ms, send_ms, net_ms, n_chunks, late_chunk, late_net_ms = 12, 1, 5, 12, 3, 55
     interrupt_ms, control_ms, poll_ms, release_ms = 183, 5, 10, 20
@@ -81,18 +83,21 @@ def test_jitter_outputs_book_and_illustration():
     j = audio.jitter(_Setting())
     o = j.outputs
     assert o["chunk_bytes"] == pytest.approx(960) and o["first_arrival_ms"] == 38 and o["play_start_ms"] == 78
-    assert o["n_stalls"] == 1 and o["stall_total_ms"] == pytest.approx(10) and o["last_play_end_ms"] == pytest.approx(328)
+    assert (
+        o["n_stalls"] == 1 and o["stall_total_ms"] == pytest.approx(10) and o["last_play_end_ms"] == pytest.approx(328)
+    )
     assert (o["mute_ms"], o["mute_latency_ms"], o["backend_stop_ms"], o["release_ms"]) == (190, 7, 188, 210)
     assert (o["best_mute_latency_ms"], o["worst_mute_latency_ms"]) == (5, 15)
     assert o["discarded_audio_ms"] == pytest.approx(58) and j.late == 3 and len(j.run.arrivals) == 12
     s = _Setting()
-    s.initial_buffer_ms, s.late_chunk = 60, 0          # the first chunk is the late one: it sets the first arrival
+    s.initial_buffer_ms, s.late_chunk = 60, 0  # the first chunk is the late one: it sets the first arrival
     o = audio.jitter(s).outputs
     assert o["first_arrival_ms"] == 20 + 12 + 1 + 55 and o["play_start_ms"] == 88 + 60
 
 
 def test_jitter_run_is_a_rule():
     from app.trace import leaf, node_of, tracing
+
     with tracing():
         run = audio.jitter_run(12, 20, 12, 1, leaf(5, "T_net"), 3, 55, 78, 190)
     assert node_of(run.n_stalls).kind == "rule" and run.n_stalls == 1

@@ -1,5 +1,6 @@
 """Section 3.6's per-card formulas (app/calculators/budget.py) against arithmetic worked by hand, and
 the book's scientific notation (app/format.sci) that their cards print."""
+
 import math
 
 import pytest
@@ -14,7 +15,7 @@ R = sl.RECONSTRUCTED
 
 def test_budget_split_alpha_equals_beta():
     o = bd.budget_outputs(4, 0.3, 0.3, 1e21, R.A, R.B)
-    assert o["n_mult"] == pytest.approx(2) and o["d_mult"] == pytest.approx(2)          # 4^(1/2)
+    assert o["n_mult"] == pytest.approx(2) and o["d_mult"] == pytest.approx(2)  # 4^(1/2)
     assert o["n_exponent"] == o["d_exponent"] == pytest.approx(0.5)
     # C = 6·N·D at both budgets, and N grows by the multiplier
     assert 6 * o["n_opt_params"] * o["d_opt_tokens"] == pytest.approx(1e21)
@@ -27,7 +28,7 @@ def test_budget_split_alpha_equals_beta():
 def test_budget_split_unequal_exponents():
     o = bd.budget_outputs(8, 0.2, 0.6, 1e21, R.A, R.B)
     assert o["n_exponent"] == pytest.approx(0.75) and o["d_exponent"] == pytest.approx(0.25)
-    assert o["n_mult"] == pytest.approx(8 ** 0.75) and o["n_mult"] * o["d_mult"] == pytest.approx(8)
+    assert o["n_mult"] == pytest.approx(8**0.75) and o["n_mult"] * o["d_mult"] == pytest.approx(8)
 
 
 def _run(n, d, loss):
@@ -35,24 +36,26 @@ def _run(n, d, loss):
 
 
 def test_holdout_residuals_and_rmse():
-    law = sl.Law(2.0, 0.0, 0.0, 0.3, 0.3)        # predicts 2.0 everywhere
+    law = sl.Law(2.0, 0.0, 0.0, 0.3, 0.3)  # predicts 2.0 everywhere
     o = bd.holdout_outputs(law, [_run(1e9, 1e10, 1.97), _run(2e9, 2e10, 2.04)])
     assert (o["pred_h1"], o["pred_h2"]) == (2.0, 2.0)
     assert o["resid_h1"] == pytest.approx(0.03) and o["resid_h2"] == pytest.approx(-0.04)
-    assert o["holdout_rmse"] == pytest.approx(math.sqrt((0.03 ** 2 + 0.04 ** 2) / 2))    # = 0.035355…
+    assert o["holdout_rmse"] == pytest.approx(math.sqrt((0.03**2 + 0.04**2) / 2))  # = 0.035355…
     assert (o["E"], o["alpha"]) == (2.0, 0.3)
 
 
 def test_intercept_and_slope_fig_3_28():
     o = bd.intercept_outputs(R, 989.4e12, 40, 1e8, 5e8, 2.9, 512, 128)
-    assert o["sustained_tflops"] == pytest.approx(395.76)                 # 989.4 × 0.40
+    assert o["sustained_tflops"] == pytest.approx(395.76)  # 989.4 × 0.40
     assert o["call_gpu_s_small"] == pytest.approx(2 * 1e8 * 639 / 395.76e12)
     assert o["saving_gpu_s_per_call"] == pytest.approx(2 * 4e8 * 639 / 395.76e12)
     assert round(o["d_small_btokens"], 1) == 298.6 and round(o["train_gpu_h_small"], 1) == 125.7
     assert round(o["delta_train_gpu_h"], 1) == 73.5
     assert o["q_star_calls"] == pytest.approx(o["delta_train_gpu_h"] * 3600 / o["saving_gpu_s_per_call"])
     # Q* depends on FLOPs only: halving the MFU leaves it where it was
-    assert bd.intercept_outputs(R, 989.4e12, 20, 1e8, 5e8, 2.9, 512, 128)["q_star_calls"] == pytest.approx(o["q_star_calls"])
+    assert bd.intercept_outputs(R, 989.4e12, 20, 1e8, 5e8, 2.9, 512, 128)["q_star_calls"] == pytest.approx(
+        o["q_star_calls"]
+    )
 
 
 def test_intercept_unreachable_loss_and_no_crossing():
@@ -64,8 +67,8 @@ def test_intercept_unreachable_loss_and_no_crossing():
 
 def test_lifetime_break_even_exercise_3_10():
     o = bd.lifetime_outputs(100_000, 0.72, 2e8)
-    assert o["q_star_tasks"] == pytest.approx(5e8)                        # 100,000 × 3600 / 0.72
-    assert o["serving_saved_gpu_h"] == pytest.approx(40_000)              # 2×10⁸ × 0.72 / 3600
+    assert o["q_star_tasks"] == pytest.approx(5e8)  # 100,000 × 3600 / 0.72
+    assert o["serving_saved_gpu_h"] == pytest.approx(40_000)  # 2×10⁸ × 0.72 / 3600
     assert o["net_saving_gpu_h"] == pytest.approx(-60_000) and o["cost_gap_gpu_h"] == pytest.approx(60_000)
     assert o["choose_small"] is False
     o = bd.lifetime_outputs(100_000, 0.72, 1e9)
@@ -85,7 +88,7 @@ def test_tokens_per_parameter_table():
 
 def test_moe_expert_flops_and_share():
     o = bd.moe_outputs(43, 4096, 2048, 6, 1, 32e12, 284e9, 13e9)
-    assert o["gflop_per_token"] == pytest.approx(18 * 43 * 4096 * 2048 * 7 / 1e9)   # 45.449478
+    assert o["gflop_per_token"] == pytest.approx(18 * 43 * 4096 * 2048 * 7 / 1e9)  # 45.449478
     assert o["total_flop"] == pytest.approx(1.4543833e24, rel=1e-7)
     assert o["active_frac_pct"] == pytest.approx(100 * 13 / 284)
     assert (o["total_params"], o["active_params"], o["train_tokens"]) == (284e9, 13e9, 32e12)
@@ -93,13 +96,19 @@ def test_moe_expert_flops_and_share():
 
 def test_data_vs_experts_exercise_3_9():
     o = bd.data_vs_experts(8e9, 36e12, 4, 2, (43, 4096, 2048, 6, 1))
-    assert o == {"train_compute_mult": pytest.approx(4), "weight_capacity_mult": 1, "expert_param_mult": 2,
-                 "expert_train_flop_mult": 1}
+    assert o == {
+        "train_compute_mult": pytest.approx(4),
+        "weight_capacity_mult": 1,
+        "expert_param_mult": 2,
+        "expert_train_flop_mult": 1,
+    }
 
 
 def test_a100_equivalents_and_calendar():
     o = bd.a100_outputs(1000, 989.4, 312, 17_920, 1_800)
-    assert o["a100_equiv_ratio"] == pytest.approx(3.1712, rel=1e-4) and o["a100_equiv_gpu_h"] == pytest.approx(3171.15, rel=1e-5)
+    assert o["a100_equiv_ratio"] == pytest.approx(3.1712, rel=1e-4) and o["a100_equiv_gpu_h"] == pytest.approx(
+        3171.15, rel=1e-5
+    )
     assert o["qwen3_rl_over_opd"] == pytest.approx(9.9556, rel=1e-4)
     c = bd.calendar_outputs(1_022_362, 2048)
     assert c["wall_h"] == pytest.approx(499.2, abs=0.05) and c["wall_days"] == pytest.approx(20.80, abs=0.005)
@@ -122,7 +131,7 @@ def test_traced_outputs_check_to_their_values():
 def test_sci_is_the_books_notation():
     assert sci(1.45438e24, 6) == "1.45438×10²⁴"
     assert sci(1.503e9) == "1.503×10⁹" and sci(2e8, 3) == "2.00×10⁸"
-    assert sci(9.9996e8, 3) == "1.00×10⁹"                                  # rounding carries into the exponent
+    assert sci(9.9996e8, 3) == "1.00×10⁹"  # rounding carries into the exponent
     assert sci(-0.00129, 3) == "-1.29×10⁻³" and sci(0) == "0"
     assert sci(None) == sci(math.inf) == sci(True) == "—"
     assert superscript(-12) == "⁻¹²"

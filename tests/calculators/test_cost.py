@@ -1,4 +1,5 @@
 """Cost per successful task (3.2.2, 练习 3-3) against the book's numbers."""
+
 import math
 
 from app.calculators import cost
@@ -11,8 +12,8 @@ def test_exercise_3_3_success_costs():
 
 
 def test_breakeven_success_rates():
-    assert math.isclose(cost.breakeven_success(0.5, 1, 2), 1.0)        # only a perfect new method ties
-    assert math.isclose(cost.breakeven_success(0.5, 1, 1.5), 0.75)     # 练习 3-3 answer
+    assert math.isclose(cost.breakeven_success(0.5, 1, 2), 1.0)  # only a perfect new method ties
+    assert math.isclose(cost.breakeven_success(0.5, 1, 1.5), 0.75)  # 练习 3-3 answer
     assert math.isclose(cost.success_cost(1.5, 0.8), 1.875)
     assert cost.breakeven_success(0, 1, 2) is None
 
@@ -31,9 +32,15 @@ def test_success_outputs_figure_3_9():
     o = cost.success_outputs(1, 0.5, 2, 0.8)
     assert (o["total_cost_old"], o["total_cost_new"], o["successes_old"], o["successes_new"]) == (100, 200, 50, 80)
     assert (o["success_cost_old"], o["success_cost_new"], o["new_cheaper"]) == (2.0, 2.5, False)
-    assert math.isclose(o["success_ratio"], 1.6) and o["cost_ratio"] == 2 and math.isclose(o["breakeven_success_new_pct"], 100)
+    assert (
+        math.isclose(o["success_ratio"], 1.6)
+        and o["cost_ratio"] == 2
+        and math.isclose(o["breakeven_success_new_pct"], 100)
+    )
     none = cost.success_outputs(1, 0, 2, 0.8)
-    assert none["success_cost_old"] is None and none["success_ratio"] is None and none["breakeven_success_new_pct"] is None
+    assert (
+        none["success_cost_old"] is None and none["success_ratio"] is None and none["breakeven_success_new_pct"] is None
+    )
 
 
 def test_price_cut_outputs():

@@ -1,4 +1,5 @@
 """Critical path and tool-wait state area (图 3-11 / 3-12, 练习 3-4)."""
+
 from app.calculators import dag
 
 
@@ -16,7 +17,7 @@ def test_exercise_3_4_serial_and_parallel():
 def test_state_area_only_while_waiting():
     assert dag.wait_area(1, 1, 6 + 10) == 16
     assert dag.wait_area(1, 1, max(6, 10)) == 10
-    assert dag.wait_area(3, 1, 10) == 30          # tasks waiting at once add up
+    assert dag.wait_area(3, 1, 10) == 30  # tasks waiting at once add up
 
 
 def test_ten_second_compile():
@@ -33,6 +34,7 @@ def test_general_dag_and_cycle():
     s = dag.critical_path({"a": 1, "b": 2, "c": 3, "d": 1}, [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")])
     assert s.length == 5 and s.critical == ["a", "c", "d"]
     import pytest
+
     with pytest.raises(ValueError):
         dag.critical_path({"a": 1, "b": 1}, [("a", "b"), ("b", "a")])
 

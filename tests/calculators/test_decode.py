@@ -1,4 +1,5 @@
 """app/calculators/decode.py against the book's Qwen3-8B numbers."""
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,12 @@ def test_kv_bytes_scales_linearly():
 
 def test_tpot_bound_rtx_pro_6000(q):
     g = gpu("rtx-pro-6000")
-    lb = lambda b: decode.tpot_bound(q.decode_flops, q.decode_weight_read_bytes, q.decode_kv_read_bytes, b,  # noqa: E731
-                                     g.bw_bytes_s, g.flops)
+
+    def lb(b):
+        return decode.tpot_bound(
+            q.decode_flops, q.decode_weight_read_bytes, q.decode_kv_read_bytes, b, g.bw_bytes_s, g.flops
+        )
+
     assert round(lb(1).t_step * 1e3, 2) == 8.62
     assert lb(1).bound == "memory"
     assert math.isclose(lb(1).t_compute * 1e3, 0.0324, rel_tol=0.002)
@@ -85,6 +90,7 @@ def test_kv_bytes_keeps_the_trace_of_its_inputs():
     from app.calculators.model_config import shape_of
     from app.data import model_config
     from app.trace import leaf, node_of, tracing
+
     s = shape_of(model_config("qwen3-8b"))
     assert decode.kv_bytes(s, 2048) == 147_456 * 2048 and isinstance(decode.kv_bytes(s, 2048), float)
     with tracing():
@@ -92,7 +98,7 @@ def test_kv_bytes_keeps_the_trace_of_its_inputs():
         assert v == 147_456 * 2048 and node_of(v) is not None
 
 
-BW, PEAK = 1.792e12, 503.8e12          # RTX PRO 6000: β and Π
+BW, PEAK = 1.792e12, 503.8e12  # RTX PRO 6000: β and Π
 
 
 def test_tpot_outputs_and_named_bound(q):
@@ -102,17 +108,21 @@ def test_tpot_outputs_and_named_bound(q):
     assert o["tpot_compute_ms"] == pytest.approx(q.decode_flops / PEAK * 1e3)
     assert round(o["tpot_lb_ms"], 2) == 8.62 and round(decode.tpot_outputs(q, 64, BW, PEAK)["tpot_lb_ms"], 2) == 19.23
     from app.trace import node_of, tracing
+
     with tracing():
         b = decode.named_tpot_bound(q, 1, BW, PEAK)
-        assert b.t_step == decode.tpot_bound(q.decode_flops, q.decode_weight_read_bytes, q.decode_kv_read_bytes, 1, BW, PEAK).t_step
-        assert node_of(b.t_mem).args[0].args[0].sym == "R_W"          # (R_W + B·R_state,1)/β keeps the book's names
+        assert (
+            b.t_step
+            == decode.tpot_bound(q.decode_flops, q.decode_weight_read_bytes, q.decode_kv_read_bytes, 1, BW, PEAK).t_step
+        )
+        assert node_of(b.t_mem).args[0].args[0].sym == "R_W"  # (R_W + B·R_state,1)/β keeps the book's names
 
 
 def test_batching_check_exercise_1_4_by_hand():
     o = decode.batching_check(26.5, 40.5, 1, 31, 8.615, 19.23, 64)
     assert o["throughput_ratio_b64"] == 31 and o["ideal_throughput_ratio_b64"] == 64
-    assert o["scaling_efficiency_pct"] == pytest.approx(100 * 31 / 64)               # 48.4 %
-    assert o["tpot_growth_pct"] == pytest.approx(100 * (40.5 / 26.5 - 1))              # 52.8 %
+    assert o["scaling_efficiency_pct"] == pytest.approx(100 * 31 / 64)  # 48.4 %
+    assert o["tpot_growth_pct"] == pytest.approx(100 * (40.5 / 26.5 - 1))  # 52.8 %
     assert o["tpot_implied_throughput_ratio_b64"] == pytest.approx(64 * 26.5 / 40.5)  # 41.9
     assert o["tpot_lb_ratio_b64"] == pytest.approx(19.23 / 8.615)
 
@@ -121,15 +131,26 @@ def test_gap_outputs_by_hand(q):
     o = decode.gap_outputs(q, BW, PEAK, 26.5)
     lb = o["lb_ms"]
     assert round(lb, 2) == 8.62 and o["gap_ms"] == pytest.approx(26.5 - lb) and o["ratio"] == pytest.approx(26.5 / lb)
-    assert o["mbu_pct"] == pytest.approx(100 * q.decode_read_bytes / (BW * 0.0265))    # 32.5 %
+    assert o["mbu_pct"] == pytest.approx(100 * q.decode_read_bytes / (BW * 0.0265))  # 32.5 %
     assert o["mfu_pct"] == pytest.approx(100 * q.decode_flops / (PEAK * 0.0265))
 
 
 def test_quick_table_and_bounds(q):
     t = decode.quick_table(q)
-    assert (t["n_params"], round(t["weights_gb"], 2), t["kv_per_token_kib"], t["kv_context_mib"]) == (8_190_735_360, 16.38, 144, 288)
-    assert (round(t["prefill_tflop"], 2), round(t["decode_gflop"], 2), round(t["decode_kv_read_gb"], 3)) == (29.69, 16.34, 0.302)
+    assert (t["n_params"], round(t["weights_gb"], 2), t["kv_per_token_kib"], t["kv_context_mib"]) == (
+        8_190_735_360,
+        16.38,
+        144,
+        288,
+    )
+    assert (round(t["prefill_tflop"], 2), round(t["decode_gflop"], 2), round(t["decode_kv_read_gb"], 3)) == (
+        29.69,
+        16.34,
+        0.302,
+    )
     b = decode.quick_bounds(q, BW, PEAK, 96)
-    assert b["prefill_compute_ms"] == pytest.approx(q.prefill_flops / PEAK * 1e3) and round(b["decode_lb_ms"], 2) == 8.62
+    assert (
+        b["prefill_compute_ms"] == pytest.approx(q.prefill_flops / PEAK * 1e3) and round(b["decode_lb_ms"], 2) == 8.62
+    )
     assert b["fits"] and b["need_gb"] == pytest.approx((q.weights_bytes + q.kv_context_bytes) / 1e9)
     assert not decode.quick_bounds(q, BW, PEAK, 16)["fits"]

@@ -1,4 +1,5 @@
 """Number formats: bits per value with scales, stored bytes, and which peak a format computes at."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -10,9 +11,13 @@ from app.data import gpu
 
 def test_weight_bits_per_value_include_scales():
     bits = {k: f.bits for k, f in fm.WEIGHT_FORMATS.items()}
-    assert bits == {"bf16": 16, "fp8": 8, "int8": 8,
-                    "int4-g128": Fraction(33, 8),     # 4 + 16/128 = 4.125: one FP16 scale per 128, no zero point
-                    "nvfp4": Fraction(9, 2)}          # 4 + 8/16 = 4.5: one FP8 E4M3 scale per 16 E2M1 values
+    assert bits == {
+        "bf16": 16,
+        "fp8": 8,
+        "int8": 8,
+        "int4-g128": Fraction(33, 8),  # 4 + 16/128 = 4.125: one FP16 scale per 128, no zero point
+        "nvfp4": Fraction(9, 2),
+    }  # 4 + 8/16 = 4.5: one FP8 E4M3 scale per 16 E2M1 values
     assert float(fm.WEIGHT_FORMATS["int4-g128"].bits) == 4.125
 
 
@@ -36,9 +41,9 @@ def test_compute_peak_follows_the_format_where_supported():
     assert (p.flops, p.used, p.fell_back) == (1979e12, "fp8", False)
     p = fm.compute_peak("nvfp4", b200)
     assert (p.flops, p.used, p.fell_back) == (9000e12, "fp4", False)
-    p = fm.compute_peak("nvfp4", h100)            # Hopper has no FP4: falls back, and says so
+    p = fm.compute_peak("nvfp4", h100)  # Hopper has no FP4: falls back, and says so
     assert (p.flops, p.used, p.fell_back) == (989.4e12, "bf16", True) and "回退到 BF16" in p.reason
-    p = fm.compute_peak("fp8", a100)              # Ampere has no FP8
+    p = fm.compute_peak("fp8", a100)  # Ampere has no FP8
     assert (p.flops, p.fell_back) == (312e12, True)
 
 

@@ -1,10 +1,11 @@
 """The 2009 latency table and serial waits (1.2.1)."""
+
 from __future__ import annotations
 
 from app.calculators import latency
 from app.data import read_json
 
-ROWS = read_json("latency_numbers_2009.json")["rows"]     # the test reads the file; the calculator does not
+ROWS = read_json("latency_numbers_2009.json")["rows"]  # the test reads the file; the calculator does not
 
 
 def test_table_has_twelve_rows_in_slide_order():
@@ -20,6 +21,7 @@ def test_table_has_twelve_rows_in_slide_order():
 def test_rows_are_passed_in_not_read():
     """latency.py reads no file: the rows it gets are the rows it returns."""
     import inspect
+
     rows = [{"id": "x", "label": "X", "zh": "某操作", "ns": 42.0, "category": "compute"}]
     assert latency.numbers_2009(rows) == (latency.Op("x", "X", "某操作", 42.0, "compute"),)
     assert "read_json" not in inspect.getsource(latency) and "open(" not in inspect.getsource(latency)

@@ -1,4 +1,5 @@
 """latency_metrics.py: TTFT, request time, token gap (3.1.2) and the nearest-rank percentile."""
+
 from __future__ import annotations
 
 import math
@@ -12,7 +13,7 @@ from app.trace import evaluate, leaf, node_of, tracing
 def test_three_times():
     assert lm.ttft(1.0, 1.45) == pytest.approx(0.45)
     assert lm.request_time(1.0, 6.425) == pytest.approx(5.425)
-    assert lm.token_gap(0.45, 5.425, 200) == pytest.approx(0.025)      # divides by G − 1
+    assert lm.token_gap(0.45, 5.425, 200) == pytest.approx(0.025)  # divides by G − 1
     assert math.isnan(lm.token_gap(0.45, 0.45, 1))
 
 
@@ -48,7 +49,11 @@ def test_pick_is_stable_and_reports_the_request():
 
 def test_timeline_outputs_and_traced_arrival():
     o = lm.timeline_outputs(lm.request_timeline(0.3, 0.15, 0.025, 200, 100, 0.2))
-    assert o["ttft_ms"] == pytest.approx(450) and o["request_ms"] == pytest.approx(5425) and o["token_ms"] == pytest.approx(25)
+    assert (
+        o["ttft_ms"] == pytest.approx(450)
+        and o["request_ms"] == pytest.approx(5425)
+        and o["token_ms"] == pytest.approx(25)
+    )
     assert o["first_useful_ms"] == pytest.approx(2950) and o["first_audible_ms"] == pytest.approx(3150)
     with tracing():
         t = lm.request_timeline(leaf(0.3, "T_q", "s"), leaf(0.15, "T_p", "s"), 0.025, 200, t_a=leaf(0.0, "t_a", "s"))
@@ -60,7 +65,7 @@ def test_timeline_outputs_and_traced_arrival():
 def test_sample_columns_and_percentile_outputs():
     cols = lm.sample_columns([(10, 100, 1.0), (20, 300, 0.5), (30, 50, 2.0)])
     assert cols == {"queue_ms": [10, 20, 30], "ttft_ms": [110, 320, 80], "request_s": [1.11, 0.82, 2.08]}
-    o = lm.percentile_outputs(cols, 50)                       # rank ⌈1.5⌉ = 2
+    o = lm.percentile_outputs(cols, 50)  # rank ⌈1.5⌉ = 2
     assert (o["p95_queue_ms"], o["p95_queue_ms_request_id"], o["max_queue_ms"]) == (20, 2, 30)
     assert (o["p95_ttft_ms"], o["p95_ttft_ms_request_id"], o["max_ttft_ms"]) == (110, 1, 320)
     assert (o["p95_request_s"], o["p95_request_s_request_id"]) == (1.11, 1)

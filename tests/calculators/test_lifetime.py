@@ -1,4 +1,5 @@
 """Lifetime cost, break-even, A100 equivalents and calendar time (3.6, 练习 3-10)."""
+
 import math
 
 import pytest
@@ -6,7 +7,7 @@ from app.calculators import lifetime as lt
 
 
 def test_break_even_and_net_saving_exercise_3_10():
-    dc0 = 100_000 * lt.HOUR          # GPU-seconds
+    dc0 = 100_000 * lt.HOUR  # GPU-seconds
     assert lt.break_even(dc0, 0.72) == pytest.approx(5e8)
     assert lt.net_saving(dc0, 0.72, 2e8) / lt.HOUR == pytest.approx(-60_000)
     assert lt.net_saving(dc0, 0.72, 1e9) / lt.HOUR == pytest.approx(100_000)

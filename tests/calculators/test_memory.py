@@ -1,4 +1,5 @@
 """Memory budgets against the book's numbers (1.2.3, 图 1-7, 练习 1-2)."""
+
 from __future__ import annotations
 
 import math
@@ -8,7 +9,7 @@ from app.calculators import memory
 from app.calculators.model_config import shape_of, weight_bytes
 from app.data import model_config
 
-GB, GIB = 1e9, 2 ** 30
+GB, GIB = 1e9, 2**30
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +44,10 @@ def test_kv_and_budget_fig_1_7(llama70):
     b = memory.even_split(weight_bytes(llama70, "w8-g128"), kv, 2 * GIB, 1, 80 * GB)
     assert round(b.per_gpu_total / GB, 2) == 78.56
     assert b.fits and round(b.headroom / GB, 2) == 1.44
-    assert memory.max_kv_tokens(80 * GB, weight_bytes(llama70, "w8-g128"), 2 * GIB, 1,
-                                llama70.kv_bytes_per_token_bf16) == 12593
+    assert (
+        memory.max_kv_tokens(80 * GB, weight_bytes(llama70, "w8-g128"), 2 * GIB, 1, llama70.kv_bytes_per_token_bf16)
+        == 12593
+    )
 
 
 def test_bf16_split(llama70):
@@ -81,18 +84,20 @@ def test_budget_outputs_figure_1_7_by_hand():
     o = memory.budget_outputs(w, kv_tok, 8192, 2, 1, 80)
     assert o["kv_gb"] == pytest.approx(8192 * 327_680 / 1e9) and o["kv_gib"] == pytest.approx(2.5)
     assert o["workspace_gb"] == pytest.approx(2 * 2**30 / 1e9)
-    total = (w + 8192 * 327_680 + 2 * 2**30) / 1e9                     # 78.56 GB
+    total = (w + 8192 * 327_680 + 2 * 2**30) / 1e9  # 78.56 GB
     assert o["per_gpu_total_gb"] == pytest.approx(total) and round(total, 2) == 78.56
     assert o["headroom_gb"] == pytest.approx(80 - total) and o["over_gb"] == pytest.approx(total - 80) and o["fits"]
     assert o["max_kv_tokens"] == math.floor((80e9 - 2 * 2**30 - w) / kv_tok) == 12_593
     assert o["kv_per_token_kib"] == 320 and o["capacity_gb"] == 80
-    two = memory.budget_outputs(2 * w, kv_tok, 8192, 2, 2, 80)          # BF16-sized weights split over two cards
-    assert two["per_gpu_weights_gb"] == pytest.approx(w / 1e9) and two["per_gpu_kv_gb"] == pytest.approx(8192 * 327_680 / 2e9)
+    two = memory.budget_outputs(2 * w, kv_tok, 8192, 2, 2, 80)  # BF16-sized weights split over two cards
+    assert two["per_gpu_weights_gb"] == pytest.approx(w / 1e9) and two["per_gpu_kv_gb"] == pytest.approx(
+        8192 * 327_680 / 2e9
+    )
 
 
 def test_weight_outputs_by_hand():
     parts = {"w8": 100, "scales": 2, "bf16_kept": 40}
-    o = memory.weight_outputs(1_000, 2_000, 142, parts, 1e-6, 4)          # a "card" of 1000 B = 1e-6 GB
+    o = memory.weight_outputs(1_000, 2_000, 142, parts, 1e-6, 4)  # a "card" of 1000 B = 1e-6 GB
     assert o["bf16_gb"] == 2e-6 and o["bf16_per_gpu_gb"] == 5e-7 and o["n_params_yi"] == 1e-5
     assert not o["bf16_fits_one_gpu"] and o["bf16_over_gb"] == pytest.approx(1e-6)
     assert o["free_after_w8_gb"] == pytest.approx((1_000 - 142) / 1e9)

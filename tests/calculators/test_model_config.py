@@ -1,5 +1,6 @@
 """model_config reads real public config.json files (tests/data/configs/) and counts every weight.
 Exact totals where the number is well known; ≈ published figures within a stated tolerance."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,11 @@ CONFIGS = Path(__file__).resolve().parent.parent / "data" / "configs"
 
 
 def cfg(name: str) -> dict:
-    return {k: v for k, v in json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8")).items()
-            if not k.startswith("_")}
+    return {
+        k: v
+        for k, v in json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8")).items()
+        if not k.startswith("_")
+    }
 
 
 KiB = 1024
@@ -48,7 +52,7 @@ def test_exact_counts(name, total, active, kv):
 # published rounded figures: name, total, active, relative tolerance
 PUBLISHED = [
     ("mixtral-8x7b", 46.7e9, 12.9e9, 0.01),
-    ("qwen3-30b-a3b", 30.5e9, 3.3e9, 0.02),       # "30.5B / 3.3B": 3.353 B is 1.6 % off the rounded 3.3
+    ("qwen3-30b-a3b", 30.5e9, 3.3e9, 0.02),  # "30.5B / 3.3B": 3.353 B is 1.6 % off the rounded 3.3
     # "671B / 37B activated": 37.55 B counts the input embedding table (0.93 B) as active; 1.5 % off
     ("deepseek-v3", 671e9, 37e9, 0.02),
     ("gemma-3-12b", 12.2e9 - 0.42e9, None, 0.01),  # 12.2 B with the ≈0.42 B SigLIP vision tower
@@ -69,7 +73,7 @@ def test_book_presets_unchanged():
     d70 = mc.shape_of(preset("deepseek-r1-distill-llama-70b"))
     assert (d70.params_total, d70.kv_bytes_per_token_bf16) == (70_553_706_496, 320 * KiB)
     assert mc.weight_bytes(d70, "w8-g128") == 73_725_919_232
-    for name in ("qwen3-8b", "deepseek-r1-distill-llama-70b"):   # the general reader agrees with dense_shape
+    for name in ("qwen3-8b", "deepseek-r1-distill-llama-70b"):  # the general reader agrees with dense_shape
         assert mc.shape_of(preset(name)) == replace(mc.dense_shape(preset(name)), model_type=preset(name)["model_type"])
 
 
@@ -107,7 +111,7 @@ def test_sliding_window_gemma2():
     per_layer = 2 * 8 * 256 * 2
     assert (s.sliding_window, s.n_sliding_layers) == (4096, 21)
     assert s.kv_full_bytes_per_token == 21 * per_layer
-    assert mc.kv_bytes(s, 1000) == 1000 * 42 * per_layer                   # inside the window: every layer
+    assert mc.kv_bytes(s, 1000) == 1000 * 42 * per_layer  # inside the window: every layer
     assert mc.kv_bytes(s, 8192) == 8192 * 21 * per_layer + 4096 * 21 * per_layer
     assert mc.kv_bytes(s, 0) == 0
 
@@ -115,17 +119,31 @@ def test_sliding_window_gemma2():
 def test_sliding_window_gemma3_local_global():
     s = mc.shape_of(cfg("gemma-3-12b"))
     per_layer = 2 * 8 * 256 * 2
-    assert (s.sliding_window, s.n_sliding_layers) == (1024, 40)             # layers 5, 11, …, 47 are global
+    assert (s.sliding_window, s.n_sliding_layers) == (1024, 40)  # layers 5, 11, …, 47 are global
     assert mc.kv_bytes(s, 131072) == 131072 * 8 * per_layer + 1024 * 40 * per_layer
 
 
 def test_gemma3_multimodal_wrapper_reads_text_config():
     c = cfg("gemma-3-12b")
-    text = {k: c[k] for k in ("hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers",
-                              "num_key_value_heads", "sliding_window", "rope_scaling")}
+    text = {
+        k: c[k]
+        for k in (
+            "hidden_size",
+            "intermediate_size",
+            "num_attention_heads",
+            "num_hidden_layers",
+            "num_key_value_heads",
+            "sliding_window",
+            "rope_scaling",
+        )
+    }
     text["model_type"] = "gemma3_text"
-    wrapped = {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "text_config": text,
-               "vision_config": {"model_type": "siglip_vision_model"}}
+    wrapped = {
+        "architectures": ["Gemma3ForConditionalGeneration"],
+        "model_type": "gemma3",
+        "text_config": text,
+        "vision_config": {"model_type": "siglip_vision_model"},
+    }
     assert mc.shape_of(wrapped).params_total == mc.shape_of(c).params_total
 
 
@@ -143,7 +161,7 @@ def test_mistral_v01_sliding_window_all_layers():
 
 def test_qwen2_sliding_window_only_when_enabled():
     c = cfg("qwen2.5-7b")
-    assert mc.shape_of(c).n_sliding_layers == 0                              # use_sliding_window false
+    assert mc.shape_of(c).n_sliding_layers == 0  # use_sliding_window false
     s = mc.shape_of({**c, "use_sliding_window": True, "sliding_window": 4096, "max_window_layers": 20})
     assert s.n_sliding_layers == 8
 
@@ -165,7 +183,7 @@ def test_derive_read_and_flops():
     assert d["flops_per_token"] == 2 * (s.active_linear_params + 32000 * 4096)
     assert d["architecture"] == "MoE 8 选 2 + GQA"
     assert any("46,702,792,704" in x for x in steps(mc.analyze(cfg("mixtral-8x7b"))))
-    g = mc.derive(cfg("gemma-2-9b"))                                        # tied: the LM head reads the table
+    g = mc.derive(cfg("gemma-2-9b"))  # tied: the LM head reads the table
     assert g["weight_read_bytes_per_token"] == 2 * g["params_active"]
     ds = mc.derive(cfg("deepseek-v3"))
     assert any("70,272" in x for x in steps(mc.analyze(cfg("deepseek-v3")))) and "MLA" in ds["architecture"]
@@ -178,7 +196,9 @@ def test_sliding_attention_flops_capped():
     assert mc.decode_flops(s, 8192) == pytest.approx(lin + per * (21 * 8192 + 21 * 4096))
     n, w = 8192, 4096
     pairs = 21 * n * (n + 1) / 2 + 21 * (w * (w + 1) / 2 + (n - w) * w)
-    assert mc.prefill_flops(s, n) == pytest.approx(2 * s.active_linear_params * n + 2 * s.lm_head_matrix_params + per * pairs)
+    assert mc.prefill_flops(s, n) == pytest.approx(
+        2 * s.active_linear_params * n + 2 * s.lm_head_matrix_params + per * pairs
+    )
 
 
 BAD = [
@@ -189,7 +209,7 @@ BAD = [
     ({k: v for k, v in cfg("deepseek-v3").items() if k != "kv_lora_rank"}, "缺少字段 kv_lora_rank"),
     ({k: v for k, v in cfg("gemma-2-9b").items() if k != "sliding_window"}, "缺少字段 sliding_window"),
     ({**cfg("llama-3.1-8b"), "hidden_size": -1}, "hidden_size 应为正整数"),
-    ({**cfg("llama-3.1-8b"), "num_hidden_layers": 10 ** 9}, "num_hidden_layers 过大"),
+    ({**cfg("llama-3.1-8b"), "num_hidden_layers": 10**9}, "num_hidden_layers 过大"),
     ({"model_type": "gemma3", "text_config": None}, "缺少字段 text_config"),
     ({**cfg("qwen3-30b-a3b"), "num_experts_per_tok": 200}, "大于专家数"),
 ]

@@ -1,4 +1,5 @@
 """Multimodal formulas against the book's numbers (3.3.1, 3.3.2)."""
+
 import math
 
 import pytest
@@ -9,7 +10,7 @@ from app.data import model_config as cfg
 VS = mm.vision_shape(cfg("qwen3-vl-4b-vision"))
 DS = mm.dit_shape(cfg("qwen-image-2512-dit"))
 KV = model_config.dense_shape(cfg("qwen3-vl-4b-text")).kv_bytes_per_token_bf16
-MIB = 2 ** 20
+MIB = 2**20
 
 
 def test_configs_give_the_books_shapes():
@@ -29,8 +30,8 @@ def test_ec_and_kv_bytes():
     assert mm.ec_bytes_per_token(4, 2560, 2) == 20480
     assert mm.ec_bytes(400, 4, 2560, 2) / MIB == 7.8125
     assert mm.kv_bytes(400, KV) / MIB == 56.25
-    assert mm.ec_bytes(1600, 4, 2560, 2) / MIB == 31.25          # four images
-    assert mm.kv_bytes(1600 + 400, KV) / MIB == 281.25            # + 400 text tokens
+    assert mm.ec_bytes(1600, 4, 2560, 2) / MIB == 31.25  # four images
+    assert mm.kv_bytes(1600 + 400, KV) / MIB == 281.25  # + 400 text tokens
 
 
 def test_vision_tower_flops_640():
@@ -38,7 +39,7 @@ def test_vision_tower_flops_640():
     assert f.embed == pytest.approx(5.033e9, rel=1e-3)
     assert f.blocks == pytest.approx(1218.026e9, rel=1e-6)
     assert f.mergers == pytest.approx(87.242e9, rel=1e-5)
-    assert round(f.total / 1e12, 3) == 1.310                      # the book's ≈1.310 TFLOPs
+    assert round(f.total / 1e12, 3) == 1.310  # the book's ≈1.310 TFLOPs
 
 
 def test_vision_tower_flops_grow_faster_than_tokens():
@@ -54,7 +55,7 @@ def test_dit_flops_book_default():
     assert f.small == 58_195_968
     assert f.total == pytest.approx(7.83039e13, rel=1e-6)
     total = mm.image_gen_flops(50, 2, f.total)
-    assert f"{total / 1e15:.3f}" == "7.830"                       # the book's ≈7.830×10¹⁵
+    assert f"{total / 1e15:.3f}" == "7.830"  # the book's ≈7.830×10¹⁵
     assert 100 * f.attention / f.total == pytest.approx(20.0, abs=0.05)
 
 

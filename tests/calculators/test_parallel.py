@@ -1,5 +1,6 @@
 """Tensor parallel per-GPU bytes, KV head split/replication, MLA latent, sliding windows, ring all-reduce
 traffic, MoE distinct experts — numbers worked by hand from the configs (shapes in the comments)."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,11 @@ CONFIGS = Path(__file__).resolve().parent.parent / "data" / "configs"
 
 def shape(name: str):
     p = CONFIGS / f"{name}.json"
-    cfg = ({k: v for k, v in json.loads(p.read_text(encoding="utf-8")).items() if not k.startswith("_")}
-           if p.exists() else model_config(name))
+    cfg = (
+        {k: v for k, v in json.loads(p.read_text(encoding="utf-8")).items() if not k.startswith("_")}
+        if p.exists()
+        else model_config(name)
+    )
     return shape_of(cfg)
 
 
@@ -25,8 +29,8 @@ def test_kv_heads_split_then_replicate():
     assert par.kv_heads_per_gpu(8, 1) == (8, False)
     assert par.kv_heads_per_gpu(8, 2) == (4, False)
     assert par.kv_heads_per_gpu(8, 8) == (1, False)
-    assert par.kv_heads_per_gpu(4, 8) == (1, True)      # Qwen2.5-7B at tp 8: each head on two ranks
-    assert par.kv_heads_per_gpu(5, 2) == (3, False)     # uneven: the fuller rank holds ceil(5/2)
+    assert par.kv_heads_per_gpu(4, 8) == (1, True)  # Qwen2.5-7B at tp 8: each head on two ranks
+    assert par.kv_heads_per_gpu(5, 2) == (3, False)  # uneven: the fuller rank holds ceil(5/2)
     with pytest.raises(ValueError):
         par.kv_heads_per_gpu(8, 0)
 
@@ -80,7 +84,7 @@ def test_ring_allreduce_traffic():
     assert par.allreduce_bytes_per_token_per_layer(4096, 1) == 0
     assert par.allreduce_bytes_per_token_per_layer(4096, 2) == 2 * 2 * Fraction(1, 2) * 4096 * 2 == 16_384
     assert par.allreduce_bytes_per_token_per_layer(4096, 8) == 2 * 2 * Fraction(7, 8) * 4096 * 2 == 28_672
-    s = shape("qwen3-8b")       # 16 tokens, 36 layers, tp 2 over 450 GB/s
+    s = shape("qwen3-8b")  # 16 tokens, 36 layers, tp 2 over 450 GB/s
     assert par.allreduce_time(16, s, 2, 450e9) == pytest.approx(16 * 36 * 16_384 / 450e9, rel=1e-15)
     assert par.allreduce_time(16, s, 1, None) == 0.0
     with pytest.raises(ValueError, match="互连"):
@@ -89,7 +93,7 @@ def test_ring_allreduce_traffic():
 
 def test_expected_distinct_experts():
     assert par.expected_distinct_experts(8, 2, 1) == pytest.approx(2)
-    assert par.expected_distinct_experts(8, 2, 32) == pytest.approx(8 * (1 - 0.75 ** 32))
+    assert par.expected_distinct_experts(8, 2, 32) == pytest.approx(8 * (1 - 0.75**32))
     assert par.expected_distinct_experts(256, 8, 64) == pytest.approx(256 * (1 - (248 / 256) ** 64))
     seq = [par.expected_distinct_experts(128, 8, b) for b in (1, 2, 8, 64, 256)]
     assert seq == sorted(seq) and seq[-1] < 128 and seq[-1] == pytest.approx(128, rel=1e-6)
@@ -97,13 +101,14 @@ def test_expected_distinct_experts():
 
 def test_moe_memory_uses_total_read_uses_active():
     s = shape("mixtral-8x7b")
-    assert par.params_per_expert(s) == 3 * 4096 * 14_336          # one SwiGLU expert
-    assert par.weight_bytes_per_gpu(s, "bf16", 1) == 2 * 46_702_792_704      # every expert held
+    assert par.params_per_expert(s) == 3 * 4096 * 14_336  # one SwiGLU expert
+    assert par.weight_bytes_per_gpu(s, "bf16", 1) == 2 * 46_702_792_704  # every expert held
     # batch 1 reads the active weights: 12,617,515,008 linear + LM head + norms + one embedding row
     assert par.weight_read_bytes_per_gpu(s, "bf16", 1, 1) == pytest.approx(
-        2 * (12_617_515_008 + 131_072_000 + 266_240 + 4096), rel=1e-15)
+        2 * (12_617_515_008 + 131_072_000 + 266_240 + 4096), rel=1e-15
+    )
     b32 = par.weight_read_bytes_per_gpu(s, "bf16", 1, 32)
-    extra = 32 * (8 * (1 - 0.75 ** 32) - 2) * 176_160_768
+    extra = 32 * (8 * (1 - 0.75**32) - 2) * 176_160_768
     assert b32 == pytest.approx(2 * (12_617_515_008 + extra + 131_072_000 + 266_240 + 4096), rel=1e-12)
     assert par.weight_read_bytes_per_gpu(s, "bf16", 1, 1) < b32 < par.weight_bytes_per_gpu(s, "bf16", 1)
 

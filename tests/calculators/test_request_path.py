@@ -1,4 +1,5 @@
 """练习 1-1's ledger and 图 1-3's KV growth against the book's numbers (70B model from its config)."""
+
 from __future__ import annotations
 
 import math
@@ -13,7 +14,7 @@ KV = S70.kv_bytes_per_token_bf16
 
 def test_70b_per_token_kv_and_file_size():
     assert KV == 327_680 == 320 * 2**10
-    assert 8192 * KV == 2.5 * 2**30                       # "8192 token 的 BF16 KV = 2.5 GiB"
+    assert 8192 * KV == 2.5 * 2**30  # "8192 token 的 BF16 KV = 2.5 GiB"
     assert round(mc.weight_bytes(S70, "w8-g128") / 1e9, 2) == 73.73
 
 
@@ -29,7 +30,7 @@ def test_frame_state():
     assert rp.frame_state(2048, 8, 0) == (0, 0)
     assert rp.frame_state(2048, 8, 1) == (2048, 1)
     assert rp.frame_state(2048, 8, 5) == (2052, 5)
-    assert rp.frame_state(2048, 8, 99) == (2055, 8)       # past the end: stays on the last frame
+    assert rp.frame_state(2048, 8, 99) == (2055, 8)  # past the end: stays on the last frame
 
 
 def test_old_kv_reads_closed_form_matches_sum():
@@ -57,10 +58,10 @@ def test_two_instances_and_split():
     two = _ledger(100, inst=2)
     assert math.isclose(two.weights_total_bytes / 1e9, 147.45, rel_tol=5e-4)
     assert two.weight_loads == 2 == two.router_choices
-    assert two.weight_read_total_bytes == _ledger(100).weight_read_total_bytes   # per request unchanged
+    assert two.weight_read_total_bytes == _ledger(100).weight_read_total_bytes  # per request unchanged
     assert _ledger(100).handoff_per_token_bytes == 0
     split = _ledger(100, gpus=2)
-    assert split.handoff_per_token_bytes == 16 * 2**10                            # 8192 × 2 B
+    assert split.handoff_per_token_bytes == 16 * 2**10  # 8192 × 2 B
     assert split.handoff_total_bytes == 16 * 2**10 * (2048 + 99)
 
 

@@ -1,4 +1,5 @@
 """rl.py against 例题 3-4 and 练习 3-7 (ch 3.5)."""
+
 import pytest
 from app.calculators import rl
 from app.calculators.model_config import shape_of
@@ -35,6 +36,7 @@ def test_eg_3_4_per_answer_and_update(s):
 
 def test_mixed_rows_are_what_reproduce_the_book(s):
     from app.calculators.training import teacher_forced_forward_flops as tf
+
     all_rows = 2 * tf(s, 1279) / 1e12
     lm256 = 2 * tf(s, 1279, lm_rows=256) / 1e12
     assert all_rows == pytest.approx(39.684, abs=5e-4)
@@ -64,6 +66,7 @@ def test_ex_3_7_line_teacher_sync(s):
 def test_generation_closed_form_equals_step_by_step(s):
     """f_g = prefill(P) + Σ decode(P + j + 1), written in closed form for a model without sliding layers."""
     from app.calculators.model_config import decode_flops, prefill_flops
+
     for p_, g in ((1024, 256), (64, 2), (100, 7)):
         steps = prefill_flops(s, p_) + sum(decode_flops(s, p_ + j + 1) for j in range(g - 1))
         assert rl.generation_flops(s, p_, g) == pytest.approx(steps, rel=1e-12)
@@ -80,7 +83,9 @@ def test_group_and_loss_outputs():
 
 def test_cycle_outputs(s):
     o = rl.cycle_outputs(rl.rl_cycle(s, 1024, 256, 16, 16))
-    assert o["fg_plus_fr_tflop"] == pytest.approx(38.411, abs=5e-4) and o["f_u_tflop"] == pytest.approx(952.416, abs=5e-4)
+    assert o["fg_plus_fr_tflop"] == pytest.approx(38.411, abs=5e-4) and o["f_u_tflop"] == pytest.approx(
+        952.416, abs=5e-4
+    )
     assert (o["seq_tokens"], o["decode_steps_per_response"], o["n_generate"]) == (1279, 255, 16)
     assert o["f_cycle_tflop"] == pytest.approx(16 * 38.411 + 952.416, abs=0.01) and o["teacher_tflop"] == 0
     assert o["weight_sync_gb"] == pytest.approx(4 * 2 * 8_190_735_360 / 1e9)
@@ -88,5 +93,5 @@ def test_cycle_outputs(s):
 
 def test_cycle_with_teacher_adds_its_forwards(s):
     c = rl.rl_cycle(s, 1024, 256, 16, 48, teacher=True)
-    assert c.total / 1e12 == pytest.approx(3748.55, abs=5e-3)          # 练习 3-7: 2796.13 + 952.416
+    assert c.total / 1e12 == pytest.approx(3748.55, abs=5e-3)  # 练习 3-7: 2796.13 + 952.416
     assert rl.rl_cycle(s, 1024, 256, 16, 48).teacher == 0

@@ -1,4 +1,5 @@
 """Scaling law, compute-optimal split, fit and FLOPs formulas against the book's numbers (3.6)."""
+
 import math
 
 import pytest
@@ -37,14 +38,14 @@ def test_tokens_for_target_loss_and_gpu_hours():
     assert round(c0_s, 1) == 125.7 and round(c0_s - c0_l, 1) == 73.5
     dc = (sl.call_flops(5e8, 512, 128) - sl.call_flops(1e8, 512, 128)) / rate
     assert round(dc, 5) == 0.00129
-    assert math.isinf(sl.tokens_for_loss(R, 1e8, 1.5))      # below the law's floor
+    assert math.isinf(sl.tokens_for_loss(R, 1e8, 1.5))  # below the law's floor
 
 
 def test_optimal_split_and_multipliers():
     assert sl.budget_multipliers(4, 0.3, 0.3) == pytest.approx((2, 2))
     assert sl.budget_multipliers(9, 0.27, 0.27) == pytest.approx((3, 3))
     n_mult, d_mult = sl.budget_multipliers(8, 0.2, 0.6)
-    assert n_mult == pytest.approx(8 ** 0.75) and n_mult * d_mult == pytest.approx(8)
+    assert n_mult == pytest.approx(8**0.75) and n_mult * d_mult == pytest.approx(8)
     c = 1e21
     n = sl.optimal_n(c, R.A, R.B, R.alpha, R.beta)
     d = sl.optimal_d(c, R.A, R.B, R.alpha, R.beta)
@@ -96,8 +97,17 @@ def test_training_and_call_flops():
 
 
 def test_runs_from_rows_parses_the_csv_columns():
-    rows = [{"run": "x", "params": "2.81e9", "tokens": "55000000000", "unique_tokens": "5.5e10", "epochs": "1",
-             "loss": "2.574117", "seed": ""}]
+    rows = [
+        {
+            "run": "x",
+            "params": "2.81e9",
+            "tokens": "55000000000",
+            "unique_tokens": "5.5e10",
+            "epochs": "1",
+            "loss": "2.574117",
+            "seed": "",
+        }
+    ]
     r = sl.runs_from_rows(rows)["x"]
     assert (r.params, r.tokens, r.unique_tokens, r.epochs, r.loss, r.seed) == (2.81e9, 55e9, 55e9, 1.0, 2.574117, "")
     assert len(c4_runs()) == 296 and all(not k.startswith("#") for k in c4_runs())
@@ -108,7 +118,7 @@ def test_rmse_is_root_mean_square_and_traceable():
     assert math.isnan(sl.rmse([]))
     with tracing():
         r = sl.rmse([leaf(0.0088, "r_1"), leaf(0.02585, "r_2")])
-    assert r == pytest.approx(0.0193088, abs=1e-7)          # √((0.0088² + 0.02585²)/2) by hand
+    assert r == pytest.approx(0.0193088, abs=1e-7)  # √((0.0088² + 0.02585²)/2) by hand
     assert evaluate(derive(r, "RMSE", "").check) == pytest.approx(r, rel=1e-12)
 
 
@@ -116,10 +126,12 @@ def test_fit_coefficients_are_rule_values_and_its_rmse_is_arithmetic():
     runs = c4_runs()
     sel = [runs[x] for x in ["146m14b14b", "220m7b57b5", "421m32b32b", "619m22b22b", "1b191b91b", "1b566b66b"]]
     with tracing():
-        res = sl.fit([leaf(r.params, "N") for r in sel], [leaf(r.tokens, "D") for r in sel], [leaf(r.loss, "L") for r in sel])
+        res = sl.fit(
+            [leaf(r.params, "N") for r in sel], [leaf(r.tokens, "D") for r in sel], [leaf(r.loss, "L") for r in sel]
+        )
     for coef, sym in zip((res.law.E, res.law.A, res.law.B, res.law.alpha, res.law.beta), sl.LAW_SYMBOLS):
         node = node_of(coef)
         assert node.kind == "rule" and node.sym == sym and node.text == sl.FIT_RULE
-    assert node_of(res.fit_rmse).kind == "op"          # √(Σ r²/n) over the rule values and the inputs
+    assert node_of(res.fit_rmse).kind == "op"  # √(Σ r²/n) over the rule values and the inputs
     plain = sl.fit([r.params for r in sel], [r.tokens for r in sel], [r.loss for r in sel])
     assert float(res.fit_rmse) == pytest.approx(plain.fit_rmse, rel=1e-12)

@@ -1,4 +1,5 @@
 """training.py against the book's numbers (ch 3.4): 6mkn, 18 B/param, 59.381 TFLOPs, +7.15%."""
+
 import math
 
 import pytest
@@ -93,7 +94,7 @@ def test_linear_outputs_and_shapes():
 
 
 def test_pair_and_block_weights(s):
-    assert T.attn_flops_per_pair_layer(s) == 4 * 32 * 128          # 4·H·d = 16,384
+    assert T.attn_flops_per_pair_layer(s) == 4 * 32 * 128  # 4·H·d = 16,384
     assert T.block_linear_params(s) == 192_937_984 == T.block_matmuls(s).total
 
 
@@ -103,14 +104,18 @@ def test_split_outputs_halves_the_pairs(s):
     # one layer: 16,384 FLOPs per pair, 2·192,937,984 per row
     assert o["attn_gflop"] == pytest.approx(16384 * 16_781_312 / 1e9)
     assert o["linear_gflop"] == pytest.approx(2 * 192_937_984 * 8192 / 1e9)
-    assert o["attn_share_pct"] == pytest.approx(8.0, abs=0.05) and o["single_attn_share_pct"] == pytest.approx(14.8, abs=0.05)
-    whole = T.split_outputs(s, 8192, 9000)                      # the cut is clipped to the packed length
+    assert o["attn_share_pct"] == pytest.approx(8.0, abs=0.05) and o["single_attn_share_pct"] == pytest.approx(
+        14.8, abs=0.05
+    )
+    whole = T.split_outputs(s, 8192, 9000)  # the cut is clipped to the packed length
     assert whole["pairs"] == whole["pairs_single_doc"] and whole["layer_vs_single_doc_pct"] == pytest.approx(100)
 
 
 def test_itemised_outputs_keys_and_units(s):
     o = T.itemised_outputs(s, 1, 8192)
-    assert o["attention_tflop"] == pytest.approx(59.381, abs=5e-4) and o["over_6nd_pct"] == pytest.approx(7.15, abs=5e-3)
+    assert o["attention_tflop"] == pytest.approx(59.381, abs=5e-4) and o["over_6nd_pct"] == pytest.approx(
+        7.15, abs=5e-3
+    )
     items = ("qo_proj", "kv_proj", "ffn", "lm_head", "attention")
     assert sum(o[f"{k}_tflop"] for k in items) == pytest.approx(o["itemized_tflop"])
     assert o["recompute_tflop"] == 0
@@ -124,22 +129,30 @@ def test_state_outputs_eg_3_3(s):
     assert o["fits_per_gpu"] is False and o["min_gpus_state_only"] == 2 and o["card_gb"] == 80
     two = T.state_outputs(s.params_total, (2, 4, 4, 4, 4), 2, 80)
     assert two["per_gpu_gb"] == pytest.approx(73.72, abs=5e-3) and two["fits_per_gpu"] is True
-    assert T.state_outputs(10 ** 9, (2, 4, 4, 4, 4), 1, 18)["min_gpus_state_only"] == 1   # exactly one card's worth
+    assert T.state_outputs(10**9, (2, 4, 4, 4, 4), 1, 18)["min_gpus_state_only"] == 1  # exactly one card's worth
 
 
 def test_update_and_sft_outputs(s):
     u = T.update_outputs(8, 2, 4096, 1024)
-    assert (u["input_tokens"], u["supervised_tokens"], u["loss_denominator"], u["fwd_bwd_passes"], u["sequences"]) == \
-        (65536, 16384, 16384, 8, 16)
+    assert (u["input_tokens"], u["supervised_tokens"], u["loss_denominator"], u["fwd_bwd_passes"], u["sequences"]) == (
+        65536,
+        16384,
+        16384,
+        8,
+        16,
+    )
     o = T.sft_outputs(s, (300, 200, 1500, 500), 500, True)
     assert o["input_tokens"] == 2500 and o["lm_head_tflop"] == pytest.approx(6 * 4096 * 151936 * 2500 / 1e12)
     assert o["lm_head_waste_tflop"] == pytest.approx(6 * 4096 * 151936 * 2000 / 1e12)
     sup = T.sft_outputs(s, (300, 200, 1500, 500), 500, False)
-    assert sup["lm_head_waste_tflop"] == 0 and sup["train_tflop"] == pytest.approx(o["train_tflop"] - o["lm_head_waste_tflop"])
+    assert sup["lm_head_waste_tflop"] == 0 and sup["train_tflop"] == pytest.approx(
+        o["train_tflop"] - o["lm_head_waste_tflop"]
+    )
 
 
 def test_schedule_summary_is_a_rule():
     from app.trace import leaf, node_of, tracing
+
     assert T.schedule_summary(4, 2, 1, 2, 1) == T.ScheduleSummary(2, 12)
     with tracing():
         sch = T.schedule_summary(4, leaf(2, "a"), 1, 2, 1)
@@ -151,6 +164,7 @@ def test_outputs_trace_their_inputs(s):
     """With traced inputs the outputs carry their expression (the card's derivation)."""
     from app.derivation import derive
     from app.trace import evaluate, leaf, tracing
+
     with tracing():
         o = T.update_outputs(leaf(8, "a"), leaf(2, "B_μ"), leaf(4096, "P"), leaf(1024, "P_{label}"))
     d = derive(o["input_tokens"], "读入", "65,536")

@@ -1,4 +1,5 @@
 """Link conversion and decimal/binary units (1.2.3, 练习 1-2)."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,9 +24,9 @@ def test_gb_gib():
 
 
 def test_link_times_by_hand():
-    o = units.link_times(400, 1)                         # 400 Gbit/s ÷ 8 = 50 GB/s; 1 GB ÷ 50 GB/s = 20 ms
+    o = units.link_times(400, 1)  # 400 Gbit/s ÷ 8 = 50 GB/s; 1 GB ÷ 50 GB/s = 20 ms
     assert o == pytest.approx({"link_gbps": 50, "effective_gbps": 50, "transfer_ms": 20, "ideal_transfer_ms": 20})
-    o = units.link_times(400, 1, startup_us=100, efficiency_pct=80)     # 40 GB/s; 0.1 ms + 25 ms
+    o = units.link_times(400, 1, startup_us=100, efficiency_pct=80)  # 40 GB/s; 0.1 ms + 25 ms
     assert o["effective_gbps"] == pytest.approx(40) and o["transfer_ms"] == pytest.approx(25.1)
     assert o["ideal_transfer_ms"] == pytest.approx(20)
     assert units.transfer_time(1e9, 50e9, 0.001) == pytest.approx(0.021)

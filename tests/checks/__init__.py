@@ -4,6 +4,7 @@ Each chapter/section module defines ``CHECKS``: a list of ``check(card, params, 
 source, where)``. ``source="book"`` = printed in the seed; ``"derived"`` = follows from the catalog's
 formulas at another setting. Numbers compare with ``rel_tol``; strings and booleans exactly.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -28,8 +29,15 @@ class Check:
         return f"{self.card}[{p}]" + (f"({self.where})" if self.where else "")
 
 
-def check(card: str, params: dict | None = None, expect: dict | None = None, rel_tol: float = 0.005,
-          source: str = "book", where: str = "", abs_tol: float = 0.0) -> Check:
+def check(
+    card: str,
+    params: dict | None = None,
+    expect: dict | None = None,
+    rel_tol: float = 0.005,
+    source: str = "book",
+    where: str = "",
+    abs_tol: float = 0.0,
+) -> Check:
     return Check(card, params or {}, expect or {}, rel_tol, source, where, abs_tol)
 
 

@@ -1,6 +1,7 @@
 """A declaration's number text: fmt.num's digits, then the declaration's trim / separators / sign.
 The trim is a strip of trailing zeros after the point; it must read as the book's rule (the regex
 the engine used before) for every kind of number fmt.num writes."""
+
 from __future__ import annotations
 
 import random
@@ -11,7 +12,9 @@ from app.outputs import _fixed_text, out
 
 
 def _compact_reference(text: str) -> str:
-    return re.sub(r"(\d)\.(\d*?)0+(?!\d)", lambda m: m.group(1) + ("." + m.group(2) if m.group(2) else ""), text, count=1)
+    return re.sub(
+        r"(\d)\.(\d*?)0+(?!\d)", lambda m: m.group(1) + ("." + m.group(2) if m.group(2) else ""), text, count=1
+    )
 
 
 def test_fixed_text_follows_num_and_the_trim_rule():
@@ -27,13 +30,25 @@ def test_fixed_text_follows_num_and_the_trim_rule():
                         want = _compact_reference(text) if trim else text
                         want = want if sep else want.replace(",", "")
                         want = "+" + want if signed and v >= 0 else want
-                        assert _fixed_text(v, digits, sig, trim, sep, signed) == want, (v, digits, sig, trim, sep, signed)
+                        assert _fixed_text(v, digits, sig, trim, sep, signed) == want, (
+                            v,
+                            digits,
+                            sig,
+                            trim,
+                            sep,
+                            signed,
+                        )
 
 
 def test_a_declaration_prints_the_same_through_fmt_and_number():
     """fmt (the per-declaration formatter) and number (the step-by-step path a traced value takes)."""
-    decls = [out("x", digits=2), out("x", sig=3, trim=True), out("x", digits=1, signed=True, unit="%"),
-             out("x", sig=4, sep=False, prefix="约 ", unit="倍"), out("x", scale=1e9, unit="B", sig=3)]
+    decls = [
+        out("x", digits=2),
+        out("x", sig=3, trim=True),
+        out("x", digits=1, signed=True, unit="%"),
+        out("x", sig=4, sep=False, prefix="约 ", unit="倍"),
+        out("x", scale=1e9, unit="B", sig=3),
+    ]
     for d in decls:
         for v in (0.0, -0.0, 3.14159, 1234.5, -2.5e-3, 7.0e11, 42):
             for approx in (False, True):

@@ -1,5 +1,6 @@
 """Figure numbers go out rounded to 5 significant digits. Long lists are rounded with numpy; the
 result must be exactly what formatting each value gives (same doubles, so the same JSON bytes)."""
+
 from __future__ import annotations
 
 import math
@@ -14,9 +15,9 @@ def _one_by_one(xs, sig=5):
 
 def _cases():
     rnd = random.Random(7)
-    yield [rnd.gauss(0, 1) * 10.0 ** rnd.randint(-40, 40) for _ in range(4000)]        # every decade
-    yield [i / 10 for i in range(3000)]                                                # decimal steps
-    yield [i * 0.05 + 0.00005 for i in range(3000)]                                    # ties in the 5th digit
+    yield [rnd.gauss(0, 1) * 10.0 ** rnd.randint(-40, 40) for _ in range(4000)]  # every decade
+    yield [i / 10 for i in range(3000)]  # decimal steps
+    yield [i * 0.05 + 0.00005 for i in range(3000)]  # ties in the 5th digit
     yield [k + 0.5 for k in range(10000, 11000)] + [1.00005, 2.00015, 12345.5, 99999.5, 999995.0]
     yield [0.0, -0.0, 1e-300, 5e-324, 1e300, 1e23, 9.99995e22, 1e-22, math.nan, math.inf, -math.inf] * 10
     yield [rnd.random() * 100 for _ in range(500)]
@@ -37,10 +38,11 @@ def test_short_float_lists_round_as_formatting_each_value():
     nan falls back to the item loop (those become None). Same doubles, sign of zero included."""
     for xs in _cases():
         for i in range(0, len(xs), 37):
-            chunk = xs[i:i + 37]
+            chunk = xs[i : i + 37]
             got, want = r(chunk), _one_by_one(chunk)
-            assert [(g, None if g is None else math.copysign(1, g)) for g in got] == \
-                [(w, None if w is None else math.copysign(1, w)) for w in want], chunk
+            assert [(g, None if g is None else math.copysign(1, g)) for g in got] == [
+                (w, None if w is None else math.copysign(1, w)) for w in want
+            ], chunk
             for sig in (3, 7):
                 assert r(chunk, sig) == _one_by_one(chunk, sig)
 
@@ -48,9 +50,9 @@ def test_short_float_lists_round_as_formatting_each_value():
 def test_r_takes_the_vector_path_only_for_long_float_lists():
     long = [i * 1.234567 for i in range(VECTOR_MIN)]
     assert r(long) == _one_by_one(long)
-    mixed = long[:-1] + [None]              # not all floats: one by one, None kept
+    mixed = long[:-1] + [None]  # not all floats: one by one, None kept
     assert r(mixed) == _one_by_one(long[:-1]) + [None]
-    ints = list(range(VECTOR_MIN * 2))      # integers stay integers
+    ints = list(range(VECTOR_MIN * 2))  # integers stay integers
     assert r(ints) == ints and all(type(v) is int for v in r(ints))
 
 
@@ -66,6 +68,6 @@ def test_shared_rounding_of_float_lists_matches_formatting_each_value():
     for xs in _cases():
         rs = SharedRounding()
         for i in range(0, len(xs), 50):
-            chunk = xs[i:i + 50] + xs[i:i + 5]           # repeats within the list
+            chunk = xs[i : i + 50] + xs[i : i + 5]  # repeats within the list
             assert rs(chunk) == _one_by_one(chunk), chunk
-        assert rs(xs[:40]) == _one_by_one(xs[:40])        # seen before: looked up
+        assert rs(xs[:40]) == _one_by_one(xs[:40])  # seen before: looked up

@@ -1,5 +1,6 @@
 """Traced numbers and their derivations: the values never change, the formula/substitution/check
 are written from the same arithmetic, checks evaluate safely, and tracing costs nothing when off."""
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,12 @@ from app.trace import (
 
 
 def _inputs():
-    return (leaf(1, "b_W", "B", "滑块:每参数字节 b_W"), leaf(70, "N", "×10⁹", "滑块:参数量 N"),
-            leaf(3.35, "β", "TB/s", "H100 SXM 预设"), leaf(989.4, "Π", "TFLOP/s", "H100 SXM 预设"))
+    return (
+        leaf(1, "b_W", "B", "滑块:每参数字节 b_W"),
+        leaf(70, "N", "×10⁹", "滑块:参数量 N"),
+        leaf(3.35, "β", "TB/s", "H100 SXM 预设"),
+        leaf(989.4, "Π", "TFLOP/s", "H100 SXM 预设"),
+    )
 
 
 def test_off_by_default_and_plain_results():
@@ -45,7 +50,7 @@ def test_book_example_reads_as_the_book():
     assert d.formula == "B^* = b_W·Π/(2β)"
     assert d.substituted == "1 B × 989.4 TFLOP/s ÷ (2 × 3.35 TB/s)"
     assert math.isclose(evaluate(d.check), 1 * 989.4e12 / (2 * 3.35e12), rel_tol=1e-12)
-    assert "1000000000000.0" in d.check          # unit conversions explicit in the check only
+    assert "1000000000000.0" in d.check  # unit conversions explicit in the check only
     assert [i.sym for i in d.inputs] == ["b_W", "Π", "β"] and d.inputs[1].result == "H100 SXM 预设"
 
 
@@ -108,20 +113,38 @@ def test_rule_runs_plain_and_explains_in_words():
         q = backlog(leaf(7.0, "λ"), leaf(5.0, "μ"))
         d = derive(q * 2, "2Q", "40")
     assert seen == [(float, float)]
-    assert d.check is not None and evaluate(d.check) == 40.0          # arithmetic after the rule is checkable
+    assert d.check is not None and evaluate(d.check) == 40.0  # arithmetic after the rule is checkable
     r = derive(q, "Q", "20")
     assert r.check is None and "递推" in r.formula and "λ = 7" in r.substituted
 
 
-@pytest.mark.parametrize("bad", ["__import__('os')", "a + 1", "(1).real", "[1][0]", "2 ** 100000", "max(*[1])",
-                                 "lambda: 1", "1 if 1 else 2", "exp(x=1)", "open('f')"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "__import__('os')",
+        "a + 1",
+        "(1).real",
+        "[1][0]",
+        "2 ** 100000",
+        "max(*[1])",
+        "lambda: 1",
+        "1 if 1 else 2",
+        "exp(x=1)",
+        "open('f')",
+    ],
+)
 def test_evaluate_is_not_eval(bad):
     with pytest.raises((ValueError, SyntaxError)):
         evaluate(bad)
 
 
 def test_evaluate_allows_the_documented_grammar():
-    assert evaluate("max(1.5, 2) + min(3, 4) * abs(-2) - floor(2.7) + ceil(0.1) + sqrt(16) + log2(8) + log10(100) + exp(0) + log(1)") == 17.0
+    assert (
+        evaluate(
+            "max(1.5, 2) + min(3, 4) * abs(-2) - floor(2.7) + ceil(0.1) + sqrt(16) + log2(8) + log10(100) + exp(0) + log(1)"
+        )
+        == 17.0
+    )
     assert evaluate("2 ** 10 / 4") == 256
 
 

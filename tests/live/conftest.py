@@ -1,6 +1,7 @@
 """Fixtures for the live class: an in-process client on a fresh SQLite file, real server processes
 (uvicorn on SQLite; two workers of `make serve-prod` on Redis) and redis-server. Tests that need
 Redis or nginx start them and skip only when the binary is missing (never under CI=true)."""
+
 from __future__ import annotations
 
 import os
@@ -68,10 +69,16 @@ def sqlite_server(tmp_path_factory):
     d = tmp_path_factory.mktemp("live-server")
     port, log = free_port(), d / "server.log"
     env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_LIVE_KEEPALIVE_S": "1", "AIINFRA_REDIS_URL": ""}
-    info = {"base": f"http://127.0.0.1:{port}", "port": port, "log": log, "db": d / "live.db", "env": env,
-            "proc": start_uvicorn(port, env, log, access_log=True)}
+    info = {
+        "base": f"http://127.0.0.1:{port}",
+        "port": port,
+        "log": log,
+        "db": d / "live.db",
+        "env": env,
+        "proc": start_uvicorn(port, env, log, access_log=True),
+    }
     yield info
-    info["proc"].stop()   # the restart test swaps in a new process
+    info["proc"].stop()  # the restart test swaps in a new process
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
 """The live-class contract (issue 16), driven through the app in-process on a fresh SQLite file."""
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,7 @@ def test_create_returns_code_token_and_links(client):
     assert set(body) == {"code", "token", "follow_url", "control_url"}
     assert re.fullmatch(f"[{ALPHABET}]{{{CODE_LEN}}}", body["code"])
     assert not set("0O1IL") & set(ALPHABET)
-    assert len(body["token"]) >= 22          # token_urlsafe: ≥ 16 bytes = 128 bits
+    assert len(body["token"]) >= 22  # token_urlsafe: ≥ 16 bytes = 128 bits
     assert body["follow_url"] == f"http://testserver/live/{body['code']}"
     assert body["control_url"] == f"http://testserver/live/{body['code']}/control#t={body['token']}"
     assert r.headers["cache-control"] == "no-store"
@@ -26,6 +27,7 @@ def test_create_returns_code_token_and_links(client):
 
 def test_create_without_body_starts_on_the_first_card(client):
     from app.chapters import reading_order
+
     r = client.post("/api/live")
     assert r.status_code == 201
     assert client.get(f"/api/live/{r.json()['code']}").json()["card"] == reading_order()[0]
@@ -40,7 +42,14 @@ def test_state_has_the_contract_keys(client):
     k = start_class(client, "eg-1-1", "batch=4")
     st = client.get(f"/api/live/{k.code}").json()
     assert STATE_KEYS <= set(st)
-    assert (st["card"], st["query"], st["seq"], st["locked"], st["question"], st["followers"]) == ("eg-1-1", "batch=4", 1, False, None, 0)
+    assert (st["card"], st["query"], st["seq"], st["locked"], st["question"], st["followers"]) == (
+        "eg-1-1",
+        "batch=4",
+        1,
+        False,
+        None,
+        0,
+    )
 
 
 def test_codes_are_case_insensitive_and_unknown_codes_404(client, klass):
@@ -73,11 +82,15 @@ def test_put_state_rejects_unknown_card_and_bad_query_with_the_card_routes_messa
     assert card_route.status_code == 422
     assert r.json()["detail"] == card_route.json()["detail"]
     assert "batch" in r.json()["detail"][0]["msg"] and "512" in r.json()["detail"][0]["msg"]
-    assert client.get(f"/api/live/{klass.code}").json()["seq"] == 1     # nothing changed
+    assert client.get(f"/api/live/{klass.code}").json()["seq"] == 1  # nothing changed
 
 
 def test_malformed_bodies_are_field_named_422(client, klass):
-    r = client.put(f"/api/live/{klass.code}/state", content=b"{not json", headers={**klass.auth, "Content-Type": "application/json"})
+    r = client.put(
+        f"/api/live/{klass.code}/state",
+        content=b"{not json",
+        headers={**klass.auth, "Content-Type": "application/json"},
+    )
     assert r.status_code == 422
     r = client.put(f"/api/live/{klass.code}/state", json={"query": "batch=2"}, headers=klass.auth)
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "card"
@@ -110,11 +123,12 @@ def test_ask_a_tile_question_and_it_becomes_the_current_question(client, klass):
     q = client.get(f"/api/live/{klass.code}").json()["question"]
     assert (q["qid"], q["key"], q["status"], q["unit"], q["kind"]) == (1, "b_star", "open", "请求", "numeric")
     assert "B*" in q["prompt"]
-    assert "expected" not in q and "true_value" not in q      # followers never see the answer
+    assert "expected" not in q and "true_value" not in q  # followers never see the answer
 
 
 def test_ask_an_exercise_question_with_unit_alternatives(client, klass):
     from app.cards import REGISTRY
+
     view = REGISTRY["ex-1-3"].compute(REGISTRY["ex-1-3"].defaults())
     q = next(q for q in view.questions if q.kind == "numeric")
     qid = ask(client, klass, q.key, card="ex-1-3")
@@ -126,11 +140,19 @@ def test_ask_an_exercise_question_with_unit_alternatives(client, klass):
 
 
 def test_ask_rejects_a_key_the_card_cannot_ask(client, klass):
-    r = client.post(f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "nope", "query": ""}, headers=klass.auth)
+    r = client.post(
+        f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "nope", "query": ""}, headers=klass.auth
+    )
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "key" and "b_star" in r.json()["detail"][0]["msg"]
-    r = client.post(f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "bound", "query": ""}, headers=klass.auth)
-    assert r.status_code == 422      # a text tile (主导项) is not a number to predict
-    r = client.post(f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "b_star", "query": "batch=0"}, headers=klass.auth)
+    r = client.post(
+        f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "bound", "query": ""}, headers=klass.auth
+    )
+    assert r.status_code == 422  # a text tile (主导项) is not a number to predict
+    r = client.post(
+        f"/api/live/{klass.code}/questions",
+        json={"card": "eg-1-1", "key": "b_star", "query": "batch=0"},
+        headers=klass.auth,
+    )
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "batch"
 
 
@@ -154,7 +176,7 @@ def test_closed_questions_refuse_answers_with_409(client, klass):
     r = answer(client, klass, qid, "device-0001", 148)
     assert r.status_code == 409 and "收卷" in r.json()["detail"][0]["msg"]
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
-    assert res["answers"][0]["value"] == 100       # the accepted answer stays as it was
+    assert res["answers"][0]["value"] == 100  # the accepted answer stays as it was
 
 
 def test_asking_again_closes_the_open_question(client, klass):
@@ -179,12 +201,13 @@ def test_results_hidden_until_reveal(client, klass):
     after = client.get(url).json()
     assert after["status"] == "revealed"
     assert {"histogram", "true_value", "shares", "verdicts"} <= set(after)
-    assert "answers" not in after                      # individual answers: instructor only
+    assert "answers" not in after  # individual answers: instructor only
     assert sum(after["histogram"]["counts"]) + after["histogram"]["below"] + after["histogram"]["above"] == 4
 
 
 def test_revealed_results_values(client, klass):
     from app.cards import REGISTRY
+
     view = REGISTRY["eg-1-1"].compute(REGISTRY["eg-1-1"].defaults())
     truth = view.outputs["b_star"]
     qid = ask(client, klass, "b_star")
@@ -193,7 +216,7 @@ def test_revealed_results_values(client, klass):
     client.post(f"/api/live/{klass.code}/questions/{qid}/reveal", headers=klass.auth)
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results").json()
     assert res["true_value"] == truth
-    assert res["verdicts"] == {"correct": 2, "close": 2, "incorrect": 1}   # ×2 is a known slip: 接近
+    assert res["verdicts"] == {"correct": 2, "close": 2, "incorrect": 1}  # ×2 is a known slip: 接近
     assert res["axis"] == {"figure": 0, "axis": "x", "log": True, "title": res["axis"]["title"]}
     h = res["histogram"]
     assert h["log"] is True and h["edges"][0] <= truth <= h["edges"][-1]
@@ -202,8 +225,12 @@ def test_revealed_results_values(client, klass):
 
 def test_answer_with_an_alternative_unit_is_converted(client, klass):
     from app.cards import REGISTRY
-    card = next(c for c in REGISTRY.values() if c.kind == "exercise" and any(
-        q.units for q in c.compute(c.defaults()).questions if q.kind == "numeric"))
+
+    card = next(
+        c
+        for c in REGISTRY.values()
+        if c.kind == "exercise" and any(q.units for q in c.compute(c.defaults()).questions if q.kind == "numeric")
+    )
     view = card.compute(card.defaults())
     q = next(q for q in view.questions if q.units)
     alt, factor = next(iter(q.units.items()))
@@ -220,17 +247,26 @@ def test_answer_values_are_validated(client, klass):
     assert answer(client, klass, qid, "device-0001", "lots").status_code == 422
     assert answer(client, klass, qid, "device-0001", True).status_code == 422
     assert answer(client, klass, qid, "bad id!", 3).status_code == 422
-    assert client.post(f"/api/live/{klass.code}/questions/99/answers", json={"device": "device-0001", "value": 1}).status_code == 404
+    assert (
+        client.post(
+            f"/api/live/{klass.code}/questions/99/answers", json={"device": "device-0001", "value": 1}
+        ).status_code
+        == 404
+    )
 
 
 def test_snapshots_shared_by_followers_listed_for_the_instructor(client, klass):
-    r = client.post(f"/api/live/{klass.code}/share",
-                    json={"device": "device-0001", "nick": "<b>小明</b>", "card": "eg-1-1", "query": "batch=64"})
+    r = client.post(
+        f"/api/live/{klass.code}/share",
+        json={"device": "device-0001", "nick": "<b>小明</b>", "card": "eg-1-1", "query": "batch=64"},
+    )
     assert r.status_code == 201 and r.json()["sid"] >= 1
     snaps = client.get(f"/api/live/{klass.code}/snapshots", headers=klass.auth).json()["snapshots"]
     assert [(s["nick"], s["card"], s["query"]) for s in snaps] == [("<b>小明</b>", "eg-1-1", "batch=64")]
-    assert "device" not in snaps[0]                     # no personal data beyond the nickname
-    bad = client.post(f"/api/live/{klass.code}/share", json={"device": "device-0002", "card": "eg-1-1", "query": "batch=-1"})
+    assert "device" not in snaps[0]  # no personal data beyond the nickname
+    bad = client.post(
+        f"/api/live/{klass.code}/share", json={"device": "device-0002", "card": "eg-1-1", "query": "batch=-1"}
+    )
     assert bad.status_code == 422
 
 
@@ -239,7 +275,7 @@ def test_join_counts_followers(client, klass):
         r = client.post(f"/api/live/{klass.code}/join", json={"device": f"device-{i:04d}"})
         assert r.status_code == 200
     assert r.json()["followers"] == 3 and r.json()["state"]["code"] == klass.code
-    client.post(f"/api/live/{klass.code}/join", json={"device": "device-0000"})   # the same device again
+    client.post(f"/api/live/{klass.code}/join", json={"device": "device-0000"})  # the same device again
     assert client.get(f"/api/live/{klass.code}").json()["followers"] == 3
 
 
@@ -264,6 +300,7 @@ def test_state_survives_a_new_store_on_the_same_file(client, klass, store):
     from app.live.hub import HUB
     from app.live.sqlite_store import SQLiteStore
     from app.live.store import set_store
+
     client.put(f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "query": ""}, headers=klass.auth)
     set_store(SQLiteStore(store.path, HUB.deliver))
     st = client.get(f"/api/live/{klass.code}").json()
@@ -272,7 +309,7 @@ def test_state_survives_a_new_store_on_the_same_file(client, klass, store):
 
 
 def test_yes_no_and_choice_questions(client, klass):
-    qid = ask(client, klass, "one_h100_bf16_fits", card="ex-1-2")          # the book: 放不下 (False)
+    qid = ask(client, klass, "one_h100_bf16_fits", card="ex-1-2")  # the book: 放不下 (False)
     pub = client.get(f"/api/live/{klass.code}").json()["question"]
     assert pub["kind"] == "bool" and pub["options"] == {"true": "放得下", "false": "放不下"}
     assert answer(client, klass, qid, "device-0001", False).status_code == 200
@@ -291,7 +328,9 @@ def test_yes_no_and_choice_questions(client, klass):
 
 
 def test_animation_frame_travels_with_the_state(client, klass):
-    r = client.put(f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "query": "", "frame": "5"}, headers=klass.auth)
+    r = client.put(
+        f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "query": "", "frame": "5"}, headers=klass.auth
+    )
     assert r.status_code == 200
     assert client.get(f"/api/live/{klass.code}").json()["frame"] == "5"
     client.put(f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "query": ""}, headers=klass.auth)
@@ -310,8 +349,11 @@ def test_a_session_purged_mid_request_is_404_not_a_crash(client, store, monkeypa
         return s
 
     monkeypatch.setattr(store, "get", get_then_purge)
-    for method, path, body in (("POST", "lock", None), ("PUT", "state", {"card": "eg-1-1", "query": ""}),
-                               ("POST", "questions", {"card": "eg-1-1", "query": "", "key": "b_star"})):
+    for method, path, body in (
+        ("POST", "lock", None),
+        ("PUT", "state", {"card": "eg-1-1", "query": ""}),
+        ("POST", "questions", {"card": "eg-1-1", "query": "", "key": "b_star"}),
+    ):
         k = start_class(client)
         r = client.request(method, f"/api/live/{k.code}/{path}", json=body, headers=k.auth)
         assert r.status_code == 404, (path, r.text)

@@ -1,6 +1,7 @@
 """A follower can never steer the class: every instructor endpoint answers 401 without the token
 and 403 with a wrong one (one test per endpoint), and changes nothing. Individual answers and
 snapshots are the instructor's alone."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,9 +13,13 @@ WRONG = {"Authorization": "Bearer not-the-token-aaaaaaaaaaaaaaaa"}
 
 @pytest.fixture
 def setup(client, klass):
-    r = client.post(f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "b_star", "query": ""}, headers=klass.auth)
+    r = client.post(
+        f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "b_star", "query": ""}, headers=klass.auth
+    )
     qid = r.json()["qid"]
-    client.post(f"/api/live/{klass.code}/questions/{qid}/answers", json={"device": "device-0001", "value": 148, "nick": "小红"})
+    client.post(
+        f"/api/live/{klass.code}/questions/{qid}/answers", json={"device": "device-0001", "value": 148, "nick": "小红"}
+    )
     client.post(f"/api/live/{klass.code}/share", json={"device": "device-0001", "card": "eg-1-1", "query": "batch=8"})
     return klass, qid, client.get(f"/api/live/{klass.code}").json()
 
@@ -49,7 +54,9 @@ def test_unlock_needs_the_token(client, setup):
 
 def test_ask_needs_the_token(client, setup):
     k, qid, before = setup
-    _refused(client, "POST", f"/api/live/{k.code}/questions", k, before, {"card": "eg-1-1", "key": "t_mem_ms", "query": ""})
+    _refused(
+        client, "POST", f"/api/live/{k.code}/questions", k, before, {"card": "eg-1-1", "key": "t_mem_ms", "query": ""}
+    )
 
 
 def test_close_needs_the_token(client, setup):

@@ -1,4 +1,5 @@
 """The card adapter: what a class can be asked on a card, and on which axis an answer is drawn."""
+
 from __future__ import annotations
 
 from app import exercises
@@ -18,7 +19,7 @@ def test_tiles_are_askable_as_predict_questions():
     assert items["b_star"].source == "tile"
     q = items["b_star"].question
     assert (q.key, q.unit, q.kind) == ("b_star", "请求", "numeric") and "B*" in q.prompt
-    assert "bound" not in items and "meets_target" not in items       # text tiles are not numbers
+    assert "bound" not in items and "meets_target" not in items  # text tiles are not numbers
     truth = cardinfo.expected(v, "b_star")
     assert exercises.check(q, truth, round(truth))["verdict"] == "correct"
     assert exercises.check(q, truth, truth * 2)["verdict"] == "close"
@@ -38,7 +39,7 @@ def test_declared_axis_and_generic_unit_match():
     assert (t["figure"], t["axis"], t["log"]) == (0, "y", True)
     thr = cardinfo.axis_of(c, v, "throughput_tok_s")
     assert (thr["figure"], thr["axis"]) == (1, "y")
-    assert cardinfo.axis_of(c, v, "m_w_gb") is None          # GB is on no axis: stand-alone
+    assert cardinfo.axis_of(c, v, "m_w_gb") is None  # GB is on no axis: stand-alone
     assert cardinfo.axis_of(c, v, "bound") is None
 
 

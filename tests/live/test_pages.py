@@ -1,5 +1,6 @@
 """Live-class pages as HTTP sees them: join, follow, control, QR, the card stage; strict CSP, no
 inline script, the presenter's 开课 button."""
+
 from __future__ import annotations
 
 import json
@@ -57,7 +58,7 @@ def test_control_page(client, klass):
     _scripts_are_external_or_data(r.text)
     assert klass.token not in r.text
     assert re.search(r'<svg [^>]*class="qr"', r.text)
-    assert f"http://testserver/live/{klass.code}" in r.text                # the QR's link, on this host
+    assert f"http://testserver/live/{klass.code}" in r.text  # the QR's link, on this host
     assert 'class="present-bar"' in r.text and "live-control" in r.text
     assert _data(r.text)["follow_url"] == f"http://testserver/live/{klass.code}"
 
@@ -74,8 +75,8 @@ def test_stage_is_the_card_shell_cached_per_url(client):
     assert r.status_code == 200 and "public" in r.headers["cache-control"]
     assert 'data-card="eg-1-1"' in r.text and 'id="r-eg-1-1"' in r.text
     assert re.search(r'name="batch" value="8"', r.text)
-    assert 'data-url-sync' not in r.text               # followers' address bars never change
-    assert client.get("/live/card/fig-1-11?batch=8").text.count('data-card="eg-1-1"') >= 1   # aliases resolve
+    assert "data-url-sync" not in r.text  # followers' address bars never change
+    assert client.get("/live/card/fig-1-11?batch=8").text.count('data-card="eg-1-1"') >= 1  # aliases resolve
     bad = client.get("/live/card/eg-1-1?batch=0")
     assert bad.status_code == 422 and 'data-field="batch"' in bad.text
     assert client.get("/live/card/no-such-card").status_code == 422

@@ -2,6 +2,7 @@
 change in order whichever instance took the write; answers and follower counts are shared; the
 state outlives both instances; `make serve-prod` with two workers runs on Redis and refuses
 to start without it."""
+
 from __future__ import annotations
 
 import asyncio
@@ -49,9 +50,14 @@ def test_followers_on_both_instances_get_every_change_in_order(two_instances):
     k = api_class(a)
 
     def changes():
-        for i in range(30):   # writes alternate between the instances
-            status, body = call((a, b)[i % 2], "PUT", f"/api/live/{k.code}/state",
-                                {"card": "eg-1-1", "query": f"batch={i + 2}"}, k.token)
+        for i in range(30):  # writes alternate between the instances
+            status, body = call(
+                (a, b)[i % 2],
+                "PUT",
+                f"/api/live/{k.code}/state",
+                {"card": "eg-1-1", "query": f"batch={i + 2}"},
+                k.token,
+            )
             assert status == 200, body
 
     fs = run_coroutine(_follow(ports, k.code, 10, changes))
@@ -64,11 +70,17 @@ def test_state_answers_and_followers_are_shared(two_instances):
     (a, b), _ = two_instances
     k = api_class(a)
     assert call(b, "GET", f"/api/live/{k.code}")[1]["seq"] == 1
-    status, q = call(b, "POST", f"/api/live/{k.code}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k.token)
+    status, q = call(
+        b, "POST", f"/api/live/{k.code}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k.token
+    )
     assert status == 201
     for i in range(40):
-        status, _ = call((a, b)[i % 2], "POST", f"/api/live/{k.code}/questions/{q['qid']}/answers",
-                         {"device": f"device-{i:04d}", "value": 148})
+        status, _ = call(
+            (a, b)[i % 2],
+            "POST",
+            f"/api/live/{k.code}/questions/{q['qid']}/answers",
+            {"device": f"device-{i:04d}", "value": 148},
+        )
         assert status == 200
     for i in range(6):
         call((a, b)[i % 2], "POST", f"/api/live/{k.code}/join", {"device": f"device-{i:04d}"})
@@ -76,8 +88,13 @@ def test_state_answers_and_followers_are_shared(two_instances):
     assert res["answered"] == 40 and res["verdicts"]["correct"] == 40
     assert call(b, "GET", f"/api/live/{k.code}")[1]["followers"] == 6
     call(a, "POST", f"/api/live/{k.code}/questions/{q['qid']}/close", token=k.token)
-    assert call(b, "POST", f"/api/live/{k.code}/questions/{q['qid']}/answers", {"device": "device-0000", "value": 1})[0] == 409
-    status, snap = call(b, "POST", f"/api/live/{k.code}/share", {"device": "device-0001", "card": "eg-1-1", "query": "batch=3"})
+    assert (
+        call(b, "POST", f"/api/live/{k.code}/questions/{q['qid']}/answers", {"device": "device-0000", "value": 1})[0]
+        == 409
+    )
+    status, snap = call(
+        b, "POST", f"/api/live/{k.code}/share", {"device": "device-0001", "card": "eg-1-1", "query": "batch=3"}
+    )
     assert status == 201
     assert call(a, "GET", f"/api/live/{k.code}/snapshots", token=k.token)[1]["snapshots"][0]["query"] == "batch=3"
     assert call(a, "GET", f"/api/live/{k.code}/snapshots")[0] == 401
@@ -85,6 +102,7 @@ def test_state_answers_and_followers_are_shared(two_instances):
 
 def test_redis_keys_expire_after_idle(two_instances, redis_url):
     import redis
+
     (a, _), _ = two_instances
     k = api_class(a)
     call(a, "POST", f"/api/live/{k.code}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k.token)
@@ -93,6 +111,7 @@ def test_redis_keys_expire_after_idle(two_instances, redis_url):
     keys = r.keys(f"aiinfra:live:*{k.code}*")
     assert len(keys) >= 4
     from app.live.limits import IDLE_TTL_S
+
     for key in keys:
         ttl = r.ttl(key)
         assert 0 < ttl <= IDLE_TTL_S, (key, ttl)
@@ -107,8 +126,12 @@ def test_serve_prod_two_workers_with_redis(redis_url, tmp_path):
 
         def changes():
             for i in range(10):
-                assert call(base, "PUT", f"/api/live/{k.code}/state", {"card": "eg-1-1", "query": f"batch={i + 2}"},
-                            k.token)[0] == 200
+                assert (
+                    call(
+                        base, "PUT", f"/api/live/{k.code}/state", {"card": "eg-1-1", "query": f"batch={i + 2}"}, k.token
+                    )[0]
+                    == 200
+                )
 
         fs = run_coroutine(_follow([port], k.code, 16, changes))
         assert all(f.seqs == list(range(1, 12)) for f in fs), [f.seqs for f in fs]
@@ -119,7 +142,13 @@ def test_serve_prod_two_workers_with_redis(redis_url, tmp_path):
 
 def test_serve_prod_refuses_several_workers_without_redis():
     env = {k: v for k, v in os.environ.items() if k != "AIINFRA_REDIS_URL"}
-    r = subprocess.run(["make", "-s", "serve-prod", f"PORT={free_port()}", "WORKERS=2"], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        ["make", "-s", "serve-prod", f"PORT={free_port()}", "WORKERS=2"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode != 0
     assert "without AIINFRA_REDIS_URL" in r.stderr and "WORKERS=1" in r.stderr

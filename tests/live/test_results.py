@@ -1,4 +1,5 @@
 """Results arithmetic: bins, outliers, log bins, shares, unit conversion (pure functions)."""
+
 from __future__ import annotations
 
 import math
@@ -36,10 +37,12 @@ def test_no_answers_yet():
 
 def test_summary_counts_only_unless_full():
     rec = {"qid": 3, "status": "open", "key": "k", "unit": "ms", "kind": "numeric", "expected": 20.0, "axis": None}
-    answers = {"a": {"value": 20.0, "norm": 20.0, "verdict": "correct", "nick": "x", "t": 1, "unit": None},
-               "b": {"value": 40.0, "norm": 40.0, "verdict": "close", "nick": "", "t": 2, "unit": None},
-               "c": {"value": 1.0, "norm": 1.0, "verdict": "incorrect", "nick": "", "t": 3, "unit": None},
-               "d": {"value": 20.1, "norm": 20.1, "verdict": "correct", "nick": "", "t": 4, "unit": None}}
+    answers = {
+        "a": {"value": 20.0, "norm": 20.0, "verdict": "correct", "nick": "x", "t": 1, "unit": None},
+        "b": {"value": 40.0, "norm": 40.0, "verdict": "close", "nick": "", "t": 2, "unit": None},
+        "c": {"value": 1.0, "norm": 1.0, "verdict": "incorrect", "nick": "", "t": 3, "unit": None},
+        "d": {"value": 20.1, "norm": 20.1, "verdict": "correct", "nick": "", "t": 4, "unit": None},
+    }
     assert summary(rec, answers, full=False) == {"qid": 3, "status": "open", "answered": 4}
     full = summary(rec, answers, full=True)
     assert full["shares"] == {"correct": 0.5, "close": 0.25, "incorrect": 0.25}
@@ -49,8 +52,11 @@ def test_summary_counts_only_unless_full():
 
 def test_choice_results_count_options():
     rec = {"qid": 1, "status": "revealed", "key": "k", "unit": "", "kind": "bool", "expected": True, "options": {}}
-    answers = {"a": {"value": True, "verdict": "correct", "t": 1}, "b": {"value": False, "verdict": "incorrect", "t": 2},
-               "c": {"value": True, "verdict": "correct", "t": 3}}
+    answers = {
+        "a": {"value": True, "verdict": "correct", "t": 1},
+        "b": {"value": False, "verdict": "incorrect", "t": 2},
+        "c": {"value": True, "verdict": "correct", "t": 3},
+    }
     assert summary(rec, answers, full=True)["options"] == {"true": 2, "false": 1}
 
 

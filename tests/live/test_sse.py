@@ -1,6 +1,7 @@
 """The event stream against a real uvicorn process (SQLite): headers, one event per change with
 ``id: {seq}``, Last-Event-ID resume without replay, keep-alive comments, follower counting,
 restart, and the instructor's token in no follower page and no access-log line."""
+
 from __future__ import annotations
 
 import json
@@ -100,8 +101,8 @@ def test_last_event_id_behind_gets_the_current_state_at_once_not_a_replay(base):
     s = Stream(base, k.code, last=3)
     try:
         eid, data = s.next_event()
-        assert eid == 11 and data["query"] == "batch=11"      # one event: the state now
-        assert s.next_event(within=1.5) is None                # …and no replay of 4…10
+        assert eid == 11 and data["query"] == "batch=11"  # one event: the state now
+        assert s.next_event(within=1.5) is None  # …and no replay of 4…10
     finally:
         s.close()
 
@@ -155,12 +156,22 @@ def test_token_in_no_follower_page_and_no_access_log_line(sqlite_server):
     base, log = sqlite_server["base"], sqlite_server["log"]
     k = api_class(base, "eg-1-1")
     put(base, k, "batch=8")
-    call(base, "POST", f"/api/live/{k.code}/questions", {"card": "eg-1-1", "key": "b_star", "query": "batch=8"}, k.token)
+    call(
+        base, "POST", f"/api/live/{k.code}/questions", {"card": "eg-1-1", "key": "b_star", "query": "batch=8"}, k.token
+    )
     call(base, "GET", f"/api/live/{k.code}/questions/1/results", token=k.token)
     call(base, "GET", f"/api/live/{k.code}/snapshots", token=k.token)
-    pages = {p: httpx.get(base + p).text for p in (f"/live/{k.code}", f"/live/{k.code}/control", "/live/card/eg-1-1?batch=8",
-                                                    f"/live/{k.code}/qr.svg", f"/api/live/{k.code}",
-                                                    f"/api/live/{k.code}/questions/1/results")}
+    pages = {
+        p: httpx.get(base + p).text
+        for p in (
+            f"/live/{k.code}",
+            f"/live/{k.code}/control",
+            "/live/card/eg-1-1?batch=8",
+            f"/live/{k.code}/qr.svg",
+            f"/api/live/{k.code}",
+            f"/api/live/{k.code}/questions/1/results",
+        )
+    }
     s = Stream(base, k.code)
     try:
         pages["events"] = json.dumps(s.next_event()[1])
@@ -171,8 +182,8 @@ def test_token_in_no_follower_page_and_no_access_log_line(sqlite_server):
     assert k.code in pages[f"/live/{k.code}"]
     time.sleep(0.3)
     logged = log.read_text()
-    assert f"/api/live/{k.code}/state" in logged            # the access log is on…
-    assert k.token not in logged                            # …and never holds the token
+    assert f"/api/live/{k.code}/state" in logged  # the access log is on…
+    assert k.token not in logged  # …and never holds the token
     assert "#t=" not in logged
 
 
@@ -206,4 +217,5 @@ def test_sqlite_file_is_created_only_by_the_first_class(tmp_path):
         assert not path.exists() and not path.parent.exists()
         await store.create("ABCDEF", "h", "eg-1-1", "")
         assert path.exists()
+
     run_coroutine(go())

@@ -2,6 +2,7 @@
 valid. wrk runs its script in two threads with the same counter and random sequence; before the
 thread number went into the values, half the requests repeated a state the other thread had asked
 for (cache hits, counted as new renders)."""
+
 from __future__ import annotations
 
 import shutil
@@ -18,8 +19,8 @@ def _recording_server() -> tuple[ThreadingHTTPServer, list[str]]:
     seen: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"         # keep-alive, as wrk expects
-        disable_nagle_algorithm = True        # small writes go out at once (no 40 ms stalls)
+        protocol_version = "HTTP/1.1"  # keep-alive, as wrk expects
+        disable_nagle_algorithm = True  # small writes go out at once (no 40 ms stalls)
 
         def do_GET(self):  # noqa: N802 (the stdlib's name)
             seen.append(self.path)
@@ -46,5 +47,5 @@ def test_every_request_of_the_new_state_runs_is_a_new_state(client):
     assert all(r["requests"] > 200 for r in runs)
     assert len(seen) >= sum(r["requests"] for r in runs)
     assert len(set(seen)) == len(seen), f"{len(seen) - len(set(seen))} of {len(seen)} requests repeated a state"
-    for path in seen[:: max(1, len(seen) // 40)]:          # and the card takes them
+    for path in seen[:: max(1, len(seen) // 40)]:  # and the card takes them
         assert client.get(path).status_code == 200, path

@@ -1,5 +1,6 @@
 """Every registered card, through the same checks: page, fragment, JSON, presenter, aliases, and a
 rejected bad input. New cards are covered the moment they register."""
+
 from __future__ import annotations
 
 import json

@@ -1,6 +1,7 @@
 """The catalog is a contract: every card takes every parameter the catalog names, returns every
 output key it names, and at the book's defaults shows each book value the catalog prints (to the
 printed precision). Extracted once from the catalog into tests/data/catalog_contract.json."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-CONTRACT = json.loads((Path(__file__).parent.parent / "data" / "catalog_contract.json").read_text(encoding="utf-8"))["cards"]
+CONTRACT = json.loads((Path(__file__).parent.parent / "data" / "catalog_contract.json").read_text(encoding="utf-8"))[
+    "cards"
+]
 
 
 @pytest.mark.parametrize("cid", sorted(CONTRACT))
@@ -23,5 +26,5 @@ def test_card_honours_catalog(client, cid):
             continue
         want = float(printed.replace(",", ""))
         decimals = len(printed.split(".")[1]) if "." in printed else 0
-        tol = max(0.5 * 10 ** -decimals, abs(want) * 0.006)
+        tol = max(0.5 * 10**-decimals, abs(want) * 0.006)
         assert abs(got - want) <= tol * 1.0001, f"{cid}.{key}: {got} vs printed {printed}"

@@ -1,5 +1,6 @@
 """The number formats 3.6 prints (the output declaration's book formats) in tiles, template slots, tables and
 derivations: scientific, scaled with a glued suffix, signed, prefixed, inputs as stated."""
+
 from __future__ import annotations
 
 import math
@@ -9,12 +10,14 @@ from app.chapters.shared.ch3_budget import big
 from app.outputs import out, outputs
 from app.trace import given, node_of, tracing
 
-OUT = outputs(q=out("Q*", unit="项", sci=True, sig=3, none="无交点"),
-              n=out("总参数", unit="B", scale=1e9, digits=0, approx=True),
-              t=out("训练 token", unit="T", scale=1e12, trim=True),
-              r=out("误差", digits=3, signed=True),
-              x=out("倍数", unit="倍", digits=0, prefix="约 "),
-              a=out("A", sig=6, stated=True))
+OUT = outputs(
+    q=out("Q*", unit="项", sci=True, sig=3, none="无交点"),
+    n=out("总参数", unit="B", scale=1e9, digits=0, approx=True),
+    t=out("训练 token", unit="T", scale=1e12, trim=True),
+    r=out("误差", digits=3, signed=True),
+    x=out("倍数", unit="倍", digits=0, prefix="约 "),
+    a=out("A", sig=6, stated=True),
+)
 
 
 def test_formats_with_and_without_unit():
@@ -28,8 +31,8 @@ def test_formats_with_and_without_unit():
 
 
 def test_an_input_prints_as_stated_a_computed_value_at_its_precision():
-    assert OUT["a"].fmt(given(120.715449, "A")) == "120.715449"          # a traced leaf: every digit
-    assert OUT["a"].fmt(322.71634) == "322.716"                          # computed: 6 significant figures
+    assert OUT["a"].fmt(given(120.715449, "A")) == "120.715449"  # a traced leaf: every digit
+    assert OUT["a"].fmt(322.71634) == "322.716"  # computed: 6 significant figures
 
 
 def test_tiles_print_the_declared_format_glued_units_inside():
@@ -39,7 +42,11 @@ def test_tiles_print_the_declared_format_glued_units_inside():
     assert (q.text, q.unit) == ("5.00×10⁸ 项", "")
     moe = REGISTRY["moe-flops"]
     shown = {s.key: (s.text, s.unit) for s in tiles(moe, run(moe, moe.defaults()), moe.defaults())}
-    assert shown["total_params"] == ("284B", "") and shown["active_params"] == ("≈13B", "") and shown["train_tokens"] == ("32T", "")
+    assert (
+        shown["total_params"] == ("284B", "")
+        and shown["active_params"] == ("≈13B", "")
+        and shown["train_tokens"] == ("32T", "")
+    )
     assert shown["total_flop"] == ("≈ 1.45438×10²⁴ FLOPs", "")
 
 

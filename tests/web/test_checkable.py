@@ -1,6 +1,7 @@
 """Every card that asks questions can be checked, whatever its kind (练习 3-1 is a calculator card);
 question sets that depend on a parameter are covered by the check body too. Choice parameters
 whose options are numbers travel as numbers."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -45,15 +46,20 @@ def test_ex_3_1_checks_at_the_readers_parameters(client):
     at8 = client.get("/api/cards/ex-3-1").json()["outputs"]["decode_steps_total"]
     assert at16 != at8
     for n in (16, "16", 16.0, "16.0"):
-        r = client.post("/api/cards/ex-3-1/check", json={"params": {"n_requests": n}, "answers": {"decode_steps_total": at16}})
+        r = client.post(
+            "/api/cards/ex-3-1/check", json={"params": {"n_requests": n}, "answers": {"decode_steps_total": at16}}
+        )
         assert r.status_code == 200, (n, r.text)
         assert r.json()["results"]["decode_steps_total"]["verdict"] == "correct", n
-    r = client.post("/api/cards/ex-3-1/check", json={"params": {"n_requests": 3}, "answers": {"decode_steps_total": at16}})
+    r = client.post(
+        "/api/cards/ex-3-1/check", json={"params": {"n_requests": 3}, "answers": {"decode_steps_total": at16}}
+    )
     assert r.status_code == 422
     assert r.json()["detail"][0]["loc"] == ["body", "params", "n_requests"]
 
 
 # ------------------------------------------------------------------ a question set that depends on a parameter
+
 
 class _VariantParams(Params):
     variant: Literal["a", "b"] = choice("a", {"a": "A", "b": "B"}, label="题型")
@@ -64,14 +70,24 @@ def _variant_compute(p: _VariantParams) -> View:
     k = 2 if p.double else 1
     o = {"x": 3.0 * k, "y": 5.0 * k, "z": 7.0 * k}
     v = View(outputs=o)
-    v.questions = [Question("x", "x?")] + ([Question("y", "y?")] if p.variant == "b" else []) + \
-        ([Question("z", "z?")] if p.double else [])
+    v.questions = (
+        [Question("x", "x?")]
+        + ([Question("y", "y?")] if p.variant == "b" else [])
+        + ([Question("z", "z?")] if p.double else [])
+    )
     return v
 
 
 def _variant_app() -> TestClient:
-    card = Card(id="zz-variant", title="t", label="", section="3.1", kind="calculator", params=_VariantParams,
-                compute=_variant_compute)
+    card = Card(
+        id="zz-variant",
+        title="t",
+        label="",
+        section="3.1",
+        kind="calculator",
+        params=_VariantParams,
+        compute=_variant_compute,
+    )
     app = FastAPI()
     app.add_api_route("/check", _check_endpoint(card), methods=["POST"])
     return TestClient(app), card
@@ -91,6 +107,7 @@ def test_question_sets_that_depend_on_parameters_are_checkable():
 
 
 # ------------------------------------------------------------------ numeric choice options
+
 
 def test_numeric_choice_is_a_number_everywhere(client):
     for raw in ("2796", "2796.0", "2.796e3"):
@@ -112,8 +129,10 @@ def test_numeric_choice_is_a_number_everywhere(client):
 
 def test_numeric_choice_schema_is_an_enum_of_numbers(client):
     paths = client.get("/openapi.json").json()["paths"]
-    for path, name, enum in (("/api/cards/ex-3-2", "mu_per_card", [2795.66, 2796]),
-                             ("/api/cards/ex-3-1", "n_requests", [1, 2, 4, 8, 16, 32, 64, 128])):
+    for path, name, enum in (
+        ("/api/cards/ex-3-2", "mu_per_card", [2795.66, 2796]),
+        ("/api/cards/ex-3-1", "n_requests", [1, 2, 4, 8, 16, 32, 64, 128]),
+    ):
         p = next(p for p in paths[path]["get"]["parameters"] if p["name"] == name)
         assert p["schema"]["type"] == "number" and p["schema"]["enum"] == enum
         assert all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in p["schema"]["enum"])
@@ -121,6 +140,7 @@ def test_numeric_choice_schema_is_an_enum_of_numbers(client):
 
 def test_numeric_choice_links_stay_short_and_select_the_option(client):
     from app.web.query import to_query
+
     card = REGISTRY["ex-3-1"]
     assert to_query(card, card.parse({"n_requests": "16.0"})) == [("n_requests", "16")]
     assert to_query(card, card.defaults()) == []
@@ -131,6 +151,7 @@ def test_numeric_choice_links_stay_short_and_select_the_option(client):
 def test_number_type_refuses_booleans_and_non_options():
     class P(Params):
         n: number_type((1, 2, 4)) = choice(2, {1: "1", 2: "2", 4: "4"}, label="n")
+
     assert P(n="4.0").n == 4 and P(n=1.0).n == 1
     for bad in (True, "3", [1], None):
         with pytest.raises(ValueError):

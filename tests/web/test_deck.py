@@ -1,5 +1,6 @@
 """Lecture decks: /present/deck lists steps (card id or alias, each with its own state); the short
 form ?cards=a,b,c redirects to the canonical ?c=… form; a bad step answers a page naming it."""
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,10 @@ def test_each_step_keeps_its_own_state(client):
     assert '<option value="2796" selected>' in r.text
     prev = re.search(r'data-prev="([^"]*)"', r.text).group(1).replace("&amp;", "&")
     nxt = re.search(r'data-next="([^"]*)"', r.text).group(1).replace("&amp;", "&")
-    assert parse_qs(urlsplit(prev).query) == {"c": ["eg-1-1?batch=16", "ex-3-2?mu_per_card=2796", "fig-3-1"], "at": ["1"]}
+    assert parse_qs(urlsplit(prev).query) == {
+        "c": ["eg-1-1?batch=16", "ex-3-2?mu_per_card=2796", "fig-3-1"],
+        "at": ["1"],
+    }
     assert parse_qs(urlsplit(nxt).query)["at"] == ["3"]
     first = client.get(prev)
     assert first.status_code == 200 and 'id="eg-1-1-batch" name="batch" value="16"' in first.text

@@ -1,6 +1,7 @@
 """Show the math: every numeric scalar output of every card has a derivation in the JSON API, at the
 defaults and at two other slider states; arithmetic derivations carry a ``check`` that evaluates
 (safely, not with ``eval``) to the output; and each card declares its outputs once."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,9 @@ from app.cards import REGISTRY, controls_of
 from app.trace import evaluate
 from app.web.query import ParamError, parse_query
 
-CONTRACT = json.loads((Path(__file__).parent.parent / "data" / "catalog_contract.json").read_text(encoding="utf-8"))["cards"]
+CONTRACT = json.loads((Path(__file__).parent.parent / "data" / "catalog_contract.json").read_text(encoding="utf-8"))[
+    "cards"
+]
 FRACTIONS = (0.3, 0.7)
 
 
@@ -70,7 +73,9 @@ def test_every_numeric_output_explains_itself(client, cid, which):
         assert d["result"], key
         if "check" in d:
             got = evaluate(d["check"])
-            assert math.isclose(got, outs[key], rel_tol=1e-6, abs_tol=1e-12), f"{cid}.{key}: {d['check']} = {got} ≠ {outs[key]}"
+            assert math.isclose(got, outs[key], rel_tol=1e-6, abs_tol=1e-12), (
+                f"{cid}.{key}: {d['check']} = {got} ≠ {outs[key]}"
+            )
 
 
 def test_moved_states_really_move():
@@ -107,6 +112,9 @@ def test_outputs_declared_once(client, cid):
     assert card.outputs, f"{cid} declares no outputs"
     returned = set(client.get(f"/api/cards/{cid}").json()["outputs"])
     declared = set(card.outputs)
-    assert returned == declared, {"undeclared": sorted(returned - declared), "not returned": sorted(declared - returned)}
+    assert returned == declared, {
+        "undeclared": sorted(returned - declared),
+        "not returned": sorted(declared - returned),
+    }
     if cid in CONTRACT:
         assert set(CONTRACT[cid]["outputs"]) <= declared, sorted(set(CONTRACT[cid]["outputs"]) - declared)

@@ -1,5 +1,6 @@
 """``/docs`` is self-contained: every script is a same-origin file that the app serves (no inline
 script, no CDN), under the same strict CSP as every page; ``/redoc`` is off."""
+
 from __future__ import annotations
 
 import re

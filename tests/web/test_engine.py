@@ -1,4 +1,5 @@
 """Engine behaviour shared by every card: query handling, redirects, headers, caching."""
+
 from __future__ import annotations
 
 
@@ -70,6 +71,7 @@ def test_security_headers(client):
 
 def test_no_inline_script(client):
     import re
+
     for url in ("/", "/ch/1", "/ch/1/1.3", "/cards/eg-1-1", "/present/eg-1-1"):
         html = client.get(url).text
         for m in re.finditer(r"<script([^>]*)>(.*?)</script>", html, re.S):
@@ -83,8 +85,11 @@ def test_figure_csv_matches_plotted_data(client):
     import io
     import json
     import re
+
     frag = client.get("/cards/eg-1-1/fragment?batch=8").text
-    fig = json.loads(re.search(r'<script type="application/json" class="figdata"[^>]*>(.*?)</script>', frag, re.S).group(1))
+    fig = json.loads(
+        re.search(r'<script type="application/json" class="figdata"[^>]*>(.*?)</script>', frag, re.S).group(1)
+    )
     rows = list(csv.DictReader(io.StringIO(client.get("/cards/eg-1-1/figure/0.csv?batch=8").text)))
     first = fig["data"][0]
     got = [r for r in rows if r["series"] == first["name"]]
@@ -103,10 +108,12 @@ def test_every_catalog_id_is_registered_and_api_lists_them():
     from pathlib import Path
 
     from app.cards import REGISTRY
+
     cat = json.loads((Path(__file__).parent.parent / "data" / "catalog_ids.json").read_text(encoding="utf-8"))
     assert set(REGISTRY) == set(cat)
     from app.main import app
     from fastapi.testclient import TestClient
+
     listed = [c["id"] for c in TestClient(app).get("/api/cards").json()["cards"]]
     assert len([i for i in listed if cat[i]["file"] == "ch1.md"]) == 36
     assert len([i for i in listed if cat[i]["file"] == "ch3a.md"]) == 25

@@ -1,5 +1,6 @@
 """Every exercise card through the one checking mechanism: each numeric question accepts the right
 answer, rejects ×1.5, and calls a unit slip 接近 with a hint naming the slip."""
+
 from __future__ import annotations
 
 import pytest

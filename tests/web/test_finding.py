@@ -1,14 +1,24 @@
 """Finding a card by what a reader types: printed labels in their usual forms, or title words."""
+
 from __future__ import annotations
 
 import pytest
 from app.labels import label_to_id
 
 
-@pytest.mark.parametrize("typed,cid", [
-    ("图 1-11", "eg-1-1"), ("fig 1-11", "eg-1-1"), ("Figure 1-12", "eg-1-1"), ("FIG1-9", "eg-1-1"),
-    ("例题 1-1", "eg-1-1"), ("eg-1-1", "eg-1-1"), ("例 1-1", "eg-1-1"), ("图１－11", "eg-1-1"),
-])
+@pytest.mark.parametrize(
+    "typed,cid",
+    [
+        ("图 1-11", "eg-1-1"),
+        ("fig 1-11", "eg-1-1"),
+        ("Figure 1-12", "eg-1-1"),
+        ("FIG1-9", "eg-1-1"),
+        ("例题 1-1", "eg-1-1"),
+        ("eg-1-1", "eg-1-1"),
+        ("例 1-1", "eg-1-1"),
+        ("图１－11", "eg-1-1"),
+    ],
+)
 def test_label_forms(typed, cid):
     assert label_to_id(typed) == cid
 

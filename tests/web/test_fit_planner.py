@@ -5,6 +5,7 @@ local-global and alternating sliding windows, two MoE, two MLA incl. one that do
 every weight and KV format) go through ``GET /api/cards/fit-planner`` with the contract's parameter names,
 and every contract output is compared: byte and token counts and the verdict exactly, the step bound and
 throughput to 1e-12. Then the invariants, the flags the card shows, the limits and the page."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,14 @@ from tests.calculators.test_planner import CASES, expected
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
 API = "/api/cards/fit-planner"
-EXACT = ("weights_per_gpu_bytes", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens", "max_context_at_concurrency",
-         "max_concurrency_at_context", "fits")
+EXACT = (
+    "weights_per_gpu_bytes",
+    "kv_bytes_per_token_per_gpu",
+    "kv_capacity_tokens",
+    "max_context_at_concurrency",
+    "max_concurrency_at_context",
+    "fits",
+)
 
 
 def cfg(name: str) -> str:
@@ -45,8 +52,18 @@ def outs(client, **q) -> dict:
 @pytest.mark.parametrize("name", CASES)
 def test_hand_worked_configuration_through_the_api(client, name):
     c = CASES[name]
-    o = outs(client, model=model_ref(c.model), gpu=c.gpu, tp=c.tp, weight_format=c.wf, kv_format=c.kvf,
-             mem_util=0.9, reserve_gb=4, context=c.context, concurrency=c.conc)
+    o = outs(
+        client,
+        model=model_ref(c.model),
+        gpu=c.gpu,
+        tp=c.tp,
+        weight_format=c.wf,
+        kv_format=c.kvf,
+        mem_util=0.9,
+        reserve_gb=4,
+        context=c.context,
+        concurrency=c.conc,
+    )
     want = expected(c)
     for k in EXACT:
         assert o[k] == want[k], (name, k, o[k], want[k])
@@ -58,8 +75,19 @@ def test_the_cases_cover_the_acceptance_list():
     cs = CASES.values()
     assert len(CASES) >= 12
     assert {c.tp for c in cs} == {1, 2, 4, 8}
-    assert {c.wf for c in cs} == {"bf16", "fp8", "int8", "int4-g128", "nvfp4"} and {c.kvf for c in cs} == {"bf16", "fp8", "int4"}
-    assert {c.model for c in cs} >= {"gemma-3-12b", "gemma-2-9b", "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3", "qwen3-8b"}
+    assert {c.wf for c in cs} == {"bf16", "fp8", "int8", "int4-g128", "nvfp4"} and {c.kvf for c in cs} == {
+        "bf16",
+        "fp8",
+        "int4",
+    }
+    assert {c.model for c in cs} >= {
+        "gemma-3-12b",
+        "gemma-2-9b",
+        "mixtral-8x7b",
+        "qwen3-30b-a3b",
+        "deepseek-v3",
+        "qwen3-8b",
+    }
 
 
 def test_mem_util_and_reserve_enter_the_budget(client):
@@ -73,8 +101,15 @@ def test_mem_util_and_reserve_enter_the_budget(client):
     assert o["usable_gb"] == 76 and o["kv_budget_gb"] == pytest.approx(budget / 1e9, rel=1e-15)
 
 
-@pytest.mark.parametrize("model,gpu,tp,wf", [("qwen3-8b", "h100-sxm", 1, "bf16"), ("gemma-3-12b", "h200-sxm", 1, "bf16"),
-                                             ("deepseek-v3", "b200", 8, "fp8"), ("mixtral-8x7b", "h100-sxm", 2, "int4-g128")])
+@pytest.mark.parametrize(
+    "model,gpu,tp,wf",
+    [
+        ("qwen3-8b", "h100-sxm", 1, "bf16"),
+        ("gemma-3-12b", "h200-sxm", 1, "bf16"),
+        ("deepseek-v3", "b200", 8, "fp8"),
+        ("mixtral-8x7b", "h100-sxm", 2, "int4-g128"),
+    ],
+)
 def test_halving_kv_bytes_doubles_kv_capacity_at_fixed_weights(client, model, gpu, tp, wf):
     q = dict(model=model_ref(model), gpu=gpu, tp=tp, weight_format=wf)
     bf, f8 = outs(client, **q, kv_format="bf16"), outs(client, **q, kv_format="fp8")
@@ -103,10 +138,11 @@ def test_moe_memory_uses_total_parameters_and_the_read_active_ones(client):
     one = outs(client, model=m, tp=2, concurrency=1)
     assert one["params_total"] == 46_702_792_704 and one["weights_per_gpu_bytes"] == 2 * 46_702_792_704 / 2
     assert one["distinct_experts"] == pytest.approx(2)
-    assert one["weight_read_per_gpu_gb"] * 1e9 == pytest.approx(2 * (12_617_515_008 + 131_072_000 + 266_240 + 4096) / 2,
-                                                                 rel=1e-15)
+    assert one["weight_read_per_gpu_gb"] * 1e9 == pytest.approx(
+        2 * (12_617_515_008 + 131_072_000 + 266_240 + 4096) / 2, rel=1e-15
+    )
     many = outs(client, model=m, tp=2, concurrency=64)
-    assert many["distinct_experts"] == pytest.approx(8 * (1 - 0.75 ** 64))
+    assert many["distinct_experts"] == pytest.approx(8 * (1 - 0.75**64))
     assert one["weight_read_per_gpu_gb"] < many["weight_read_per_gpu_gb"] < many["weights_per_gpu_bytes"] / 1e9
     dense = [outs(client, concurrency=b)["weight_read_per_gpu_gb"] for b in (1, 64)]
     assert dense[0] == dense[1] and outs(client)["distinct_experts"] is None
@@ -132,8 +168,8 @@ def test_custom_gpu_needs_a_link_for_tp_and_the_override_is_used(client):
     o = outs(client, gpu=g, tp=2, link_gbps=100, concurrency=4)
     assert o["t_allreduce_ms"] == pytest.approx(4 * 36 * 2 * 1 * 4096 * 2 / 100e9 * 1e3, rel=1e-12)
     assert o["peak_fell_back"] is False and o["peak_used_tflops"] == 300
-    assert outs(client, gpu=g, weight_format="fp8")["peak_fell_back"] is True     # a custom card records only BF16
-    assert client.get(API, params={"gpu": "mi325x", "tp": 4}).status_code == 422   # a preset without a recorded link
+    assert outs(client, gpu=g, weight_format="fp8")["peak_fell_back"] is True  # a custom card records only BF16
+    assert client.get(API, params={"gpu": "mi325x", "tp": 4}).status_code == 422  # a preset without a recorded link
     assert client.get(API, params={"gpu": "mi325x", "tp": 4, "link_gbps": 448}).status_code == 200
 
 
@@ -145,41 +181,72 @@ def test_head_replication_and_mla_are_flagged(client):
     assert "超过 KV 头数 4" in frag
     mla = outs(client, model=cfg("deepseek-v3"), gpu="b200", tp=8, weight_format="fp8")
     assert mla["kv_bytes_per_token_per_gpu"] == 61 * 576 * 2 and mla["kv_replicated"] is True
-    assert "压缩潜向量" in client.get("/cards/fit-planner/fragment",
-                                  params={"model": cfg("deepseek-v3"), "gpu": "b200", "tp": 8, "weight_format": "fp8"}).text
+    assert (
+        "压缩潜向量"
+        in client.get(
+            "/cards/fit-planner/fragment",
+            params={"model": cfg("deepseek-v3"), "gpu": "b200", "tp": 8, "weight_format": "fp8"},
+        ).text
+    )
 
 
 def test_compute_peak_follows_the_format_or_falls_back_and_says_why(client):
-    fb = outs(client, weight_format="nvfp4")                     # Hopper has no FP4
+    fb = outs(client, weight_format="nvfp4")  # Hopper has no FP4
     assert (fb["peak_fell_back"], fb["peak_used_tflops"], fb["peak_format"]) == (True, 989.4, "bf16")
     assert "回退到 BF16" in client.get("/cards/fit-planner/fragment", params={"weight_format": "nvfp4"}).text
     assert outs(client, gpu="b200", weight_format="nvfp4")["peak_used_tflops"] == 9000
     assert outs(client, weight_format="fp8")["peak_used_tflops"] == 1979
     assert outs(client, gpu="a100-80gb-sxm", weight_format="fp8")["peak_fell_back"] is True
-    assert outs(client, weight_format="int4-g128")["peak_fell_back"] is False      # weight-only: BF16 by design
-    assert (outs(client, weight_format="int4-g128")["weight_bits"], outs(client, kv_format="int4")["kv_bits"]) == (4.125, 4.5)
+    assert outs(client, weight_format="int4-g128")["peak_fell_back"] is False  # weight-only: BF16 by design
+    assert (outs(client, weight_format="int4-g128")["weight_bits"], outs(client, kv_format="int4")["kv_bits"]) == (
+        4.125,
+        4.5,
+    )
 
 
 def test_all_sliding_model_has_no_context_limit(client):
     from app.data import model_config
+
     c = dict(model_config("qwen3-8b"), use_sliding_window=True, sliding_window=4096, max_window_layers=0)
     b = get(client, model=encode_config(c), concurrency=4)
     assert b["outputs"]["max_context_at_concurrency"] is None and "max_context_at_concurrency" not in b["derivations"]
-    assert "不受显存限制" in client.get("/cards/fit-planner/fragment", params={"model": encode_config(c), "concurrency": 4}).text
+    assert (
+        "不受显存限制"
+        in client.get("/cards/fit-planner/fragment", params={"model": encode_config(c), "concurrency": 4}).text
+    )
 
 
 def test_does_not_fit_reads_as_such(client):
-    o = outs(client, model="deepseek-r1-distill-llama-70b")       # 141 GB of BF16 weights on one 80 GB card
+    o = outs(client, model="deepseek-r1-distill-llama-70b")  # 141 GB of BF16 weights on one 80 GB card
     assert o["fits"] is False and o["kv_capacity_tokens"] == 0 and o["max_concurrency_at_context"] == 0
     assert o["short_gb"] > 0
-    assert "✗ 放不下" in client.get("/cards/fit-planner/fragment", params={"model": "deepseek-r1-distill-llama-70b"}).text
+    assert (
+        "✗ 放不下" in client.get("/cards/fit-planner/fragment", params={"model": "deepseek-r1-distill-llama-70b"}).text
+    )
 
 
-@pytest.mark.parametrize("field,bad", [("tp", "3"), ("tp", "16"), ("tp", "0"), ("mem_util", "0"), ("mem_util", "1.01"),
-                                       ("reserve_gb", "-1"), ("reserve_gb", "65"), ("context", "0"), ("context", "1048577"),
-                                       ("concurrency", "0"), ("concurrency", "1001"), ("weight_format", "fp16"),
-                                       ("kv_format", "int8"), ("link_gbps", "0"), ("model", "cfg:AAAAAAAAAA"),
-                                       ("gpu", "l20"), ("gpu", "custom:80,3.35")])
+@pytest.mark.parametrize(
+    "field,bad",
+    [
+        ("tp", "3"),
+        ("tp", "16"),
+        ("tp", "0"),
+        ("mem_util", "0"),
+        ("mem_util", "1.01"),
+        ("reserve_gb", "-1"),
+        ("reserve_gb", "65"),
+        ("context", "0"),
+        ("context", "1048577"),
+        ("concurrency", "0"),
+        ("concurrency", "1001"),
+        ("weight_format", "fp16"),
+        ("kv_format", "int8"),
+        ("link_gbps", "0"),
+        ("model", "cfg:AAAAAAAAAA"),
+        ("gpu", "l20"),
+        ("gpu", "custom:80,3.35"),
+    ],
+)
 def test_bad_input_is_a_field_named_422(client, field, bad):
     r = client.get(API, params={field: bad})
     assert r.status_code == 422, (field, bad)
@@ -192,7 +259,17 @@ def test_bad_input_is_a_field_named_422(client, field, bad):
 def test_contract_parameters_in_openapi(client):
     op = client.get("/openapi.json").json()["paths"][API]["get"]
     names = {p["name"] for p in op["parameters"]}
-    assert {"model", "gpu", "tp", "weight_format", "kv_format", "mem_util", "reserve_gb", "context", "concurrency"} <= names
+    assert {
+        "model",
+        "gpu",
+        "tp",
+        "weight_format",
+        "kv_format",
+        "mem_util",
+        "reserve_gb",
+        "context",
+        "concurrency",
+    } <= names
     tp = next(p for p in op["parameters"] if p["name"] == "tp")
     assert tp["schema"]["enum"] == [1, 2, 4, 8]
     assert "link_gbps" in op["description"]
@@ -205,7 +282,7 @@ def test_tool_page(client):
     r = client.get("/tools/fit")
     assert r.status_code == 200
     assert 'id="fit-planner"' in r.text and "放得下吗?最快能多快?" in r.text and "✓ 放得下" in r.text
-    assert 'href="/tools/fit"' in r.text                        # the header nav
+    assert 'href="/tools/fit"' in r.text  # the header nav
     assert "/ch/0" not in r.text
     assert client.get("/tools/nope").status_code == 404
     q = client.get("/tools/fit", params={"model": "deepseek-r1-distill-llama-70b"})
@@ -226,7 +303,13 @@ def test_card_listed_found_and_standalone(client):
     assert listed["fit-planner"]["section"] == "tools"
     page = client.get("/cards/fit-planner")
     assert page.status_code == 200 and 'href="/ch/0"' not in page.text and "工具" in page.text
-    assert client.get("/jump", params={"q": "fit-planner"}, follow_redirects=False).headers["location"] == "/cards/fit-planner"
-    assert client.get("/jump", params={"q": "速度规划"}, follow_redirects=False).headers["location"] == "/cards/fit-planner"
+    assert (
+        client.get("/jump", params={"q": "fit-planner"}, follow_redirects=False).headers["location"]
+        == "/cards/fit-planner"
+    )
+    assert (
+        client.get("/jump", params={"q": "速度规划"}, follow_redirects=False).headers["location"]
+        == "/cards/fit-planner"
+    )
     assert client.get("/present/fit-planner").status_code == 200
     assert client.get("/cards/fit-planner?embed=1").status_code == 200

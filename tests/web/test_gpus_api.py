@@ -1,5 +1,6 @@
 """GET /api/gpus through the real app: every preset with units and sources; the book's five keep the book's
 values; dense peaks (sparsity halved) and one-direction interconnect as data/README.md states."""
+
 from __future__ import annotations
 
 import json
@@ -8,12 +9,26 @@ from pathlib import Path
 from app import data
 
 README = (Path(__file__).resolve().parents[2] / "data" / "README.md").read_text(encoding="utf-8")
-BOOK = {   # id: (mem_gb, bw_tbps, bf16_tflops) — the book's values, never changed
-    "rtx-4090": (24, 1.008, 165.2), "a100-80gb-sxm": (80, 2.039, 312), "h100-sxm": (80, 3.35, 989.4),
-    "rtx-pro-6000": (96, 1.792, 503.8), "rtx-a6000": (48, None, None),
+BOOK = {  # id: (mem_gb, bw_tbps, bf16_tflops) — the book's values, never changed
+    "rtx-4090": (24, 1.008, 165.2),
+    "a100-80gb-sxm": (80, 2.039, 312),
+    "h100-sxm": (80, 3.35, 989.4),
+    "rtx-pro-6000": (96, 1.792, 503.8),
+    "rtx-a6000": (48, None, None),
 }
-ADDED = {"h20", "h800-sxm", "h200-sxm", "b200", "l40s", "l20", "a800-80gb-sxm", "rtx-5090", "mi300x", "mi325x",
-         "ascend-910b3"}
+ADDED = {
+    "h20",
+    "h800-sxm",
+    "h200-sxm",
+    "b200",
+    "l40s",
+    "l20",
+    "a800-80gb-sxm",
+    "rtx-5090",
+    "mi300x",
+    "mi325x",
+    "ascend-910b3",
+}
 
 
 def _presets(client) -> dict[str, dict]:
@@ -36,7 +51,7 @@ def test_lists_every_preset_with_book_values(client):
 def test_each_added_part_is_cited_and_in_the_readme_table(client):
     for gid, g in _presets(client).items():
         if gid == "rtx-a6000":
-            continue          # the book's capacity-only card: no value beyond the book's
+            continue  # the book's capacity-only card: no value beyond the book's
         assert g["source"] and all(u.startswith("http") for u in g["source"]), gid
         assert f"`{gid}`" in README, gid
         for url in g["source"]:
@@ -79,7 +94,7 @@ def test_book_cards_still_list_only_the_books_presets():
     assert list(data.gpu_options(compute_only=False)) == list(BOOK)
     ext = data.extended_gpu_ids()
     assert ext[:4] == data.compute_gpu_ids() and {"h20", "b200", "mi300x"} <= set(ext)
-    assert "l20" not in ext and "ascend-910b3" not in ext      # no confirmed BF16 peak / bandwidth
+    assert "l20" not in ext and "ascend-910b3" not in ext  # no confirmed BF16 peak / bandwidth
     assert set(data.extended_gpu_ids(compute_only=False)) == set(BOOK) | ADDED
 
 

@@ -3,6 +3,7 @@ and body goes through), so they are tested there, property-based, for every card
 a value is either accepted (and then computes without error) or rejected with a field-named
 message. A thin HTTP smoke test per card checks that routes turn that into 422s and that injected
 markup comes back inert."""
+
 from __future__ import annotations
 
 import re
@@ -17,9 +18,33 @@ from hypothesis import strategies as st
 
 IDS = sorted(REGISTRY)
 
-HOSTILE = ["NaN", "nan", "inf", "-inf", "Infinity", "1e308", "-1e308", "-1", "", " ", "x" * 10_000,
-           "1e-320", "0x10", "１２", "\x00", "true", "[]", "{}", "1,5", "+0.0", "1.0", "1e3", "cfg:", "custom:"]
-INJECT = ['<script>alert(1)</script>', '"onmouseover="alert(1)', "'><img src=x onerror=alert(1)>"]
+HOSTILE = [
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "Infinity",
+    "1e308",
+    "-1e308",
+    "-1",
+    "",
+    " ",
+    "x" * 10_000,
+    "1e-320",
+    "0x10",
+    "１２",
+    "\x00",
+    "true",
+    "[]",
+    "{}",
+    "1,5",
+    "+0.0",
+    "1.0",
+    "1e3",
+    "cfg:",
+    "custom:",
+]
+INJECT = ["<script>alert(1)</script>", '"onmouseover="alert(1)', "'><img src=x onerror=alert(1)>"]
 
 
 def _verdict(card, items):
@@ -74,8 +99,12 @@ def test_list_parameters_are_bounded():
 
 
 _text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
-_numberish = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr), st.integers().map(str),
-                       st.sampled_from(HOSTILE + INJECT), _text)
+_numberish = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers().map(str),
+    st.sampled_from(HOSTILE + INJECT),
+    _text,
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,7 +122,11 @@ def test_any_query_is_accepted_or_rejected_by_name(cid, data):
 
 
 def test_non_utf8_and_raw_bytes(client):
-    for raw in (b"/api/cards/eg-1-1?batch=%FF%FE", b"/api/cards/eg-1-1?batch=%00", b"/cards/eg-1-1/fragment?gpu=%C3%28"):
+    for raw in (
+        b"/api/cards/eg-1-1?batch=%FF%FE",
+        b"/api/cards/eg-1-1?batch=%00",
+        b"/cards/eg-1-1/fragment?gpu=%C3%28",
+    ):
         r = client.get(raw.decode("latin-1"))
         assert r.status_code == 422
 
@@ -152,7 +185,7 @@ def test_extreme_values_bounded_work(cid):
             continue
         computed += 1
         times = []
-        for _ in range(3):   # CPU time of this process: robust when the machine is busy
+        for _ in range(3):  # CPU time of this process: robust when the machine is busy
             t0 = time.process_time()
             card.compute(p)
             times.append(time.process_time() - t0)

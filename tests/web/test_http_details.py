@@ -2,6 +2,7 @@
 both the gzip and the identity bytes (weak) with If-None-Match handled by the weak comparison, and
 bodies over the limit answered 413 in the JSON error shape, readable by Python's urllib from a real
 uvicorn (the body is read before the answer)."""
+
 from __future__ import annotations
 
 import gzip
@@ -15,7 +16,7 @@ from app.web.limits import MAX_BODY
 from bench.live_cluster import free_port, start_uvicorn
 
 ROOT = Path(__file__).resolve().parents[2]
-BIG = "/cards/ex-1-3/fragment"          # well over GZipMiddleware's 800-byte minimum
+BIG = "/cards/ex-1-3/fragment"  # well over GZipMiddleware's 800-byte minimum
 
 
 def _vary(r) -> list[str]:
@@ -38,7 +39,7 @@ def test_etag_is_weak_and_serves_both_representations(client):
     i = client.get(BIG + "?x=1", headers={"Accept-Encoding": "identity"})
     assert z.headers["content-encoding"] == "gzip" and "content-encoding" not in i.headers
     assert z.headers["etag"].startswith('W/"') and z.headers["etag"] == i.headers["etag"]
-    assert z.content == i.content             # httpx decodes the gzip bytes: the same document
+    assert z.content == i.content  # httpx decodes the gzip bytes: the same document
     etag = z.headers["etag"]
     strong = etag.removeprefix("W/")
     for inm in (etag, strong, f'"nope", {etag}', "*"):
@@ -71,6 +72,7 @@ def test_body_over_limit_is_413(client, path):
     def chunks():
         for _ in range(3):
             yield b" " * MAX_BODY
+
     r = client.post(path, content=chunks(), headers={"content-type": "application/json"})
     assert "content-length" not in r.request.headers
     _assert_413(r.status_code, r.content, None)
@@ -78,7 +80,9 @@ def test_body_over_limit_is_413(client, path):
 
 def test_chunked_body_under_limit_reaches_the_route(client):
     cfg = (ROOT / "data" / "models" / "qwen3-8b.json").read_bytes()
-    r = client.post("/api/models/derive", content=iter([cfg[:100], cfg[100:]]), headers={"content-type": "application/json"})
+    r = client.post(
+        "/api/models/derive", content=iter([cfg[:100], cfg[100:]]), headers={"content-type": "application/json"}
+    )
     assert "content-length" not in r.request.headers
     assert r.status_code == 200 and r.json()["params_total"] == 8_190_735_360
     body = json.dumps({"answers": {"t_step_ms_b1": 29.85}}).encode()
@@ -98,8 +102,12 @@ def real_server():
 
 def test_urllib_reads_the_413_from_a_real_server(real_server):
     size = 5 * 1024 * 1024
-    req = urllib.request.Request(real_server + "/api/models/derive", method="POST", data=b" " * size,
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        real_server + "/api/models/derive",
+        method="POST",
+        data=b" " * size,
+        headers={"Content-Type": "application/json"},
+    )
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, timeout=30)
     _assert_413(e.value.code, e.value.read(), size)
@@ -122,7 +130,7 @@ def test_drain_stops_at_its_hard_cap():
 
     from app.web.limits import BodyLimit
 
-    async def app(scope, receive, send):   # never reached
+    async def app(scope, receive, send):  # never reached
         raise AssertionError("the route must not see an oversized body")
 
     read, sent = [0], []
@@ -163,10 +171,14 @@ def test_every_worker_sends_the_same_bytes_for_one_state(tmp_path):
     import sys
 
     from app.cards import REGISTRY
+
     out = []
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "AIINFRA_LIVE_DB": str(tmp_path / "x.db")}
-        out.append(subprocess.run([sys.executable, "-c", ETAGS], cwd=ROOT, env=env, capture_output=True,
-                                  text=True, check=True).stdout.split("\n"))
+        out.append(
+            subprocess.run(
+                [sys.executable, "-c", ETAGS], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+            ).stdout.split("\n")
+        )
     assert out[0] == out[1]
     assert len([line for line in out[0] if line]) == len(REGISTRY) >= 99

@@ -1,5 +1,6 @@
 """The load test (`bench/load.py`, run by CI) counts every non-2xx as an error: each URL it sends must
 be a state the card accepts. A new cross-field rule once turned one of its random URLs into a 422."""
+
 from __future__ import annotations
 
 from bench.load import mixed_paths

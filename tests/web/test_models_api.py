@@ -1,4 +1,5 @@
 """/api/models on a bare FastAPI app that includes only this router (independent of app wiring)."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ _app = FastAPI()
 _app.include_router(router)
 client = TestClient(_app)
 
-EXPECTED = {   # name: (params_total, kv_bytes_per_token)
+EXPECTED = {  # name: (params_total, kv_bytes_per_token)
     "qwen3-8b": (8_190_735_360, 147_456),
     "llama-3.1-8b": (8_030_261_248, 131_072),
     "mistral-7b-v0.3": (7_248_023_552, 131_072),
@@ -72,7 +73,7 @@ def test_unknown_architecture():
     assert "不支持的架构" in item["msg"]
 
 
-@pytest.mark.parametrize("body", [b"not json", b"{\"a\": 1", b"\xff\xfe\x00", b"", b'{"x": NaN}', b"[" * 50_000])
+@pytest.mark.parametrize("body", [b"not json", b'{"a": 1', b"\xff\xfe\x00", b"", b'{"x": NaN}', b"[" * 50_000])
 def test_non_json(body):
     assert_422(post(body), "json_invalid")
 
@@ -91,8 +92,9 @@ def test_oversize_without_content_length_is_caught_while_reading():
     def chunks():
         for _ in range(6):
             yield b" " * MAX_BODY
+
     r = client.post("/api/models/derive", content=chunks(), headers={"content-type": "application/json"})
-    assert "content-length" not in r.request.headers                      # chunked: only the read size can tell
+    assert "content-length" not in r.request.headers  # chunked: only the read size can tell
     assert_422(r, "body_too_large")
 
 

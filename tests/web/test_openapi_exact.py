@@ -1,6 +1,7 @@
 """The OpenAPI document says exactly what the server accepts: a value is schema-valid if and only if
 the server takes it (custom GPU parts with their bounds, list items, run names, model configs), and
 rules between fields that a schema cannot state are named in the operation's description."""
+
 from __future__ import annotations
 
 import json
@@ -37,17 +38,26 @@ def accepted(client, cid, **q) -> bool:
 
 def test_custom_gpu_from_the_issue_is_schema_invalid_and_refused(client, spec):
     s = param(spec, "eg-1-1", "gpu")["schema"]
-    for v in ("custom:8374.06,3980296,2628.8", "custom:003575220567695402566034.2,356400,7", "custom:1e3,3,900",
-              "custom:0,1,1", "custom:80,3.35"):
+    for v in (
+        "custom:8374.06,3980296,2628.8",
+        "custom:003575220567695402566034.2,356400,7",
+        "custom:1e3,3,900",
+        "custom:0,1,1",
+        "custom:80,3.35",
+    ):
         assert not valid(s, v) and not accepted(client, "eg-1-1", gpu=v), v
     for v in ("custom:80,3.35,989.4", "custom:1,0.01,1", "custom:2000,100,100000", "h100-sxm"):
         assert valid(s, v) and accepted(client, "eg-1-1", gpu=v), v
     assert "custom" not in s
 
 
-number = st.one_of(st.integers(0, 300000).map(str),
-                   st.tuples(st.integers(0, 300000), st.text("0123456789", min_size=1, max_size=5)).map(lambda t: f"{t[0]}.{t[1]}"),
-                   st.sampled_from(["2000", "2000.0", "2000.01", "100", "100.000", "0.01", "0.0099", "1", "0.999", "100000", "100000.5"]))
+number = st.one_of(
+    st.integers(0, 300000).map(str),
+    st.tuples(st.integers(0, 300000), st.text("0123456789", min_size=1, max_size=5)).map(lambda t: f"{t[0]}.{t[1]}"),
+    st.sampled_from(
+        ["2000", "2000.0", "2000.01", "100", "100.000", "0.01", "0.0099", "1", "0.999", "100000", "100000.5"]
+    ),
+)
 
 
 @settings(max_examples=300, deadline=None)

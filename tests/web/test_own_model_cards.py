@@ -1,5 +1,6 @@
 """Every card that takes a gpu accepts a reader's own card; every card that takes a model accepts a
 pasted config.json (compressed into the URL), through the same engine types."""
+
 from __future__ import annotations
 
 import json

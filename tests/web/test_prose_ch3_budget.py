@@ -1,6 +1,7 @@
 """Live prose of 3.6 and of the chapter-3 end matter: at the cards' defaults the pages read as the
 book does (the worked arithmetic of 3.6 with the book's numbers), every number the prose quotes
 from a card is a live link bound to that card's output, and moving a card moves the number."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,10 @@ from html import unescape
 
 import pytest
 
-LIVE = re.compile(r'<a class="live" href="#([a-z0-9-]+)" data-card="([a-z0-9-]+)" data-key="([a-z_0-9]+)"'
-                  r'(?: data-flag="([a-z0-9,]+)")?[^>]*>([^<]*)</a>')
+LIVE = re.compile(
+    r'<a class="live" href="#([a-z0-9-]+)" data-card="([a-z0-9-]+)" data-key="([a-z_0-9]+)"'
+    r'(?: data-flag="([a-z0-9,]+)")?[^>]*>([^<]*)</a>'
+)
 
 # The worked arithmetic of 3.6 as the page reads it at the defaults (tags stripped).
 SENTENCES_3_6 = [
@@ -29,15 +32,35 @@ SENTENCES_3_6 = [
     "公开的 7B–8B 模型实际用了 1T 到 36T,多出一到两个数量级。",
 ]
 SLOTS_3_6 = {
-    ("budget-doubling", "n_exponent"), ("budget-doubling", "d_exponent"), ("budget-doubling", "n_mult"), ("budget-doubling", "d_mult"),
-    ("eg-3-5", "obs_h1"), ("eg-3-5", "obs_h2"), ("eg-3-5", "pred_h1"), ("eg-3-5", "pred_h2"), ("eg-3-5", "resid_h1"),
-    ("eg-3-5", "resid_h2"), ("eg-3-5", "holdout_rmse"),
-    ("fig-3-28", "sustained_tflops"), ("fig-3-28", "d_small_btokens"), ("fig-3-28", "train_gpu_h_small"),
-    ("fig-3-28", "delta_train_gpu_h"), ("fig-3-28", "saving_gpu_s_per_call"), ("fig-3-28", "q_star_calls"),
-    ("lifetime-cost", "q_star_tasks"), ("lifetime-cost", "net_saving_gpu_h"), ("lifetime-cost", "choose_small"),
-    ("tab-llama-qwen", "chinchilla_8b_btokens"), ("tab-llama-qwen", "row5_d_over_n"), ("tab-llama-qwen", "row5_x_chinchilla"),
-    ("moe-flops", "gflop_per_token"), ("moe-flops", "train_tokens"), ("moe-flops", "total_flop"),
-    ("fig-3-30", "a100_equiv_ratio"), ("gpu-hours-calendar", "wall_h"), ("gpu-hours-calendar", "wall_days"),
+    ("budget-doubling", "n_exponent"),
+    ("budget-doubling", "d_exponent"),
+    ("budget-doubling", "n_mult"),
+    ("budget-doubling", "d_mult"),
+    ("eg-3-5", "obs_h1"),
+    ("eg-3-5", "obs_h2"),
+    ("eg-3-5", "pred_h1"),
+    ("eg-3-5", "pred_h2"),
+    ("eg-3-5", "resid_h1"),
+    ("eg-3-5", "resid_h2"),
+    ("eg-3-5", "holdout_rmse"),
+    ("fig-3-28", "sustained_tflops"),
+    ("fig-3-28", "d_small_btokens"),
+    ("fig-3-28", "train_gpu_h_small"),
+    ("fig-3-28", "delta_train_gpu_h"),
+    ("fig-3-28", "saving_gpu_s_per_call"),
+    ("fig-3-28", "q_star_calls"),
+    ("lifetime-cost", "q_star_tasks"),
+    ("lifetime-cost", "net_saving_gpu_h"),
+    ("lifetime-cost", "choose_small"),
+    ("tab-llama-qwen", "chinchilla_8b_btokens"),
+    ("tab-llama-qwen", "row5_d_over_n"),
+    ("tab-llama-qwen", "row5_x_chinchilla"),
+    ("moe-flops", "gflop_per_token"),
+    ("moe-flops", "train_tokens"),
+    ("moe-flops", "total_flop"),
+    ("fig-3-30", "a100_equiv_ratio"),
+    ("gpu-hours-calendar", "wall_h"),
+    ("gpu-hours-calendar", "wall_days"),
 }
 SENTENCES_END = [
     "本章每种负载都留下了一组“必须记下来”的字段。后面讲芯片、存储、通信、调度的章节,都要拿这些记录来估算资源。",
@@ -74,7 +97,7 @@ def test_3_6_reads_as_the_book_at_defaults(page_3_6, sentence):
 def test_3_6_numbers_are_live_links_to_their_cards(client, page_3_6):
     found = LIVE.findall(page_3_6)
     assert SLOTS_3_6 <= {(card, key) for _, card, key, _, _ in found}, SLOTS_3_6 - {(c, k) for _, c, k, _, _ in found}
-    assert not re.search(r"\[\[[a-z0-9-]+\.[a-z_]", page_3_6)          # no slot left unfilled
+    assert not re.search(r"\[\[[a-z0-9-]+\.[a-z_]", page_3_6)  # no slot left unfilled
     # each live number links to its card on the page and equals what the card ships for it at the defaults
     shipped: dict[str, dict[str, str]] = {}
     for href, card, key, flag, text in found:
@@ -83,17 +106,20 @@ def test_3_6_numbers_are_live_links_to_their_cards(client, page_3_6):
         assert vals[f"{key}|{flag}" if flag else key] == unescape(text), (card, key)
 
 
-@pytest.mark.parametrize("cid,query,key,default,moved", [
-    ("fig-3-28", {"mfu_pct": 20}, "sustained_tflops", "395.76 TFLOP/s", "197.88 TFLOP/s"),
-    ("eg-3-5", {"law": "fit"}, "pred_h1|n", "2.583", "2.539"),
-    ("eg-3-5", {"law": "fit"}, "resid_h1|n", "+0.009", "-0.035"),
-    ("lifetime-cost", {"tasks": 1e9}, "choose_small", "留用大模型", "选多训练的小模型"),
-    ("lifetime-cost", {"tasks": 1e9}, "net_saving_gpu_h", "-60,000 GPU·h", "100,000 GPU·h"),
-    ("budget-doubling", {"budget_mult": 9}, "n_mult|n", "1.414", "3.000"),
-    ("moe-flops", {"model": "v4-pro"}, "total_flop|n", "1.45438×10²⁴", "5.58513×10²⁴"),
-    ("fig-3-30", {"gpu": "a100-sxm"}, "a100_equiv_ratio|n", "3.17", "1.00"),
-    ("gpu-hours-calendar", {"n_gpus": 1024}, "wall_days", "20.80 天", "41.60 天"),
-])
+@pytest.mark.parametrize(
+    "cid,query,key,default,moved",
+    [
+        ("fig-3-28", {"mfu_pct": 20}, "sustained_tflops", "395.76 TFLOP/s", "197.88 TFLOP/s"),
+        ("eg-3-5", {"law": "fit"}, "pred_h1|n", "2.583", "2.539"),
+        ("eg-3-5", {"law": "fit"}, "resid_h1|n", "+0.009", "-0.035"),
+        ("lifetime-cost", {"tasks": 1e9}, "choose_small", "留用大模型", "选多训练的小模型"),
+        ("lifetime-cost", {"tasks": 1e9}, "net_saving_gpu_h", "-60,000 GPU·h", "100,000 GPU·h"),
+        ("budget-doubling", {"budget_mult": 9}, "n_mult|n", "1.414", "3.000"),
+        ("moe-flops", {"model": "v4-pro"}, "total_flop|n", "1.45438×10²⁴", "5.58513×10²⁴"),
+        ("fig-3-30", {"gpu": "a100-sxm"}, "a100_equiv_ratio|n", "3.17", "1.00"),
+        ("gpu-hours-calendar", {"n_gpus": 1024}, "wall_days", "20.80 天", "41.60 天"),
+    ],
+)
 def test_a_moved_card_moves_its_prose_number(client, cid, query, key, default, moved):
     assert _livevals(client, cid)[key] == default
     assert _livevals(client, cid, query)[key] == moved

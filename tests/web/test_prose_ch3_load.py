@@ -1,6 +1,7 @@
 """Live prose numbers of the chapter-3 opener, 3.1 and 3.2: each page reads exactly as the book at the
 defaults with the numbers coming from the cards (``[[card.key]]`` → ``a.live``), and a card's fragment
 at another state carries the moved values its prose numbers follow."""
+
 from __future__ import annotations
 
 import html
@@ -31,13 +32,34 @@ PAGES = {
 }
 LIVE = {
     "/ch/3": {("intro-two-minutes", "total_requests"), ("intro-two-minutes", "backlog_wan")},
-    "/ch/3/3.1": {("ex-3-1", "total_output_tokens")} | {("eg-3-1", k) for k in (
-        "total_requests", "total_decode_steps", "avg_demand_steps_s", "capacity_steps_s", "util_avg_pct", "demand_after_steps_s",
-        "util_after_pct", "duration_s", "split_s", "backlog_fluid_steps", "backlog_end_steps_display", "backlog_end_steps",
-        "drain_s", "step_read_write_gb", "step_ms", "mu_bw_per_card")} | {("real-replay", "kv_pool_tokens"),
-                                                                        ("real-replay", "max_resident_long_input")},
-    "/ch/3/3.2": {("prefix-cache-4round", "total_input_tokens"), ("prefix-cache-4round", "total_hit_tokens"),
-                  ("math-experiment-note", "cap_ratio")},
+    "/ch/3/3.1": {("ex-3-1", "total_output_tokens")}
+    | {
+        ("eg-3-1", k)
+        for k in (
+            "total_requests",
+            "total_decode_steps",
+            "avg_demand_steps_s",
+            "capacity_steps_s",
+            "util_avg_pct",
+            "demand_after_steps_s",
+            "util_after_pct",
+            "duration_s",
+            "split_s",
+            "backlog_fluid_steps",
+            "backlog_end_steps_display",
+            "backlog_end_steps",
+            "drain_s",
+            "step_read_write_gb",
+            "step_ms",
+            "mu_bw_per_card",
+        )
+    }
+    | {("real-replay", "kv_pool_tokens"), ("real-replay", "max_resident_long_input")},
+    "/ch/3/3.2": {
+        ("prefix-cache-4round", "total_input_tokens"),
+        ("prefix-cache-4round", "total_hit_tokens"),
+        ("math-experiment-note", "cap_ratio"),
+    },
 }
 
 
@@ -62,13 +84,15 @@ def test_prose_numbers_are_live_links_to_their_cards(client, url):
     page = client.get(url).text
     found = set(re.findall(r'<a class="live" href="#([a-z0-9-]+)" data-card="\1" data-key="([a-z0-9_]+)"', page))
     assert LIVE[url] <= found, sorted(LIVE[url] - found)
-    for cid, _ in found:                       # every live number links to a card on the same page
+    for cid, _ in found:  # every live number links to a card on the same page
         assert f'id="{cid}"' in page, cid
 
 
 def _livevals(client, cid: str, query: dict) -> dict[str, str]:
     body = client.get(f"/cards/{cid}/fragment", params=query).text
-    m = re.search(rf'<script type="application/json" class="livevals" data-card="{re.escape(cid)}">(.*?)</script>', body, re.S)
+    m = re.search(
+        rf'<script type="application/json" class="livevals" data-card="{re.escape(cid)}">(.*?)</script>', body, re.S
+    )
     assert m, f"{cid} fragment ships no live values"
     return json.loads(m.group(1))
 

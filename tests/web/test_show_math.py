@@ -1,6 +1,7 @@
 """Show the math in pages: tiles and summary numbers expand into derivations loaded on demand, no
 template slot is left unfilled, prose numbers are live, questions' solutions are their derivations,
 and glossary terms carry their definitions."""
+
 from __future__ import annotations
 
 import re
@@ -28,7 +29,9 @@ def test_explain_rejects_bad_state_with_field_named_422(client):
 
 def test_tiles_are_buttons_that_name_their_output(client):
     html = client.get("/cards/eg-1-1/fragment").text
-    assert re.search(r'<button type="button" class="v why" data-key="t_step_ms" aria-expanded="false"[^>]*>20\.90</button>', html)
+    assert re.search(
+        r'<button type="button" class="v why" data-key="t_step_ms" aria-expanded="false"[^>]*>20\.90</button>', html
+    )
     assert 'class="why-panel" id="why-eg-1-1" hidden' in html and 'data-explain="/cards/eg-1-1/explain"' in html
     # summary numbers are buttons too, formatted as the declaration says
     assert re.search(r'<button type="button" class="num why" data-key="t_mem_ms"[^>]*>20\.90 ms</button>', html)
@@ -51,7 +54,9 @@ def test_prose_slots_filled_and_terms_well_formed(client, url):
     html = client.get(url).text
     assert not re.search(r"\[\[[a-z0-9-]+\.[a-z_]", html), url
     # every term is described by a definition that exists on the page once, and ids are unique
-    described = re.findall(r'class="term" tabindex="0" data-term="([^"]+)" data-def="[^"]+" aria-describedby="([^"]+)"', html)
+    described = re.findall(
+        r'class="term" tabindex="0" data-term="([^"]+)" data-def="[^"]+" aria-describedby="([^"]+)"', html
+    )
     ids = re.findall(r'\sid="([^"]+)"', html)
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1][:5]
     for slug, tip in described:
@@ -63,6 +68,7 @@ def test_prose_slots_filled_and_terms_well_formed(client, url):
 
 def test_glossary_page_and_json(client):
     from app.chapters.glossary import TERMS
+
     html = client.get("/glossary").text
     data = client.get("/glossary.json").json()["terms"]
     assert len(data) == len(TERMS) >= 40
@@ -70,7 +76,7 @@ def test_glossary_page_and_json(client):
         assert f'id="{e["slug"]}"' in html and e["definition"] in html
         page = client.get(e["url"].split("#")[0])
         assert page.status_code == 200
-        if "#" in e["url"]:   # the anchor exists where the section's prose introduces the term
+        if "#" in e["url"]:  # the anchor exists where the section's prose introduces the term
             assert f'id="{e["url"].split("#")[1]}"' in page.text, e["url"]
     ttft = next(e for e in data if e["slug"] == "ttft")
     assert ttft["section"] == "3.1" and ttft["url"].startswith("/ch/3/3.1")
@@ -102,7 +108,10 @@ def test_questions_solutions_are_derivations(client):
             d = body["derivations"].get(q["key"])
             assert d is not None, (cid, q["key"])
             li = html.split(f'data-key="{q["key"]}" data-q=')[1].split("</li>\n")[0]
-            assert f'class="deriv-solution" data-key="{q["key"]}" data-explain="/cards/{cid}/explain"' in li, (cid, q["key"])
+            assert f'class="deriv-solution" data-key="{q["key"]}" data-explain="/cards/{cid}/explain"' in li, (
+                cid,
+                q["key"],
+            )
             sec = explained.split(f'<section class="deriv" data-key="{q["key"]}">')[1].split("</section>")[0]
             if not d.get("input"):
                 assert html_unescape(d["substituted"]) in html_unescape(sec), (cid, q["key"])
@@ -112,12 +121,14 @@ def test_questions_solutions_are_derivations(client):
 
 def html_unescape(s: str) -> str:
     import html
+
     return html.unescape(s)
 
 
 def test_live_prose_values_follow_the_card(client):
     """The fragment ships the formatted values of the outputs the prose quotes; they change with the state."""
     from app.web.render import prose_slots
+
     slots = prose_slots()
     assert slots, "some section prose quotes a card"
     cid = sorted(slots)[0]

@@ -1,5 +1,6 @@
 """Without Chromium the browser tests skip, and the run ends with one line saying how many and the
 command that installs Chromium; under CI=true a skipped browser test fails the run."""
+
 from __future__ import annotations
 
 import os
@@ -14,9 +15,23 @@ pytest_plugins = ["pytester"]
 def test_run_without_chromium_ends_with_the_skip_line():
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env.update(CHROMIUM="/nonexistent/chromium", PYTHONDONTWRITEBYTECODE="1")
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "tests/browser/test_checkable_browser.py", "tests/browser/test_security.py"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/browser/test_checkable_browser.py",
+            "tests/browser/test_security.py",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     last = [x for x in out.stdout.splitlines() if x.strip()][-1]
     assert last.startswith("2 browser tests skipped"), out.stdout

@@ -1,6 +1,7 @@
 """The server keeps no per-user state and writes nothing: a real server process handles every kind
 of request (pages, fragments, JSON, answer checks, model derivation) and no file in the project
 changes; the app code opens nothing for writing."""
+
 from __future__ import annotations
 
 import json
@@ -36,20 +37,35 @@ def test_server_writes_nothing():
     proc = start_uvicorn(port, {"AIINFRA_LIVE_DB": "", "AIINFRA_REDIS_URL": "", "PYTHONDONTWRITEBYTECODE": "1"})
     base = f"http://127.0.0.1:{port}"
     try:
-        for path in ("/", "/ch/1/1.3", "/cards/eg-1-1?batch=8", "/cards/eg-1-1/fragment?batch=9",
-                     "/api/cards/eg-1-1", "/cards/eg-1-1/figure/0.csv", "/present/fig-1-10", "/jump?q=图 1-7",
-                     "/live", "/live/ABCDEF", "/api/live/ABCDEF", "/api/live/askable/eg-1-1"):
+        for path in (
+            "/",
+            "/ch/1/1.3",
+            "/cards/eg-1-1?batch=8",
+            "/cards/eg-1-1/fragment?batch=9",
+            "/api/cards/eg-1-1",
+            "/cards/eg-1-1/figure/0.csv",
+            "/present/fig-1-10",
+            "/jump?q=图 1-7",
+            "/live",
+            "/live/ABCDEF",
+            "/api/live/ABCDEF",
+            "/api/live/askable/eg-1-1",
+        ):
             try:
                 urllib.request.urlopen(base + urllib.request.quote(path, safe="/?=&"), timeout=30).read()
-            except urllib.error.HTTPError as e:   # a class that does not exist: 404, and still no write
+            except urllib.error.HTTPError as e:  # a class that does not exist: 404, and still no write
                 assert e.code == 404 and "ABCDEF" in path, (path, e.code)
-        req = urllib.request.Request(base + "/api/cards/ex-1-3/check", method="POST",
-                                     data=json.dumps({"answers": {"t_step_ms_b1": 29.85}}).encode(),
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            base + "/api/cards/ex-1-3/check",
+            method="POST",
+            data=json.dumps({"answers": {"t_step_ms_b1": 29.85}}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         urllib.request.urlopen(req, timeout=30).read()
         cfg = (ROOT / "data" / "models" / "qwen3-8b.json").read_bytes()
-        req = urllib.request.Request(base + "/api/models/derive", method="POST", data=cfg,
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            base + "/api/models/derive", method="POST", data=cfg, headers={"Content-Type": "application/json"}
+        )
         urllib.request.urlopen(req, timeout=30).read()
     finally:
         proc.stop()
@@ -59,8 +75,13 @@ def test_server_writes_nothing():
 
 
 def test_app_code_opens_nothing_for_writing():
-    hits = [f"{p}:{i}" for p in (ROOT / "app").rglob("*.py") if p != LIVE_STORE
-            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if WRITES.search(line)]
+    hits = [
+        f"{p}:{i}"
+        for p in (ROOT / "app").rglob("*.py")
+        if p != LIVE_STORE
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if WRITES.search(line)
+    ]
     assert not hits, hits
 
 

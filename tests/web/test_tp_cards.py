@@ -2,6 +2,7 @@
 cards (eg-1-1, quick-bounds: a ``tp`` parameter). At tp = 1 every number and derivation is the book's; tp = 2 halves
 what each GPU holds and reads; the all-reduce is a separate, labelled term that exists only for tp > 1; KV heads
 that cannot be split are flagged. Hand-worked numbers in the comments."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ import pytest
 from app.data import encode_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
-QWEN25 = encode_config(json.loads((CONFIGS / "qwen2.5-7b.json").read_text(encoding="utf-8")))   # 4 KV heads
+QWEN25 = encode_config(json.loads((CONFIGS / "qwen2.5-7b.json").read_text(encoding="utf-8")))  # 4 KV heads
 
 
 def body(client, cid, **q):
@@ -42,9 +43,12 @@ def test_eg11_book_values_and_derivation_at_tp1(client):
     b = body(client, "eg-1-1")
     o = b["outputs"]
     assert (round(o["t_mem_ms"], 2), round(o["t_step_ms"], 2), round(o["b_star"])) == (20.90, 20.90, 148)
-    assert b["derivations"]["t_step_ms"]["formula"] == "T_step = max(F/Π_eff, R_W/β_eff)"      # no all-reduce term
-    assert o["t_allreduce_ms"] == 0 and b["derivations"]["t_allreduce_ms"] == {"input": True, "source": "tp = 1:没有卡间通信"}
-    assert 'data-key="t_allreduce_ms"' not in frag(client, "eg-1-1")                            # no tile at tp = 1
+    assert b["derivations"]["t_step_ms"]["formula"] == "T_step = max(F/Π_eff, R_W/β_eff)"  # no all-reduce term
+    assert o["t_allreduce_ms"] == 0 and b["derivations"]["t_allreduce_ms"] == {
+        "input": True,
+        "source": "tp = 1:没有卡间通信",
+    }
+    assert 'data-key="t_allreduce_ms"' not in frag(client, "eg-1-1")  # no tile at tp = 1
 
 
 # ---- tp = 2 halves per-GPU weights; the all-reduce term --------------------------------------------------------
@@ -53,25 +57,30 @@ def test_eg11_book_values_and_derivation_at_tp1(client):
 def test_eg11_manual_tp2(client):
     o = outs(client, "eg-1-1", tp=2)
     assert o["r_w_per_gpu_gb"] == 35 and o["m_w_per_gpu_gb"] == 35 and o["f_per_gpu_gflop"] == 70
-    assert o["r_w_gb"] == 70                                        # the whole model's read stays as the book prints it
+    assert o["r_w_gb"] == 70  # the whole model's read stays as the book prints it
     # Llama-70B's config: 80 layers, h = 8192; B = 1: 80 × 2 × 2·(1/2) × 8192 × 2 B / 450 GB/s
     t_ar = 80 * 2 * 1 * 8192 * 2 / 450e9
     assert o["t_allreduce_ms"] == pytest.approx(t_ar * 1e3, rel=1e-12)
     assert o["t_mem_ms"] == pytest.approx(35e9 / 3.35e12 * 1e3, rel=1e-12)
     assert o["t_step_ms"] == pytest.approx((35e9 / 3.35e12 + t_ar) * 1e3, rel=1e-12)
     assert o["throughput_tok_s"] == pytest.approx(1 / (35e9 / 3.35e12 + t_ar), rel=1e-12)
-    assert o["b_star"] == pytest.approx(147.67, abs=0.01)          # both terms shrink by tp: B* does not move
+    assert o["b_star"] == pytest.approx(147.67, abs=0.01)  # both terms shrink by tp: B* does not move
     html = frag(client, "eg-1-1", tp=2)
     assert 'data-key="t_allreduce_ms"' in html and "all-reduce" in html
-    assert "DeepSeek-R1-Distill-Llama-70B" in html and "L = 80" in html          # manual mode says whose L and h
+    assert "DeepSeek-R1-Distill-Llama-70B" in html and "L = 80" in html  # manual mode says whose L and h
 
 
 def test_eg11_model_tp8_uses_the_models_shape(client):
-    one, eight = outs(client, "eg-1-1", model="qwen3-8b", batch=16), outs(client, "eg-1-1", model="qwen3-8b", batch=16, tp=8)
+    one, eight = (
+        outs(client, "eg-1-1", model="qwen3-8b", batch=16),
+        outs(client, "eg-1-1", model="qwen3-8b", batch=16, tp=8),
+    )
     assert eight["r_w_per_gpu_gb"] == pytest.approx(one["r_w_gb"] / 8, rel=1e-15)
     # Qwen3-8B: 36 layers, h = 4096; 16 tokens × 36 × 2 × 2·(7/8) × 4096 × 2 B / 450 GB/s
     assert eight["t_allreduce_ms"] == pytest.approx(16 * 36 * 2 * 1.75 * 4096 * 2 / 450e9 * 1e3, rel=1e-12)
-    assert eight["t_step_ms"] == pytest.approx(max(eight["t_mem_ms"], eight["t_compute_ms"]) + eight["t_allreduce_ms"], rel=1e-12)
+    assert eight["t_step_ms"] == pytest.approx(
+        max(eight["t_mem_ms"], eight["t_compute_ms"]) + eight["t_allreduce_ms"], rel=1e-12
+    )
     assert eight["chart"]["t_step_ms"][eight["chart"]["batch"].index(16)] == pytest.approx(eight["t_step_ms"], rel=1e-9)
 
 
@@ -92,8 +101,8 @@ def test_quick_bounds_tp2(client):
 
 
 def test_weight_bytes_per_gpu_over_n(client):
-    two, four = outs(client, "weight-bytes"), outs(client, "weight-bytes", n_gpus=4)   # the book's default is two cards
-    assert two["bf16_per_gpu_gb"] == pytest.approx(70.55, abs=0.005)                    # the book's value stays
+    two, four = outs(client, "weight-bytes"), outs(client, "weight-bytes", n_gpus=4)  # the book's default is two cards
+    assert two["bf16_per_gpu_gb"] == pytest.approx(70.55, abs=0.005)  # the book's value stays
     assert two["w8_per_gpu_gb"] * 2 == two["w8_g128_gb"]
     assert four["w8_per_gpu_gb"] * 2 == two["w8_per_gpu_gb"] and four["bf16_per_gpu_gb"] * 2 == two["bf16_per_gpu_gb"]
 
@@ -102,9 +111,9 @@ def test_fig17_two_cards_halve_weights_and_kv(client):
     one, two = outs(client, "fig-1-7", precision="bf16"), outs(client, "fig-1-7", precision="bf16", n_gpus=2)
     assert two["per_gpu_weights_gb"] * 2 == one["per_gpu_weights_gb"]
     assert two["per_gpu_kv_gb"] * 2 == one["per_gpu_kv_gb"] and two["kv_heads_per_gpu"] == 4
-    assert two["per_gpu_total_gb"] == pytest.approx(74.04, abs=0.005) and two["fits"] is True       # the book's check
+    assert two["per_gpu_total_gb"] == pytest.approx(74.04, abs=0.005) and two["fits"] is True  # the book's check
     # KV tokens the pair still holds: ⌊(80 GB − 2 GiB − 141.107 GB/2) / (½ · 327,680 B)⌋
-    assert (80_000_000_000 - 2 ** 31 - 70_553_706_496) // 163_840 == two["max_kv_tokens"] == 44_548
+    assert (80_000_000_000 - 2**31 - 70_553_706_496) // 163_840 == two["max_kv_tokens"] == 44_548
     assert one["max_kv_tokens"] == 0 and one["fits"] is False
 
 
@@ -116,7 +125,7 @@ def test_fig17_kv_follows_whole_heads(client):
     o = outs(client, "fig-1-7", n_gpus=3)
     assert o["kv_heads_per_gpu"] == 3 and o["kv_replicated"] is False
     assert o["per_gpu_kv_gb"] == pytest.approx(o["kv_gb"] * 3 / 8, rel=1e-15)
-    room = 80e9 - 2 * 2 ** 30 - o["weights_gb"] * 1e9 / 3
+    room = 80e9 - 2 * 2**30 - o["weights_gb"] * 1e9 / 3
     assert o["max_kv_tokens"] == int(room // (3 / 8 * 327_680))
     assert "最满的卡存" in frag(client, "fig-1-7", n_gpus=3)
 
@@ -149,11 +158,17 @@ def test_custom_gpu_needs_a_link_above_tp1(client, cid):
 
 MOE = encode_config(json.loads((CONFIGS / "mixtral-8x7b.json").read_text(encoding="utf-8")))
 MLA = encode_config(json.loads((CONFIGS / "deepseek-v3.json").read_text(encoding="utf-8")))
-TP_STATES = [("eg-1-1", {"tp": 2}), ("eg-1-1", {"tp": 8, "model": "qwen3-8b", "batch": 64}),
-             ("quick-bounds", {"tp": 4, "gpu": "rtx-4090"}), ("fig-1-7", {"n_gpus": 3}), ("fig-1-7", {"model": QWEN25, "n_gpus": 8}),
-             ("fig-1-7", {"model": MLA, "n_gpus": 8}), ("weight-bytes", {"n_gpus": 8}),
-             ("fit-planner", {"model": MOE, "tp": 8, "weight_format": "nvfp4", "concurrency": 256}),
-             ("fit-planner", {"model": MLA, "gpu": "b200", "tp": 8, "kv_format": "int4", "context": 131072})]
+TP_STATES = [
+    ("eg-1-1", {"tp": 2}),
+    ("eg-1-1", {"tp": 8, "model": "qwen3-8b", "batch": 64}),
+    ("quick-bounds", {"tp": 4, "gpu": "rtx-4090"}),
+    ("fig-1-7", {"n_gpus": 3}),
+    ("fig-1-7", {"model": QWEN25, "n_gpus": 8}),
+    ("fig-1-7", {"model": MLA, "n_gpus": 8}),
+    ("weight-bytes", {"n_gpus": 8}),
+    ("fit-planner", {"model": MOE, "tp": 8, "weight_format": "nvfp4", "concurrency": 256}),
+    ("fit-planner", {"model": MLA, "gpu": "b200", "tp": 8, "kv_format": "int4", "context": 131072}),
+]
 
 
 @pytest.mark.parametrize("cid,q", TP_STATES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(TP_STATES)])
@@ -161,6 +176,7 @@ def test_derivations_at_tp_above_one(client, cid, q):
     import math
 
     from app.trace import evaluate
+
     b = body(client, cid, **q)
     for key, v in b["outputs"].items():
         if isinstance(v, bool) or not isinstance(v, (int, float)):

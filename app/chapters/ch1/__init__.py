@@ -1,5 +1,6 @@
 """Chapter 1: every module in this package defines cards; importing the package registers them
 all (modules are discovered, so adding a section file needs no edit here)."""
+
 import importlib
 import pkgutil
 

@@ -1,6 +1,7 @@
 """Declarations several chapter-1 sections share: parameter sets, the book's hand-calculation givens,
 the model presets and small helpers. Section modules import from here (and from the layers below),
 never from each other."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -17,9 +18,9 @@ from ...trace import given, name
 from .. import words
 
 if TYPE_CHECKING:
-    GpuId = str                                  # what the validated field holds
+    GpuId = str  # what the validated field holds
 else:
-    GpuId = gpu_type(compute_gpu_ids())          # a preset, or a reader's own card (custom:GB,TB/s,TFLOP/s)
+    GpuId = gpu_type(compute_gpu_ids())  # a preset, or a reader's own card (custom:GB,TB/s,TFLOP/s)
 
 # 例题 1-1's hand calculation: N = 70×10⁹ parameters at b_W = 1 B each, one request per step
 # (N in units of 10⁹, as the slider gives it: multiply by 1e9 where it is used, inside a card).
@@ -29,26 +30,34 @@ HAND_B_W = given(1.0, "b_W", "B", source=HAND)
 
 LLAMA_70B, QWEN3_8B = "deepseek-r1-distill-llama-70b", "qwen3-8b"
 MODEL_NAMES = {LLAMA_70B: "DeepSeek-R1-Distill-Llama-70B", QWEN3_8B: "Qwen3-8B"}
-MEASURED = "qwen3_8b_rtx_pro_6000.json"     # 图 1-13 / 1-14: the book's measured points
+MEASURED = "qwen3_8b_rtx_pro_6000.json"  # 图 1-13 / 1-14: the book's measured points
 CONTENT: dict[str, Any] = words("ch1", "content")
+
 
 def model(ref: str) -> Any:
     """A model's shape with its counts as traced inputs (source: its config.json)."""
     return shape_of_model(ref, MODEL_NAMES.get(ref, ""))
 
+
 def stored_weights(s: Any, precision: str) -> float:
     """A model's stored weight bytes (``bf16`` or ``w8-g128``), named W_BF16 / W_8 in derivations."""
     return name(weight_bytes(s, precision), {"bf16": "W_{BF16}", "w8-g128": "W_8"}[precision], "B")
+
 
 def measured() -> tuple[dict[int, dict], int]:
     """The book's Qwen3-8B measurements keyed by batch (only the printed levels; values as traced
     inputs) and how many levels were measured in all."""
     raw = read_json(MEASURED)
     src = f"书中实测({MEASURED})"
-    pts = {pt["batch"]: {"tpot_ms": given(pt["tpot_ms"], f"TPOT_{{B={pt['batch']}}}", "ms", source=src),
-                         "throughput_ratio": given(pt["throughput_ratio"], f"X_{{B={pt['batch']}}}", "×", source=src)}
-           for pt in raw["points"]}
+    pts = {
+        pt["batch"]: {
+            "tpot_ms": given(pt["tpot_ms"], f"TPOT_{{B={pt['batch']}}}", "ms", source=src),
+            "throughput_ratio": given(pt["throughput_ratio"], f"X_{{B={pt['batch']}}}", "×", source=src),
+        }
+        for pt in raw["points"]
+    }
     return pts, raw["levels_measured"]
+
 
 class StepParams(Params):
     """例题 1-1's nine quantities (shared by 图 1-10, 练习 1-3 and the chapter-1 fallacies)."""
@@ -57,46 +66,69 @@ class StepParams(Params):
     params_billion: float = slider(70, ge=1, le=1000, step=1, label="参数量 N", unit="×10⁹")
     bytes_per_param: float = slider(1, ge=0.25, le=2, step=0.25, label="每参数字节 b_W", unit="B")
     batch: int = slider(1, ge=1, le=512, step=1, label="批大小 B", unit="请求", log=True)
-    bw_tbps: float | None = slider(None, ge=0.1, le=10, step=0.001, label="带宽 β(覆盖)", unit="TB/s",
-                                   placeholder="按加速器")
-    peak_tflops: float | None = slider(None, ge=10, le=5000, step=0.1, label="算力 Π(覆盖)",
-                                       unit="TFLOP/s", placeholder="按加速器")
+    bw_tbps: float | None = slider(
+        None, ge=0.1, le=10, step=0.001, label="带宽 β(覆盖)", unit="TB/s", placeholder="按加速器"
+    )
+    peak_tflops: float | None = slider(
+        None, ge=10, le=5000, step=0.1, label="算力 Π(覆盖)", unit="TFLOP/s", placeholder="按加速器"
+    )
     bw_eff_pct: float = slider(100, ge=10, le=100, step=5, label="带宽可用比例", unit="%", sym="η_β")
     compute_eff_pct: float = slider(100, ge=10, le=100, step=5, label="算力可用比例", unit="%", sym="η_Π")
     target_ms: float = slider(10, ge=1, le=100, step=1, label="每步目标", unit="ms", sym="T_{target}")
 
-def rates(gpu: str, bw_eff_pct: float, compute_eff_pct: float, bw_tbps: float | None = None,
-          peak_tflops: float | None = None) -> tuple[float, float]:
+
+def rates(
+    gpu: str, bw_eff_pct: float, compute_eff_pct: float, bw_tbps: float | None = None, peak_tflops: float | None = None
+) -> tuple[float, float]:
     """β_eff and Π_eff (B/s, FLOP/s): the override or the GPU's, times the usable share."""
     g = gpu_of(gpu)
     bw = (bw_tbps * 1e12 if bw_tbps is not None else g.bw_bytes_s) * bw_eff_pct / 100
     peak = (peak_tflops * 1e12 if peak_tflops is not None else g.flops) * compute_eff_pct / 100
     return name(bw, "β_{eff}", "B/s"), name(peak, "Π_{eff}", "FLOP/s")
 
+
 def effective_rates(p: StepParams) -> tuple[float, float]:
     """β and Π actually used by a 例题 1-1 state."""
     return rates(p.gpu, p.bw_eff_pct, p.compute_eff_pct, p.bw_tbps, p.peak_tflops)
 
+
 def step_of(p: StepParams, batch: Any = None, b_w: Any = None) -> dict:
     """例题 1-1's quantities for a state (optionally at another B or b_W), by the hand calculation."""
     bw, peak = effective_rates(p)
-    return roofline.step_outputs(p.params_billion * 1e9, p.bytes_per_param if b_w is None else b_w,
-                                 p.batch if batch is None else batch, bw, peak, p.target_ms)
+    return roofline.step_outputs(
+        p.params_billion * 1e9,
+        p.bytes_per_param if b_w is None else b_w,
+        p.batch if batch is None else batch,
+        bw,
+        peak,
+        p.target_ms,
+    )
+
 
 def notes(card_id: str, **when: Any) -> list[Note]:
     """The notes under a card (content.toml ``[notes]``), those with a ``when`` only if that
     condition (``!name``: its negation) holds."""
+
     def on(cond: str) -> bool:
         return not when[cond[1:]] if cond.startswith("!") else bool(when[cond])
-    return [Note(n["text"], n.get("kind", "note")) for n in CONTENT["notes"].get(card_id, []) if "when" not in n or on(n["when"])]
+
+    return [
+        Note(n["text"], n.get("kind", "note"))
+        for n in CONTENT["notes"].get(card_id, [])
+        if "when" not in n or on(n["when"])
+    ]
+
 
 def questions(card_id: str, view: View, params: Any) -> list[Question]:
     """The card's questions (content.toml ``[questions]``); prompt, hint and answer text filled at
     this state, a solution left as a template so that its numbers expand into their derivations."""
+
     def one(q: dict[str, Any]) -> Question:
-        fields: dict[str, Any] = {k: filled(card_id, view, params, v) if k in ("prompt", "hint", "answer_text") else v
-                                  for k, v in q.items()}
+        fields: dict[str, Any] = {
+            k: filled(card_id, view, params, v) if k in ("prompt", "hint", "answer_text") else v for k, v in q.items()
+        }
         return Question(**fields)
+
     return [one(q) for q in CONTENT["questions"][card_id]]
 
 
@@ -104,19 +136,24 @@ def diagram(card_id: str, **ctx: Any) -> Block:
     """The card's SVG/HTML diagram (``diagrams/<id>.html``) with the theme's colour roles as ``colors``."""
     return Block(f"diagrams/{card_id}.html", {"colors": COLORS, **ctx})
 
+
 def diagram_view(card_id: str, o: dict, **ctx: Any) -> View:
     """A card that is a diagram: its outputs, its diagram drawn with ``ctx``, its notes."""
     return View(o, blocks=[diagram(card_id, **ctx)], notes=notes(card_id))
+
 
 def filled(card_id: str, view: Any, params: Any, text: str) -> str:
     """``text`` with its ``[[key]]`` slots filled from a card's view, for diagram data (a block's
     template gets plain context, not the card's slot filler)."""
     from ...cards import REGISTRY, label_text
+
     return label_text(text, REGISTRY[card_id], view, params)
+
 
 def shown(decls: dict[str, Out], o: dict, key: str, flags: str = "") -> str:
     """An output as its declaration prints it (for text inside a figure, where no slot can go)."""
     return decls[key].fmt(o[key], flags=flags)
+
 
 def plain_out(label: str = "", **kw: Any) -> Out:
     """An output printed without thousands separators ("3350 GB/s", "5952 万"), as the prose writes it."""

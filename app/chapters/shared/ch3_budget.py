@@ -2,6 +2,7 @@
 datablations runs) as traced inputs naming their source, the reconstructed law, 例题 3-5's run sets,
 the tokens-per-parameter outputs, the cards' words (``budget.toml``) and ``BookOut`` (the number
 formats 3.6 prints)."""
+
 from __future__ import annotations
 
 import math
@@ -21,11 +22,11 @@ from .. import words
 def big(x: float, sym: str, exp: int | None, source: str, unit: str = "") -> float:
     """A large count as an input written the book's way (2.81×10⁹): a leaf in units of 10^exp (None: x's own order)."""
     exp = math.floor(math.log10(abs(x))) if exp is None else exp
-    return given(x / 10 ** exp, sym, f"×10{fmt.superscript(exp)}{unit}", source) * 10 ** exp
+    return given(x / 10**exp, sym, f"×10{fmt.superscript(exp)}{unit}", source) * 10**exp
 
 
 WORDS: dict[str, Any] = words("ch3", "budget")
-FIGURES: dict[str, tuple[str, str]] = {k: (t, s) for k, (t, s) in WORDS["figures"].items()}   # key → (title, summary)
+FIGURES: dict[str, tuple[str, str]] = {k: (t, s) for k, (t, s) in WORDS["figures"].items()}  # key → (title, summary)
 
 
 def notes(*keys: str) -> list[Note]:
@@ -38,18 +39,27 @@ C4 = "datablations C4 实测(data/datablations_c4_points.csv)"
 HOLDOUTS = ("2b855b55b", "8b7178b178b")
 SEED_RUNS = tuple(f"2b855b55bc4seed{i}" for i in range(1, 5))
 EXAMPLE_FIT = ("146m14b14b", "220m7b57b5", "421m32b32b", "619m22b22b", "1b191b91b", "1b566b66b")
-LAW = sl.Law(*(given(v, s, "", "重建律(示意):按书中印出的数字反推,不是书中的拟合") for v, s in zip(astuple(sl.RECONSTRUCTED), sl.LAW_SYMBOLS)))
+LAW = sl.Law(
+    *(
+        given(v, s, "", "重建律(示意):按书中印出的数字反推,不是书中的拟合")
+        for v, s in zip(astuple(sl.RECONSTRUCTED), sl.LAW_SYMBOLS)
+    )
+)
 
 
-BUDGETS: dict[str, Any] = read_json("training_budgets.json")      # read once, as app.data reads every data file
+BUDGETS: dict[str, Any] = read_json("training_budgets.json")  # read once, as app.data reads every data file
 RUNS: dict[str, sl.Run] = sl.runs_from_rows(c4_points())
 
 
 def traced_run(name: str, tag: str) -> sl.Run:
     """A datablations run with N, D and its observed loss as inputs (N_1 = 2.81×10⁹ …)."""
     r = RUNS[name]
-    return replace(r, params=big(r.params, f"N_{{{tag}}}", None, C4), tokens=big(r.tokens, f"D_{{{tag}}}", 9, C4),
-                   loss=given(r.loss, f"L_{{{tag}}}", "nats/token", C4))
+    return replace(
+        r,
+        params=big(r.params, f"N_{{{tag}}}", None, C4),
+        tokens=big(r.tokens, f"D_{{{tag}}}", 9, C4),
+        loss=given(r.loss, f"L_{{{tag}}}", "nats/token", C4),
+    )
 
 
 def held_out() -> list[sl.Run]:
@@ -65,22 +75,39 @@ def fit_law(names: list[str], tied: bool) -> sl.FitResult:
 def moe_dims(key: str) -> tuple[int, int, int, int, int]:
     """(n_L, h, f, k_routed, k_shared) of a preset; n_L, h, f are this site's factorisation of the printed product."""
     m, src = BUDGETS["moe"][key], "书中乘积的因数分解(本站推断,data/training_budgets.json)"
-    return (given(m["moe_layers"], "n_L", "", src), given(m["hidden"], "h", "", src), given(m["expert_ffn"], "f", "", src),
-            given(m["routed"], "k_{routed}", "", BOOK), given(m["shared"], "k_{shared}", "", BOOK))
+    return (
+        given(m["moe_layers"], "n_L", "", src),
+        given(m["hidden"], "h", "", src),
+        given(m["expert_ffn"], "f", "", src),
+        given(m["routed"], "k_{routed}", "", BOOK),
+        given(m["shared"], "k_{shared}", "", BOOK),
+    )
 
 
 SHORT = [m["name"].split(" · ")[0] for m in BUDGETS["open_models"]]
-ROW_OUT = outputs(**{k: v for i, n in enumerate(SHORT, 1) for k, v in {
-    f"row{i}_d_over_n": out(f"{n} 的 D/N", digits=0, tile=False),
-    f"row{i}_six_nd_flop": out(f"{n} 的 6ND", unit="FLOP", sig=4 if i == 5 else 3, sci=True, tile=False),
-    f"row{i}_x_chinchilla": out(f"{n} 的 D/N ÷ 计算最优基准", unit="×", sig=3, tile=False)}.items()})
-QUALITY = {"mmlu_llama3_8b": ("MMLU_{8B}", "Llama 3 8B · MMLU"), "mmlu_llama2_70b": ("MMLU_{70B}", "Llama 2 70B · MMLU"),
-           "triviaqa_llama3_8b": ("TriviaQA_{8B}", "Llama 3 8B · TriviaQA-Wiki"),
-           "triviaqa_llama2_70b": ("TriviaQA_{70B}", "Llama 2 70B · TriviaQA-Wiki")}
+ROW_OUT = outputs(
+    **{
+        k: v
+        for i, n in enumerate(SHORT, 1)
+        for k, v in {
+            f"row{i}_d_over_n": out(f"{n} 的 D/N", digits=0, tile=False),
+            f"row{i}_six_nd_flop": out(f"{n} 的 6ND", unit="FLOP", sig=4 if i == 5 else 3, sci=True, tile=False),
+            f"row{i}_x_chinchilla": out(f"{n} 的 D/N ÷ 计算最优基准", unit="×", sig=3, tile=False),
+        }.items()
+    }
+)
+QUALITY = {
+    "mmlu_llama3_8b": ("MMLU_{8B}", "Llama 3 8B · MMLU"),
+    "mmlu_llama2_70b": ("MMLU_{70B}", "Llama 2 70B · MMLU"),
+    "triviaqa_llama3_8b": ("TriviaQA_{8B}", "Llama 3 8B · TriviaQA-Wiki"),
+    "triviaqa_llama2_70b": ("TriviaQA_{70B}", "Llama 2 70B · TriviaQA-Wiki"),
+}
 
 
 def llama_qwen(per_param: float) -> dict:
     """D/N, 6ND and × the benchmark for the five open models (N as the book rounds it), the 8B benchmark, the scores."""
-    models = [(big(m["params"], "N", 9, BOOK), big(m["tokens"], "D", 12, BOOK, " token")) for m in BUDGETS["open_models"]]
+    models = [
+        (big(m["params"], "N", 9, BOOK), big(m["tokens"], "D", 12, BOOK, " token")) for m in BUDGETS["open_models"]
+    ]
     quality = {k: given(v, QUALITY[k][0], "分", "书中引用的 Llama 3 模型卡") for k, v in BUDGETS["quality"].items()}
     return budget.llama_qwen_outputs(models, quality, per_param, big(8e9, "N_{8B}", 9, "书中取值:8B 模型"))

@@ -1,6 +1,7 @@
 """Chapter 3's load cards (opener, 3.1, 3.2 and their end matter): the book's settings, 例题 3-1's
 parameter set and its one computation, the measured agent trace. Section modules import from here
 (and from the layers below), never from each other."""
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -15,13 +16,13 @@ from ...params_domain import shape_of_model
 from ...trace import given, plain
 
 QWEN = shape_of_model("qwen3-8b", "Qwen3-8B")
-KV_BYTES = QWEN.kv_bytes_per_token_bf16                           # 147,456 B = 144 KiB (traced: config.json)
+KV_BYTES = QWEN.kv_bytes_per_token_bf16  # 147,456 B = 144 KiB (traced: config.json)
 KV_KIB = plain(KV_BYTES) / KIB
-WEIGHT_GB = round(plain(mc.decode_weight_read_bytes(QWEN, 2)) / GB, 2)   # 15.14 GB as the book rounds it
+WEIGHT_GB = round(plain(mc.decode_weight_read_bytes(QWEN, 2)) / GB, 2)  # 15.14 GB as the book rounds it
 PRO = gpu("rtx-pro-6000")
-BW_TBPS, PEAK_TFLOPS = PRO.bw_bytes_s / 1e12, PRO.flops / 1e12       # 1.792 TB/s, 503.8 TFLOP/s
-MU_BOOK = 2795.66        # decode steps/s per card, the book's stated value; the bandwidth formula gives 2,795.63
-CLASS_A, CLASS_B = (8192, 256), (1024, 2048)                         # 例题 3-1: long input, long output (P, G)
+BW_TBPS, PEAK_TFLOPS = PRO.bw_bytes_s / 1e12, PRO.flops / 1e12  # 1.792 TB/s, 503.8 TFLOP/s
+MU_BOOK = 2795.66  # decode steps/s per card, the book's stated value; the bandwidth formula gives 2,795.63
+CLASS_A, CLASS_B = (8192, 256), (1024, 2048)  # 例题 3-1: long input, long output (P, G)
 EG31 = "例题 3-1 题设"
 
 
@@ -38,8 +39,10 @@ def quiet(label: str = "", **kw: Any) -> Out:
 def say(decls: dict[str, Out], o: dict, text: str) -> str:
     """``text`` with its ``[[key]]`` slots filled from outputs in their declared formats (for the text
     the engine does not fill itself: question prompts, open answers, diagram captions, table cells)."""
+
     def look(key: str, flag: str) -> tuple[str, str] | None:
         return (decls[key].fmt(o[key], flags=flag or "u"), "output") if key in o and key in decls else None
+
     return "".join(p.text for p in fill(text, look))
 
 
@@ -48,25 +51,57 @@ def say(decls: dict[str, Out], o: dict, text: str) -> str:
 PRESETS: dict[str, dict[str, float]] = {
     "uniform": {"duration_s": 120, "split_s": 60, "share_li_before_pct": 50, "share_li_after_pct": 50, "n_cards": 2},
     "skewed": {"duration_s": 120, "split_s": 60, "share_li_before_pct": 90, "share_li_after_pct": 10, "n_cards": 2},
-    "burst30_2cards": {"duration_s": 30, "split_s": 0, "share_li_before_pct": 10, "share_li_after_pct": 10, "n_cards": 2},
-    "burst30_3cards": {"duration_s": 30, "split_s": 0, "share_li_before_pct": 10, "share_li_after_pct": 10, "n_cards": 3},
+    "burst30_2cards": {
+        "duration_s": 30,
+        "split_s": 0,
+        "share_li_before_pct": 10,
+        "share_li_after_pct": 10,
+        "n_cards": 2,
+    },
+    "burst30_3cards": {
+        "duration_s": 30,
+        "split_s": 0,
+        "share_li_before_pct": 10,
+        "share_li_after_pct": 10,
+        "n_cards": 3,
+    },
 }
-PRESET_LABELS = {"uniform": "① 均匀混合", "skewed": "② 前 9:1、后 1:9", "burst30_2cards": "③ 1:9 突发 30 s · 2 卡",
-                 "burst30_3cards": "④ 1:9 突发 30 s · 3 卡"}
-SCENARIO = {"duration_s": ("T", "s"), "split_s": ("t_s", "s"), "share_li_before_pct": ("s_1", "%"), "share_li_after_pct": ("s_2", "%"),
-            "n_cards": ("n", "")}
+PRESET_LABELS = {
+    "uniform": "① 均匀混合",
+    "skewed": "② 前 9:1、后 1:9",
+    "burst30_2cards": "③ 1:9 突发 30 s · 2 卡",
+    "burst30_3cards": "④ 1:9 突发 30 s · 3 卡",
+}
+SCENARIO = {
+    "duration_s": ("T", "s"),
+    "split_s": ("t_s", "s"),
+    "share_li_before_pct": ("s_1", "%"),
+    "share_li_after_pct": ("s_2", "%"),
+    "n_cards": ("n", ""),
+}
 
 
 class Eg31Params(Params):
-    preset: Literal["uniform", "skewed", "burst30_2cards", "burst30_3cards"] = choice("skewed", PRESET_LABELS, label="预设")
+    preset: Literal["uniform", "skewed", "burst30_2cards", "burst30_3cards"] = choice(
+        "skewed", PRESET_LABELS, label="预设"
+    )
     rate_req_s: float = slider(4, ge=0.5, le=16, step=0.5, label="到达率 λ", unit="条/s")
-    duration_s: float | None = slider(None, ge=10, le=300, step=10, label="到达时长", unit="s", placeholder="按预设", sym="T")
-    split_s: float | None = slider(None, ge=0, le=300, step=10, label="切换时刻", unit="s", placeholder="按预设", sym="t_s")
-    share_li_before_pct: float | None = slider(None, ge=0, le=100, step=10, label="切换前长输入占比", unit="%", placeholder="按预设", sym="s_1")
-    share_li_after_pct: float | None = slider(None, ge=0, le=100, step=10, label="切换后长输入占比", unit="%", placeholder="按预设", sym="s_2")
+    duration_s: float | None = slider(
+        None, ge=10, le=300, step=10, label="到达时长", unit="s", placeholder="按预设", sym="T"
+    )
+    split_s: float | None = slider(
+        None, ge=0, le=300, step=10, label="切换时刻", unit="s", placeholder="按预设", sym="t_s"
+    )
+    share_li_before_pct: float | None = slider(
+        None, ge=0, le=100, step=10, label="切换前长输入占比", unit="%", placeholder="按预设", sym="s_1"
+    )
+    share_li_after_pct: float | None = slider(
+        None, ge=0, le=100, step=10, label="切换后长输入占比", unit="%", placeholder="按预设", sym="s_2"
+    )
     n_cards: int | None = slider(None, ge=1, le=8, step=1, label="decode 卡数", placeholder="按预设", sym="n")
-    mu_source: Literal["book", "bandwidth"] = choice("book", {"book": "书中取值 2,795.66", "bandwidth": "按带宽公式推算"},
-                                                     label="每卡处理率 μ 来源")
+    mu_source: Literal["book", "bandwidth"] = choice(
+        "book", {"book": "书中取值 2,795.66", "bandwidth": "按带宽公式推算"}, label="每卡处理率 μ 来源"
+    )
     mu_per_card: float = slider(MU_BOOK, ge=1000, le=6000, step=0.01, label="每卡 μ(书中取值)", unit="步/s", sym="μ_1")
     li_input_tokens: int = slider(CLASS_A[0], ge=256, le=32768, step=256, label="长输入类 P", unit="token", sym="P_A")
     li_output_tokens: int = slider(CLASS_A[1], ge=2, le=4096, step=1, label="长输入类 G", unit="token", sym="G_A")
@@ -81,32 +116,59 @@ class Eg31Params(Params):
 
 def scenario(p: Any) -> dict[str, Any]:
     """The scenario fields: the preset's (as inputs naming the preset), overridden by any given explicitly."""
-    s = {k: getattr(p, k) if getattr(p, k) is not None else given(PRESETS[p.preset][k], sym, unit, f"预设 {PRESET_LABELS[p.preset]}")
-         for k, (sym, unit) in SCENARIO.items()}
+    s = {
+        k: getattr(p, k)
+        if getattr(p, k) is not None
+        else given(PRESETS[p.preset][k], sym, unit, f"预设 {PRESET_LABELS[p.preset]}")
+        for k, (sym, unit) in SCENARIO.items()
+    }
     if s["split_s"] > s["duration_s"]:
         s["split_s"] = s["duration_s"]
     return s
 
 
-def mix(rate: float, duration: float, split: float, s1_pct: float, s2_pct: float, a: tuple = CLASS_A, b: tuple = CLASS_B,
-        source: str = EG31) -> qu.TwoClassMix:
+def mix(
+    rate: float,
+    duration: float,
+    split: float,
+    s1_pct: float,
+    s2_pct: float,
+    a: tuple = CLASS_A,
+    b: tuple = CLASS_B,
+    source: str = EG31,
+) -> qu.TwoClassMix:
     """A two-class mix; class sizes given as numbers are the book's (traced inputs naming ``source``)."""
+
     def cls(pg: tuple, tag: str) -> qu.RequestClass:
-        return qu.RequestClass(*(given(v, f"{s}_{tag}", "token", source) if type(v) is int else v for v, s in zip(pg, "PG")))
+        return qu.RequestClass(
+            *(given(v, f"{s}_{tag}", "token", source) if type(v) is int else v for v, s in zip(pg, "PG"))
+        )
+
     return qu.TwoClassMix(rate, duration, split, s1_pct / 100, s2_pct / 100, cls(a, "A"), cls(b, "B"))
 
 
 def book_card() -> qu.DecodeCard:
     """例题 3-1's decode card: W = 15.14 GB read per step, c_KV = 144 KiB, β = 1.792 TB/s, 64 sequences."""
-    return qu.DecodeCard(book(WEIGHT_GB, "W", "GB") * GB, book(KV_KIB, "c_{KV}", "KiB") * KIB,
-                         book(BW_TBPS, "β", "TB/s") * 1e12, book(64, "B"))
+    return qu.DecodeCard(
+        book(WEIGHT_GB, "W", "GB") * GB,
+        book(KV_KIB, "c_{KV}", "KiB") * KIB,
+        book(BW_TBPS, "β", "TB/s") * 1e12,
+        book(64, "B"),
+    )
 
 
 def eg31(p: Eg31Params) -> tuple[dict, qu.BacklogRun, qu.TwoClassMix]:
     """例题 3-1 for a setting: its outputs (catalog keys), the recursion's run and the mix."""
     sc = scenario(p)
-    m = mix(p.rate_req_s, sc["duration_s"], sc["split_s"], sc["share_li_before_pct"], sc["share_li_after_pct"],
-            (p.li_input_tokens, p.li_output_tokens), (p.lo_input_tokens, p.lo_output_tokens))
+    m = mix(
+        p.rate_req_s,
+        sc["duration_s"],
+        sc["split_s"],
+        sc["share_li_before_pct"],
+        sc["share_li_after_pct"],
+        (p.li_input_tokens, p.li_output_tokens),
+        (p.lo_input_tokens, p.lo_output_tokens),
+    )
     card = qu.DecodeCard(p.weight_gb * GB, p.kv_kib_per_token * KIB, p.bandwidth_tbps * 1e12, p.batch_seqs)
     o, run = qu.two_class_outputs(m, card, sc["n_cards"], p.mu_per_card if p.mu_source == "book" else None, p.dt_s)
     return {"preset": p.preset, **sc, **o}, run, m
@@ -114,10 +176,14 @@ def eg31(p: Eg31Params) -> tuple[dict, qu.BacklogRun, qu.TwoClassMix]:
 
 def book_run(preset: str, mu: Any = None, **changes: Any) -> tuple[dict, qu.BacklogRun, qu.TwoClassMix]:
     """例题 3-1 at a preset with the book's λ = 4 条/s and μ₁ (or ``mu``); ``changes`` override the preset."""
-    sc = {k: changes.get(k, book(v, SCENARIO[k][0], SCENARIO[k][1], f"预设 {PRESET_LABELS[preset]}"))
-          for k, v in PRESETS[preset].items()}
+    sc = {
+        k: changes.get(k, book(v, SCENARIO[k][0], SCENARIO[k][1], f"预设 {PRESET_LABELS[preset]}"))
+        for k, v in PRESETS[preset].items()
+    }
     m = mix(book(4, "λ", "条/s"), sc["duration_s"], sc["split_s"], sc["share_li_before_pct"], sc["share_li_after_pct"])
-    o, run = qu.two_class_outputs(m, book_card(), sc["n_cards"], book(MU_BOOK, "μ_1", "步/s", "书中取值") if mu is None else mu)
+    o, run = qu.two_class_outputs(
+        m, book_card(), sc["n_cards"], book(MU_BOOK, "μ_1", "步/s", "书中取值") if mu is None else mu
+    )
     return {**sc, **o}, run, m
 
 
@@ -132,8 +198,8 @@ class SuccessParams(Params):
 
 # --- 3.2.3: the measured coding-agent trace (thinking on) ------------------------------------------
 
-AGENT = read_json("agent-trace.json")        # measured totals, the thinking off/on table, the page's 示意 round split
+AGENT = read_json("agent-trace.json")  # measured totals, the thinking off/on table, the page's 示意 round split
 TRACE_TOTAL_S, TRACE_MODEL_S, TRACE_TOOLS_S = (AGENT["totals"][k] for k in ("total_s", "model_s", "tools_s"))
-FIRST_ROUND_S = AGENT["rounds_illustrative"][0][1]     # not printed: reconstructed from “约 47.5% / 23.8% / 40.1 s”
+FIRST_ROUND_S = AGENT["rounds_illustrative"][0][1]  # not printed: reconstructed from “约 47.5% / 23.8% / 40.1 s”
 MEASURED = "书中实测"
-TOOL_SETUP = {"model1_s": 2, "tool_a_s": 6, "tool_b_s": 10, "model2_s": 3, "state_gib": 1, "n_tasks": 1}   # 练习 3-4
+TOOL_SETUP = {"model1_s": 2, "tool_a_s": 6, "tool_b_s": 10, "model2_s": 3, "state_gib": 1, "n_tasks": 1}  # 练习 3-4

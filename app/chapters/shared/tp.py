@@ -1,6 +1,7 @@
 """Tensor parallel as a card parameter: the degree ``tp`` (1, 2, 4, 8), an optional interconnect override
 for accelerators without a recorded link (a reader's own ``custom:`` card), the rule between them, and
 the accelerator's link and dense peaks as traced inputs. Shared by the planner and the chapter-1 cards."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -18,14 +19,29 @@ LINK_RULE = "tp > 1 时加速器须有互连带宽:预设里收录的,或 link_g
 
 def tp_choice(default: int = 1) -> Any:
     """The tensor-parallel degree: a select of 1, 2, 4, 8 (a JSON number), book symbol tp."""
-    extra: dict[str, Any] = {"control": "select", "options": TP_OPTIONS, "label": "张量并行 tp", "illustrative": False, "sym": "tp"}
+    extra: dict[str, Any] = {
+        "control": "select",
+        "options": TP_OPTIONS,
+        "label": "张量并行 tp",
+        "illustrative": False,
+        "sym": "tp",
+    }
     return Field(default, description="张量并行度 tp:模型切到几张卡上(1 = 不切)", json_schema_extra=extra)
 
 
 def link_override() -> Any:
     """Optional interconnect bandwidth (GB/s, one direction); blank = the accelerator's own."""
-    return slider(None, ge=1, le=2000, step=1, label="互连带宽 β_link(覆盖)", unit="GB/s", placeholder="按加速器",
-                  sym="β_{link}", help="每卡单向的卡间互连带宽;不填则用加速器预设的值(自定义加速器在 tp > 1 时必须填)")
+    return slider(
+        None,
+        ge=1,
+        le=2000,
+        step=1,
+        label="互连带宽 β_link(覆盖)",
+        unit="GB/s",
+        placeholder="按加速器",
+        sym="β_{link}",
+        help="每卡单向的卡间互连带宽;不填则用加速器预设的值(自定义加速器在 tp > 1 时必须填)",
+    )
 
 
 def require_link(tp: int, info: ValidationInfo) -> int:
@@ -70,5 +86,8 @@ PEAK_SYMBOLS = {"bf16": "Π", "fp8": "Π_{FP8}", "fp4": "Π_{FP4}"}
 def peaks_flops(ref: str) -> dict[str, float]:
     """The recorded dense peaks (FLOP/s) by compute format, each a traced input naming its source."""
     g = gpu(ref)
-    return {f: given(t, PEAK_SYMBOLS[f], "TFLOP/s", source=_source(ref) + ",稠密") * 1e12
-            for f in PEAK_FIELDS if (t := g.peak_tflops(f)) is not None}
+    return {
+        f: given(t, PEAK_SYMBOLS[f], "TFLOP/s", source=_source(ref) + ",稠密") * 1e12
+        for f in PEAK_FIELDS
+        if (t := g.peak_tflops(f)) is not None
+    }

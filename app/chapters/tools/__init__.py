@@ -1,12 +1,13 @@
 """Tool pages (outside the chapters, section ``"tools"``): each on its own page /tools/{slug} with an
 intro in ``{slug}.md`` beside its module. Every module in this package defines cards; importing the
 package registers them all (modules are discovered, so a new tool's cards need no edit here)."""
+
 import importlib
 import pkgutil
 from functools import cache
 from pathlib import Path
 
-TOOLS: dict[str, str] = {"fit": "fit-planner"}   # page slug → its card
+TOOLS: dict[str, str] = {"fit": "fit-planner"}  # page slug → its card
 
 
 @cache

@@ -1,5 +1,6 @@
 """The fit planner (/tools/fit): does a model fit on tp accelerators, how many KV tokens, how long a context,
 how many concurrent requests, and the decode step's lower bound at that batch (issue 17)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,8 +19,11 @@ from ...trace import given, leaf
 from .. import words
 from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, peaks_flops, tp_choice
 
-NAMES = {"qwen3-8b": "Qwen3-8B", "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
-         "qwen3-vl-4b-text": "Qwen3-VL-4B(语言部分)"}
+NAMES = {
+    "qwen3-8b": "Qwen3-8B",
+    "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
+    "qwen3-vl-4b-text": "Qwen3-VL-4B(语言部分)",
+}
 WORDS = words("tools", "fit")
 
 
@@ -31,7 +35,7 @@ def _readable(mid: str) -> bool:
         return False
 
 
-MODELS = {m: NAMES.get(m, m) for m in model_ids() if _readable(m)}   # the presets a config reader can count
+MODELS = {m: NAMES.get(m, m) for m in model_ids() if _readable(m)}  # the presets a config reader can count
 
 
 def _format_options(formats: dict[str, Format]) -> dict[str, str]:
@@ -44,21 +48,37 @@ class FitParams(Params):
     link_gbps: float | None = link_override()
     tp: TpDegree = tp_choice()
     weight_format: Literal[tuple(WEIGHT_FORMATS)] = choice(  # type: ignore[valid-type]
-        "bf16", _format_options(WEIGHT_FORMATS), label="权重格式(位数含缩放)")
+        "bf16", _format_options(WEIGHT_FORMATS), label="权重格式(位数含缩放)"
+    )
     kv_format: Literal[tuple(KV_FORMATS)] = choice(  # type: ignore[valid-type]
-        "bf16", _format_options(KV_FORMATS), label="KV 缓存格式(位数含缩放)")
+        "bf16", _format_options(KV_FORMATS), label="KV 缓存格式(位数含缩放)"
+    )
     mem_util: float = slider(0.9, ge=0.1, le=1, step=0.01, label="显存利用率上限 η", sym="η")
-    reserve_gb: float = slider(4, ge=0, le=64, step=0.5, label="每卡预留(激活与运行时)", unit="GB", sym="M_{res}",
-                               help="每卡留给激活、CUDA 上下文和 CUDA graph 的显存;默认 4 GB 是估计值")
+    reserve_gb: float = slider(
+        4,
+        ge=0,
+        le=64,
+        step=0.5,
+        label="每卡预留(激活与运行时)",
+        unit="GB",
+        sym="M_{res}",
+        help="每卡留给激活、CUDA 上下文和 CUDA graph 的显存;默认 4 GB 是估计值",
+    )
     context: int = slider(8192, ge=1, le=1_048_576, step=1, label="上下文长度 S", unit="token", log=True)
     concurrency: int = slider(16, ge=1, le=1000, step=1, label="并发请求数 C", unit="个", log=True)
     cross_field_rules = (LINK_RULE,)
 
 
 FIT = outputs(
-    fits=out("放得下吗?", em=True, text={True: "放得下(KV 预算还余 [[free_gb|n]] GB)", False: "放不下(还差 [[short_gb|n]] GB)"}),
+    fits=out(
+        "放得下吗?",
+        em=True,
+        text={True: "放得下(KV 预算还余 [[free_gb|n]] GB)", False: "放不下(还差 [[short_gb|n]] GB)"},
+    ),
     kv_capacity_tokens=out("KV 能放下的 token 数", unit="token", em=True, sym="N_{KV}"),
-    max_context_at_concurrency=out("并发 [[concurrency|n]] 时最长上下文", unit="token", none="不受显存限制", sym="S_{max}"),
+    max_context_at_concurrency=out(
+        "并发 [[concurrency|n]] 时最长上下文", unit="token", none="不受显存限制", sym="S_{max}"
+    ),
     max_concurrency_at_context=out("上下文 [[context|n]] 时最多并发", unit="个", sym="C_{max}"),
     t_step_lb_ms=out("decode 单步下界 T_step", sig=4, em=True, sym="T_{step}"),
     tokens_per_s_ideal=out("理想吞吐(整组卡)", unit="token/s", sig=4),
@@ -98,37 +118,68 @@ def model_shape(ref: str) -> ModelShape:
     if not s.n_experts:
         return s
     src = f"{MODELS.get(ref, '自定义')} 的 config.json"
-    return dataclasses.replace(s, n_experts=leaf(s.n_experts, "E", "", src), experts_per_token=leaf(s.experts_per_token, "k", "", src),
-                               n_moe_layers=leaf(s.n_moe_layers, "L_{MoE}", "", src))
+    return dataclasses.replace(
+        s,
+        n_experts=leaf(s.n_experts, "E", "", src),
+        experts_per_token=leaf(s.experts_per_token, "k", "", src),
+        n_moe_layers=leaf(s.n_moe_layers, "L_{MoE}", "", src),
+    )
 
 
 def plan_of(p: FitParams, s: ModelShape) -> planner.Plan:
     """The planner on this state: the accelerator's numbers as traced inputs."""
     g = gpu_of(p.gpu)
     acc = planner.Accelerator(g.mem_gb * GB, g.bw_bytes_s, peaks_flops(p.gpu), link_bytes_s(p.gpu, p.link_gbps))
-    return planner.plan(s, acc, tp=p.tp, weight_format=p.weight_format, kv_format=p.kv_format, context=p.context,
-                        concurrency=p.concurrency, mem_util=p.mem_util, reserve_bytes=p.reserve_gb * GB)
+    return planner.plan(
+        s,
+        acc,
+        tp=p.tp,
+        weight_format=p.weight_format,
+        kv_format=p.kv_format,
+        context=p.context,
+        concurrency=p.concurrency,
+        mem_util=p.mem_util,
+        reserve_bytes=p.reserve_gb * GB,
+    )
 
 
 def fit_outputs(pl: planner.Plan, s: ModelShape, p: FitParams) -> dict[str, Any]:
     """Every output key of the card (contract keys first), converted at the edge (GB, ms, TFLOP/s)."""
     m, wf, kf = pl.memory, WEIGHT_FORMATS[p.weight_format], KV_FORMATS[p.kv_format]
     return {
-        "weights_per_gpu_bytes": pl.weights_per_gpu_bytes, "kv_bytes_per_token_per_gpu": pl.kv_bytes_per_token_per_gpu,
-        "kv_capacity_tokens": pl.kv_capacity_tokens, "max_context_at_concurrency": pl.max_context_at_concurrency,
-        "max_concurrency_at_context": pl.max_concurrency_at_context, "fits": pl.fits,
-        "t_step_lb_ms": pl.t_step_lb_ms, "tokens_per_s_ideal": pl.tokens_per_s_ideal,
-        "weights_per_gpu_gb": pl.weights_per_gpu_bytes / GB, "kv_budget_gb": pl.kv_budget_bytes / GB,
-        "kv_held_gb": m.kv / GB, "usable_gb": pl.usable_bytes / GB, "t_mem_ms": pl.t_mem_s * 1e3,
-        "t_compute_ms": pl.t_compute_s * 1e3, "t_allreduce_ms": pl.t_allreduce_s * 1e3, "bound": pl.bound,
-        "peak_used_tflops": pl.peak.flops / 1e12, "peak_fell_back": pl.peak.fell_back,
-        "kv_heads_per_gpu": pl.kv_heads_per_gpu, "kv_replicated": pl.kv_replicated, "distinct_experts": pl.distinct_experts,
-        "weight_read_per_gpu_gb": pl.weight_read_bytes_per_gpu / GB, "kv_read_per_gpu_gb": pl.kv_read_bytes_per_gpu / GB,
-        "flops_per_gpu_gflop": pl.flops_per_gpu / 1e9, "params_total": s.params_total, "params_active": s.params_active,
+        "weights_per_gpu_bytes": pl.weights_per_gpu_bytes,
+        "kv_bytes_per_token_per_gpu": pl.kv_bytes_per_token_per_gpu,
+        "kv_capacity_tokens": pl.kv_capacity_tokens,
+        "max_context_at_concurrency": pl.max_context_at_concurrency,
+        "max_concurrency_at_context": pl.max_concurrency_at_context,
+        "fits": pl.fits,
+        "t_step_lb_ms": pl.t_step_lb_ms,
+        "tokens_per_s_ideal": pl.tokens_per_s_ideal,
+        "weights_per_gpu_gb": pl.weights_per_gpu_bytes / GB,
+        "kv_budget_gb": pl.kv_budget_bytes / GB,
+        "kv_held_gb": m.kv / GB,
+        "usable_gb": pl.usable_bytes / GB,
+        "t_mem_ms": pl.t_mem_s * 1e3,
+        "t_compute_ms": pl.t_compute_s * 1e3,
+        "t_allreduce_ms": pl.t_allreduce_s * 1e3,
+        "bound": pl.bound,
+        "peak_used_tflops": pl.peak.flops / 1e12,
+        "peak_fell_back": pl.peak.fell_back,
+        "kv_heads_per_gpu": pl.kv_heads_per_gpu,
+        "kv_replicated": pl.kv_replicated,
+        "distinct_experts": pl.distinct_experts,
+        "weight_read_per_gpu_gb": pl.weight_read_bytes_per_gpu / GB,
+        "kv_read_per_gpu_gb": pl.kv_read_bytes_per_gpu / GB,
+        "flops_per_gpu_gflop": pl.flops_per_gpu / 1e9,
+        "params_total": s.params_total,
+        "params_active": s.params_active,
         "weight_bits": given(float(wf.bits), "q_W", "bit", source=f"{wf.label}:{wf.layout}"),
         "kv_bits": given(float(kf.bits), "q_{KV}", "bit", source=f"{kf.label}:{kf.layout}"),
-        "capacity_gb": gpu_of(p.gpu).mem_gb, "reserve_per_gpu_gb": m.reserve / GB, "free_gb": m.free / GB,
-        "short_gb": -m.free / GB, "peak_format": pl.peak.used,
+        "capacity_gb": gpu_of(p.gpu).mem_gb,
+        "reserve_per_gpu_gb": m.reserve / GB,
+        "free_gb": m.free / GB,
+        "short_gb": -m.free / GB,
+        "peak_format": pl.peak.used,
     }
 
 
@@ -138,46 +189,104 @@ def context_flags(pl: planner.Plan, s: ModelShape, p: FitParams) -> dict[str, An
     link = p.link_gbps if p.link_gbps is not None else ref.interconnect_gbps
     peak_names = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4"}
     return {
-        "verdict": "✓ 放得下" if pl.fits else "✗ 放不下", "model_name": MODELS.get(p.model, "自定义模型"),
-        "gpu_name": ref.name, "peak_name": peak_names[pl.peak.used] + " 峰值",
-        "peak_reason": pl.peak.reason or "BF16 权重按 BF16 峰值算", "fell_back": pl.peak.fell_back,
+        "verdict": "✓ 放得下" if pl.fits else "✗ 放不下",
+        "model_name": MODELS.get(p.model, "自定义模型"),
+        "gpu_name": ref.name,
+        "peak_name": peak_names[pl.peak.used] + " 峰值",
+        "peak_reason": pl.peak.reason or "BF16 权重按 BF16 峰值算",
+        "fell_back": pl.peak.fell_back,
         "weight_only": bool(pl.peak.reason) and not pl.peak.fell_back and pl.peak.used == "bf16",
         "replication": "是:潜向量每卡一份" if s.mla else "是:KV 头不够分,每个头复制到多张卡",
-        "replicated_gqa": pl.kv_replicated and not s.mla, "mla_split": pl.kv_replicated and s.mla,
-        "gqa": not s.mla, "moe": bool(s.n_experts), "multi": p.tp > 1, "n_kv": s.n_kv_heads,
-        "sliding": bool(s.n_sliding_layers), "n_sliding": s.n_sliding_layers, "window": s.sliding_window or 0,
+        "replicated_gqa": pl.kv_replicated and not s.mla,
+        "mla_split": pl.kv_replicated and s.mla,
+        "gqa": not s.mla,
+        "moe": bool(s.n_experts),
+        "multi": p.tp > 1,
+        "n_kv": s.n_kv_heads,
+        "sliding": bool(s.n_sliding_layers),
+        "n_sliding": s.n_sliding_layers,
+        "window": s.sliding_window or 0,
         "unbounded": pl.max_context_at_concurrency is None,
-        "link_text": "—" if link is None else f"{link:g} GB/s" + (f"({ref.interconnect})" if p.link_gbps is None and ref.interconnect else ""),
+        "link_text": "—"
+        if link is None
+        else f"{link:g} GB/s" + (f"({ref.interconnect})" if p.link_gbps is None and ref.interconnect else ""),
     }
 
 
 def notes(ctx: dict[str, Any]) -> list[Note]:
-    return [Note(n["text"], n.get("kind", "note")) for n in WORDS["notes"]["fit-planner"] if ctx.get(n.get("when", ""), True)]
+    return [
+        Note(n["text"], n.get("kind", "note"))
+        for n in WORDS["notes"]["fit-planner"]
+        if ctx.get(n.get("when", ""), True)
+    ]
 
 
 def figures(o: dict[str, Any]) -> list[Figure]:
     def gb(k: str) -> str:
         return FIT[k].fmt(o[k])
-    parts = {"weights": o["weights_per_gpu_gb"], "reserve": o["reserve_per_gpu_gb"], "kv": o["kv_held_gb"],
-             "free": max(o["free_gb"], 0.0), "outside": o["capacity_gb"] - o["usable_gb"]}
-    labels = {"weights": "权重", "reserve": "预留", "kv": "当前批的 KV", "free": "KV 预算余量", "outside": "η 之外(引擎不用)"}
-    mem = memory_breakdown(parts, {"weights": gb("weights_per_gpu_gb"), "kv": gb("kv_held_gb")}, o["usable_gb"],
-                           o["capacity_gb"], labels)
+
+    parts = {
+        "weights": o["weights_per_gpu_gb"],
+        "reserve": o["reserve_per_gpu_gb"],
+        "kv": o["kv_held_gb"],
+        "free": max(o["free_gb"], 0.0),
+        "outside": o["capacity_gb"] - o["usable_gb"],
+    }
+    labels = {
+        "weights": "权重",
+        "reserve": "预留",
+        "kv": "当前批的 KV",
+        "free": "KV 预算余量",
+        "outside": "η 之外(引擎不用)",
+    }
+    mem = memory_breakdown(
+        parts, {"weights": gb("weights_per_gpu_gb"), "kv": gb("kv_held_gb")}, o["usable_gb"], o["capacity_gb"], labels
+    )
     keys = ["t_mem_ms", "t_compute_ms", "t_allreduce_ms"]
-    steps = step_terms(["读取 R/β", "计算 F/Π", "all-reduce T_AR"], [o[k] for k in keys], ["read", "compute", "network"],
-                       [FIT[k].fmt(o[k]) for k in keys], o["t_step_lb_ms"], "下界 " + FIT["t_step_lb_ms"].fmt(o["t_step_lb_ms"]))
-    return [Figure(mem, "每卡显存怎么分", "每卡:权重 [[weights_per_gpu_gb]] + 预留 [[reserve_per_gpu_gb]] + 当前批 KV "
-                   "[[kv_held_gb]],对可用 [[usable_gb]](容量 [[capacity_gb]]):[[verdict]]。", height=220),
-            Figure(steps, "decode 一步的时间下界", "读取 [[t_mem_ms]]、计算 [[t_compute_ms]] 取大者,再加 all-reduce "
-                   "[[t_allreduce_ms]],得下界 [[t_step_lb_ms]]。", height=230)]
+    steps = step_terms(
+        ["读取 R/β", "计算 F/Π", "all-reduce T_AR"],
+        [o[k] for k in keys],
+        ["read", "compute", "network"],
+        [FIT[k].fmt(o[k]) for k in keys],
+        o["t_step_lb_ms"],
+        "下界 " + FIT["t_step_lb_ms"].fmt(o["t_step_lb_ms"]),
+    )
+    return [
+        Figure(
+            mem,
+            "每卡显存怎么分",
+            "每卡:权重 [[weights_per_gpu_gb]] + 预留 [[reserve_per_gpu_gb]] + 当前批 KV "
+            "[[kv_held_gb]],对可用 [[usable_gb]](容量 [[capacity_gb]]):[[verdict]]。",
+            height=220,
+        ),
+        Figure(
+            steps,
+            "decode 一步的时间下界",
+            "读取 [[t_mem_ms]]、计算 [[t_compute_ms]] 取大者,再加 all-reduce "
+            "[[t_allreduce_ms]],得下界 [[t_step_lb_ms]]。",
+            height=230,
+        ),
+    ]
 
 
-@card("fit-planner", title="放得下吗,最快多快:显存与速度规划", section="tools", kind="calculator", params=FitParams, outputs=FIT,
-      lead="选模型(或粘贴 config.json)、加速器、张量并行和数值格式:每张卡的权重、KV 预算、能放的 token 数、"
-           "最长上下文与最多并发,以及 decode 一步的时间下界。")
+@card(
+    "fit-planner",
+    title="放得下吗,最快多快:显存与速度规划",
+    section="tools",
+    kind="calculator",
+    params=FitParams,
+    outputs=FIT,
+    lead="选模型(或粘贴 config.json)、加速器、张量并行和数值格式:每张卡的权重、KV 预算、能放的 token 数、"
+    "最长上下文与最多并发,以及 decode 一步的时间下界。",
+)
 def fit_planner(p: FitParams) -> View:
     s = model_shape(p.model)
     pl = plan_of(p, s)
     o, ctx = fit_outputs(pl, s, p), context_flags(pl, s, p)
-    return View(o, headline="[[verdict]] · [[model_name]] · [[tp|n]] × [[gpu_name]] · 并发 [[concurrency|n]] × [[context]]",
-                ctx=ctx, figures=figures(o), notes=notes(ctx))
+    return View(
+        o,
+        headline="[[verdict]] · [[model_name]] · [[tp|n]] × [[gpu_name]] · 并发 [[concurrency|n]] × [[context]]",
+        ctx=ctx,
+        figures=figures(o),
+        notes=notes(ctx),
+    )
