@@ -29,12 +29,12 @@ $(ASSETS): node_modules/.package-lock.json scripts/assets.sh scripts/precompress
 	touch $(ASSETS)
 
 run: setup
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT)
 
 # Production: several worker processes (see README "Deploying for a course"); several workers need
 # AIINFRA_REDIS_URL for the live class (deploy/gunicorn.conf.py refuses otherwise)
 serve-prod: setup
-	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn app.main:app -c deploy/gunicorn.conf.py
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn 'app.main:create_app()' -c deploy/gunicorn.conf.py
 
 # The whole check: lint (ruff), types (mypy), then every test on two processes (xdist)
 lint: setup

@@ -1,4 +1,4 @@
-"""The ASGI app: ``uvicorn app.main:app``."""
+"""The ASGI app, built by ``create_app(settings)``: ``uvicorn --factory app.main:create_app``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from .chapters import load_all
 from .live import router as live_router
+from .live.store import configure as configure_live
+from .settings import Settings, from_environment
 from .web import lookup
 from .web.api import register_card_routes
 from .web.card_parts import router as card_parts_router
@@ -24,7 +26,7 @@ from .web.lane import FragmentLane
 from .web.limits import BodyLimit
 from .web.models_api import router as models_router
 from .web.pages import router as pages_router
-from .web.render import STATIC
+from .web.render import STATIC, env
 from .web.security import SecurityHeaders
 from .web.tools import router as tools_router
 
@@ -107,7 +109,10 @@ async def http_error(request: Request, exc) -> Response:
     return await http_exception_handler(request, exc)
 
 
-def create_app() -> FastAPI:
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The app for ``settings`` (default: this process's environment, read once)."""
+    settings = settings or from_environment()
+    load_all()
     app = FastAPI(
         title="AI Infra 图解 API",
         version="1.0",
@@ -115,6 +120,9 @@ def create_app() -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )  # /docs is served offline by app/web/docs.py; no /redoc
+    app.state.settings = settings
+    env.auto_reload = settings.reload
+    configure_live(settings)
     app.include_router(deck_router)  # before /present/{name}
     app.include_router(pages_router)
     app.include_router(card_parts_router)
@@ -123,7 +131,7 @@ def create_app() -> FastAPI:
     app.include_router(gpus_router)
     app.include_router(live_router)
     app.include_router(tools_router)
-    if os.environ.get("AIINFRA_BENCH") == "1":
+    if settings.bench:
         from .web.bench import router as bench_router
 
         app.include_router(bench_router)
@@ -139,28 +147,23 @@ def create_app() -> FastAPI:
     app.add_middleware(BodyLimit)  # 413 for bodies over 1 MB, read before answering
     app.add_middleware(FragmentLane)  # a slider's fragment request, answered without the router
     app.add_middleware(SecurityHeaders)
-    app.add_middleware(EdgeCache)  # outermost: a URL seen before never enters the app
+    app.add_middleware(EdgeCache, max_bytes=settings.edge_mb * 1_000_000)  # outermost: a URL seen before never enters
+    if settings.warm:
+        warm()
     return app
 
 
 def warm() -> None:
     """Render every card once at its defaults: templates compile, maths typesets and the glossary's
     patterns run here, at start-up, not in the first reader's request (a class opening a section
-    at once would otherwise queue behind every first render). ``AIINFRA_WARM=0`` skips it."""
-    if os.environ.get("AIINFRA_WARM", "1") == "0":
-        return
+    at once would otherwise queue behind every first render). Then everything built so far lives for
+    the whole process: it is moved out of the collector's reach, and the young generation is collected
+    less often (a request makes many short-lived objects). ``AIINFRA_WARM=0`` skips it."""
     from .cards import REGISTRY
     from .web.render import fragment_bytes
 
     for card in REGISTRY.values():
         fragment_bytes(card, card.defaults())
-
-
-app = create_app()
-warm()
-# Everything built at start-up (cards, templates, data, the warm renders) lives for the whole process:
-# move it out of the collector's reach, and collect the young generation less often (a request makes
-# many short-lived objects; the default threshold runs a collection every few requests).
-gc.collect()
-gc.freeze()
-gc.set_threshold(20_000, 20, 20)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)

@@ -234,27 +234,17 @@ def by_rule(x: Any, text: str, sym: str = "", unit: str = "", inputs: tuple = ()
 def rule(text: str, sym: str = "", unit: str = "") -> Callable[[Callable], Callable]:
     """Decorator for a calculator that simulates or searches: its arguments enter as plain
     numbers (no trace through the loop) and its numeric results come out as ``by_rule`` values.
-    Results may be a number, a tuple/list of numbers, or a dataclass whose number fields are traced.
-    A rule is a pure function, so its runs are remembered (256 per rule) for hashable arguments:
-    callers must treat the result as read-only."""
+    Results may be a number, a tuple/list of numbers, or a dataclass whose number fields are traced."""
     import dataclasses
     import functools
 
     def wrap(fn: Callable) -> Callable:
-        cached = functools.lru_cache(maxsize=256)(fn)  # a rule is pure: the same inputs, the same run
-
-        def plain_call(*args: Any, **kw: Any) -> Any:
-            try:
-                return cached(*args, **kw)
-            except TypeError:  # an unhashable argument (a list): run it as it is
-                return fn(*args, **kw)
-
         @functools.wraps(fn)
         def inner(*args: Any, **kw: Any) -> Any:
             if not _ON.get():
-                return plain_call(*args, **kw)
+                return fn(*args, **kw)
             inputs = tuple(a for a in (*args, *kw.values()) if isinstance(a, Traced))
-            res = plain_call(*(plain(a) for a in args), **{k: plain(v) for k, v in kw.items()})
+            res = fn(*(plain(a) for a in args), **{k: plain(v) for k, v in kw.items()})
 
             def mark(v: Any, s: str = sym) -> Any:
                 return by_rule(v, text, s, unit, inputs)

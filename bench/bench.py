@@ -47,13 +47,18 @@ def free_port() -> int:
     return p
 
 
-def start_server(workers: int = 2, app: str = "app.main:app", env: dict | None = None) -> tuple[subprocess.Popen, str]:
+def start_server(
+    workers: int = 2, app: str = "app.main:create_app", env: dict | None = None
+) -> tuple[subprocess.Popen, str]:
+    """``app`` on a free port; ``create_app`` (a factory) is started with ``--factory``."""
     port = free_port()
+    factory = ["--factory"] if app.endswith(":create_app") else []
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
             "uvicorn",
+            *factory,
             app,
             "--host",
             "127.0.0.1",

@@ -109,7 +109,7 @@ def start_redis(port: int | None = None) -> tuple[Proc, str]:
 
 
 def start_uvicorn(port: int, env: dict, log: Path | None = None, access_log: bool = False) -> Proc:
-    args = [PY, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port)]
+    args = [PY, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1", "--port", str(port)]
     args += [] if access_log else ["--no-access-log", "--log-level", "warning"]
     p = spawn(f"uvicorn:{port}", args, env, log)
     wait_http(f"http://127.0.0.1:{port}/healthz")

@@ -24,7 +24,9 @@ def mixed_paths(n: int = 600) -> list[str]:
     """n random one-slider URLs over every card; a value the card itself refuses (a cross-field rule
     such as supervised tokens ≤ sequence length) is drawn again, so every URL is a valid state."""
     from app.cards import REGISTRY, controls_of
-    from app.main import app  # noqa: F401  (registers every card)
+    from app.chapters import load_all
+
+    load_all()  # every card registers
 
     from bench.openloop import accepted
 

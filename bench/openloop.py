@@ -29,7 +29,9 @@ ENCODINGS = "gzip, deflate, br"
 def fresh_paths(n: int, seed: int = 11) -> list[str]:
     """``n`` distinct fragment URLs across every card with a free slider (mixed cards, new states)."""
     from app.cards import REGISTRY, controls_of
-    from app.main import app  # noqa: F401  (registers every card)
+    from app.chapters import load_all
+
+    load_all()  # every card registers
 
     rnd = random.Random(seed)
     pools = []

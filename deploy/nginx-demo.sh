@@ -16,7 +16,7 @@ cleanup() { nginx -p "$PREFIX" -c "$PREFIX/nginx.conf" -s stop 2>/dev/null || tr
 trap cleanup EXIT
 for i in $(seq 1 "$N"); do
   port=$((BASE + i))
-  $PY -m uvicorn app.main:app --host 127.0.0.1 --port "$port" --log-level warning --no-access-log &
+  $PY -m uvicorn --factory app.main:create_app --host 127.0.0.1 --port "$port" --log-level warning --no-access-log &
   pids+=($!)
   echo "        server 127.0.0.1:$port;" >> "$PREFIX/upstreams"
 done

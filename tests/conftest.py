@@ -1,24 +1,25 @@
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
-import tempfile
 import warnings
-from pathlib import Path
 
 import pytest
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 
-# The live class writes its SQLite store on the first 开课: test runs keep it out of the project tree
+# Servers the tests start read the environment: their live store stays out of the project tree
 # (tests/web/test_stateless.py runs its server on the default path, to see that nothing is written).
-_live_tmp = tempfile.mkdtemp(prefix="aiinfra-live-")
-atexit.register(shutil.rmtree, _live_tmp, True)
-os.environ.setdefault("AIINFRA_LIVE_DB", str(Path(_live_tmp) / "live.db"))
+from tests.apps import _tmp  # noqa: E402
 
-from app.main import app  # noqa: E402
+os.environ.setdefault("AIINFRA_LIVE_DB", os.path.join(_tmp, "server-live.db"))
+
+from app.chapters import load_all  # noqa: E402
+from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+
+from tests.apps import build_app  # noqa: E402
+
+load_all()  # every card registers before tests are collected (they are parametrised over the registry)
 
 
 def pytest_configure(config):
@@ -28,5 +29,11 @@ def pytest_configure(config):
 
 
 @pytest.fixture(scope="session")
-def client() -> TestClient:
+def app() -> FastAPI:
+    """One app for the session's in-process tests, built from test settings."""
+    return build_app()
+
+
+@pytest.fixture(scope="session")
+def client(app) -> TestClient:
     return TestClient(app)

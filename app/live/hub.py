@@ -8,7 +8,8 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from .limits import KEEPALIVE_S, QUEUE_DEPTH
+from .limits import QUEUE_DEPTH
+from .store import keepalive_s
 
 
 @dataclass(eq=False)
@@ -81,7 +82,7 @@ class Hub:
 
     async def _heartbeat(self, store) -> None:
         while True:
-            await asyncio.sleep(KEEPALIVE_S)
+            await asyncio.sleep(keepalive_s())
             for code, devs in list(self.devices.items()):
                 try:
                     await store.refresh(code, list(devs))

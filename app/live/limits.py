@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 MAX_FOLLOWERS = 1_000  # devices following one session at once
 MAX_SESSIONS = 200  # live (not yet expired) sessions per instance / per Redis
 IDLE_TTL_S = 12 * 3600  # a session with no write for this long expires and is purged
@@ -20,6 +18,5 @@ SNAPSHOT_WINDOW_S = 60
 MAX_SNAPSHOTS = 100  # kept per session (oldest dropped)
 MAX_QUESTIONS = 200  # asked per session
 PRESENCE_TTL_S = 45  # a follower not seen for this long no longer counts
-KEEPALIVE_S = float(os.environ.get("AIINFRA_LIVE_KEEPALIVE_S", 15))  # SSE comments keep proxies and phones connected
 RETRY_MS = 1_500  # EventSource reconnect delay sent to clients
 QUEUE_DEPTH = 64  # events buffered per connection before it is reset to the latest

@@ -14,9 +14,9 @@ from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 from .deps import LiveSession, fail
 from .hub import HUB, encode
 from .ids import DEVICE_RE
-from .limits import DEVICE_MAX, KEEPALIVE_S, RETRY_MS
+from .limits import DEVICE_MAX, RETRY_MS
 from .models import errors
-from .store import get_store
+from .store import get_store, keepalive_s
 
 router = APIRouter(tags=["课堂"])
 _background: set[asyncio.Task] = set()
@@ -51,7 +51,7 @@ async def events(request: Request, s: LiveSession, device: str | None = None) ->
         raise full_class()
     return EventSourceResponse(
         _stream(s.code, dev, last_event_id(request)),
-        ping=KEEPALIVE_S,
+        ping=keepalive_s(),
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 

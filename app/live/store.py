@@ -1,21 +1,18 @@
 """The live-class storage interface and the one store of this process.
 
-Two implementations: SQLite (embedded default, one process; ``AIINFRA_LIVE_DB`` sets the file) and
-Redis (``AIINFRA_REDIS_URL``: the store of record *and* the fan-out across workers and instances).
+Two implementations: SQLite (embedded default, one process; ``Settings.live_db`` sets the file) and
+Redis (``Settings.redis_url``: the store of record *and* the fan-out across workers and instances).
 Every change bumps the session's ``seq`` and is published as one event (the session's public state)
 to the process hub, which wakes the SSE connections of that session.
 """
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DB = ROOT / "var" / "live.db"
+from ..settings import Settings, from_environment
 
 AnswerOutcome = Literal["ok", "closed", "missing"]
 
@@ -131,24 +128,37 @@ class Store(ABC):
 
 
 _store: Store | None = None
+_settings: Settings | None = None
+
+
+def configure(settings: Settings) -> None:
+    """Choose the store from ``settings`` (``create_app`` calls this; nothing opens until first use)."""
+    global _store, _settings
+    if settings != _settings:
+        _settings, _store = settings, None
 
 
 def get_store() -> Store:
-    """The process's store, chosen once from the environment (nothing is opened until first use)."""
+    """The process's store, chosen once from the settings (nothing is opened until first use)."""
     global _store
     if _store is None:
         from .hub import HUB
 
-        url = os.environ.get("AIINFRA_REDIS_URL")
-        if url:
+        s = _settings or from_environment()
+        if s.redis_url:
             from .redis_store import RedisStore
 
-            _store = RedisStore(url)
+            _store = RedisStore(s.redis_url)
         else:
             from .sqlite_store import SQLiteStore
 
-            _store = SQLiteStore(Path(os.environ.get("AIINFRA_LIVE_DB") or DEFAULT_DB), HUB.deliver)
+            _store = SQLiteStore(s.live_db, HUB.deliver)
     return _store
+
+
+def keepalive_s() -> float:
+    """Seconds between keep-alive comments on the event streams (and presence beats)."""
+    return (_settings or from_environment()).live_keepalive_s
 
 
 def set_store(store: Store | None) -> None:

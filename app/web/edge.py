@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -81,9 +80,9 @@ def _etag_matches(if_none_match: bytes, etag: bytes) -> bool:
 class EdgeCache:
     """Outermost middleware: answers repeated public GETs from memory."""
 
-    def __init__(self, app, max_bytes: int | None = None):
+    def __init__(self, app, max_bytes: int):
         self.app = app
-        self.max_bytes = max_bytes or int(os.environ.get("AIINFRA_EDGE_MB", "48")) * 1_000_000
+        self.max_bytes = max_bytes
         self.entries: OrderedDict[tuple[str, bytes], Entry] = OrderedDict()
         self.bytes = 0
 

@@ -39,7 +39,7 @@ class FragmentLane:
             params = parse_query(card, items)
         except ParamError:
             return await self.app(scope, receive, send)
-        solutions = dict(items).get("solutions") != "off" and not _solutions_off()
+        solutions = dict(items).get("solutions") != "off" and scope["app"].state.settings.solutions != "off"
         body, etag = fragment_bytes(card, params, solutions=solutions)
         await send(
             {
@@ -65,9 +65,3 @@ def query_items(raw: bytes) -> list[tuple[str, str]]:
     if "%" in qs or "+" in qs:
         return parse_qsl(qs, keep_blank_values=True)
     return [(name, value) for name, _, value in (pair.partition("=") for pair in qs.split("&") if pair)]
-
-
-def _solutions_off() -> bool:
-    import os
-
-    return os.environ.get("AIINFRA_SOLUTIONS") == "off"

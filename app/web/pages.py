@@ -38,9 +38,7 @@ def not_found(what: str) -> HTMLResponse:
 def solutions_allowed(request: Request) -> bool:
     """Instructors hide solutions with ?solutions=off on any exercise link (or for the whole
     deployment with AIINFRA_SOLUTIONS=off)."""
-    import os
-
-    return request.query_params.get("solutions") != "off" and os.environ.get("AIINFRA_SOLUTIONS") != "off"
+    return request.query_params.get("solutions") != "off" and request.app.state.settings.solutions != "off"
 
 
 @router.get("/jump", response_class=HTMLResponse, include_in_schema=False)

@@ -4,7 +4,6 @@ fragments keyed by (card, canonical params)."""
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Mapping
 from functools import cache, lru_cache
 from pathlib import Path
@@ -86,7 +85,7 @@ env = Environment(
     autoescape=select_autoescape(["html", "svg", "j2"]),
     trim_blocks=True,
     lstrip_blocks=True,
-    auto_reload=os.environ.get("AIINFRA_RELOAD") == "1",
+    auto_reload=False,  # templates are read once; create_app sets Settings.reload
 )  # templates are read once unless developing
 env.globals.update(
     static=static_url,

@@ -13,12 +13,15 @@ from pathlib import Path
 import schemathesis
 from app.cards import REGISTRY
 from app.data import encode_config
-from app.main import app
 from app.params_domain import MODEL_CONFIG_FORMAT
 from app.web.api import CROSS_FIELD
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from tests.apps import build_app
+
+app = build_app()
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "tests" / "data" / "configs").glob("*.json")) + [ROOT / "data" / "models" / "qwen3-8b.json"]

@@ -11,7 +11,6 @@ import pytest
 from app.live.hub import HUB
 from app.live.sqlite_store import SQLiteStore
 from app.live.store import set_store
-from app.main import app
 from bench.live_cluster import call, free_port, missing, start_redis, start_uvicorn
 from fastapi.testclient import TestClient
 
@@ -47,7 +46,7 @@ def store(tmp_path):
 
 
 @pytest.fixture
-def client(store):
+def client(store, app):
     with TestClient(app) as c:
         yield c
 

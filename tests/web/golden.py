@@ -102,9 +102,9 @@ def path_of(card_id: str) -> Path:
 
 def write_all() -> int:
     """``make golden``: rewrite every card's record; returns how many files changed."""
+    from app.cards import REGISTRY
     from fastapi.testclient import TestClient
 
-    from app.cards import REGISTRY
     from tests.apps import build_app
 
     client = TestClient(build_app())

@@ -14,6 +14,8 @@ from app.web.render import compute
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from tests.apps import settings_for_tests
+
 WITH_QUESTIONS = sorted(cid for cid, c in REGISTRY.items() if compute(c, c.defaults()).questions)
 
 
@@ -89,6 +91,7 @@ def _variant_app() -> TestClient:
         compute=_variant_compute,
     )
     app = FastAPI()
+    app.state.settings = settings_for_tests()
     app.add_api_route("/check", _check_endpoint(card), methods=["POST"])
     return TestClient(app), card
 

@@ -111,10 +111,11 @@ def test_every_catalog_id_is_registered_and_api_lists_them():
 
     cat = json.loads((Path(__file__).parent.parent / "data" / "catalog_ids.json").read_text(encoding="utf-8"))
     assert set(REGISTRY) == set(cat)
-    from app.main import app
     from fastapi.testclient import TestClient
 
-    listed = [c["id"] for c in TestClient(app).get("/api/cards").json()["cards"]]
+    from tests.apps import build_app
+
+    listed = [c["id"] for c in TestClient(build_app()).get("/api/cards").json()["cards"]]
     assert len([i for i in listed if cat[i]["file"] == "ch1.md"]) == 36
     assert len([i for i in listed if cat[i]["file"] == "ch3a.md"]) == 25
     assert len([i for i in listed if cat[i]["file"] == "ch3b.md"]) == 38

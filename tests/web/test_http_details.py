@@ -152,11 +152,10 @@ def test_drain_stops_at_its_hard_cap():
 
 
 ETAGS = """
-import os, sys
-os.environ["AIINFRA_WARM"] = "0"
 from app.cards import REGISTRY
-from app.main import app  # noqa: F401
+from app.chapters import load_all
 from app.web.render import fragment_bytes
+load_all()
 for cid in sorted(REGISTRY):
     print(cid, fragment_bytes(REGISTRY[cid], REGISTRY[cid].defaults())[1])
 """
