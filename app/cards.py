@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache
 from typing import Any, ClassVar, Literal, TypedDict, cast
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -284,19 +284,24 @@ def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
 
 @dataclass
 class Stat:
-    """A labelled number on screen. ``key`` names the output it shows (catalog output key)."""
+    """A labelled number (or word) on screen, as a tile shows it. ``key`` names the output it shows
+    (catalog output key); ``text`` is the value as its declaration formats it; ``unit`` stands beside
+    it when the text does not carry it."""
 
     key: str
     label: str
-    value: Any
+    text: str
+    value: Any = None
     unit: str = ""
-    digits: int | None = None  # fixed decimals
-    sig: int | None = None  # or significant figures
-    approx: bool = False  # prefix "≈"
     illustrative: bool = False  # 示意 badge
     book: str = ""  # the book's own wording, shown beside ("三倍", "约 31×")
     emphasis: bool = False
-    text: str | None = None  # preformatted text instead of a number
+    hidden: bool = False  # the value is held back (a live question asks it): text is a placeholder
+
+    @property
+    def numeric(self) -> bool:
+        """A number (its tile opens the number's derivation)."""
+        return isinstance(self.value, (int, float)) and not isinstance(self.value, bool)
 
 
 @dataclass
@@ -367,7 +372,6 @@ class Question:
 @dataclass
 class View:
     outputs: dict[str, Any]
-    stats: list[Stat] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
@@ -421,25 +425,6 @@ class Card:
     def defaults(self) -> Params:
         """The card's default state (one instance per card: the model is frozen)."""
         return _defaults_of(self.params)
-
-    @cached_property
-    def tile_plan(self) -> tuple:
-        """Per output that can be a tile: (key, declaration, tile, approx, 示意 conditions, the label
-        when it has no slot, whether the text carries its unit when that does not depend on the
-        value, as in 5.00×10⁸ 项). Read once from the declaration: :func:`tiles` runs every drag."""
-        return tuple(
-            (
-                key,
-                d,
-                d.tile,
-                d.approx,
-                d.ill,
-                None if "[[" in (d.label or key) else d.label or key,
-                d.glued or d.sci if d.show is None else None,
-            )
-            for key, d in self.outputs.items()
-            if d.tile is not False
-        )
 
 
 @cache
@@ -559,37 +544,30 @@ def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivati
 
 
 def tiles(card: Card, view: View, params: Params) -> list[Stat]:
-    """The labelled numbers of a view: from the output declaration (in its order), else the
-    card's hand-made ``view.stats``."""
-    if not card.outputs:
-        return view.stats
+    """The labelled numbers of a view, from the output declaration in its order: an output shows
+    as a tile when its ``tile`` condition holds at this state."""
     o, ctx = view.outputs, view.ctx
     stats = []
-    for key, d, tile, approx_c, ill_c, label, whole_c in card.tile_plan:
-        if key not in o or (tile is not True and not resolve_cond(tile, ctx, params, o)):
+    for key, d in card.outputs.items():
+        if key not in o or d.tile is False or not resolve_cond(d.tile, ctx, params, o):
             continue
-        approx = approx_c if type(approx_c) is bool else resolve_cond(approx_c, ctx, params, o)
+        approx = resolve_cond(d.approx, ctx, params, o)
         value = o[key]
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            whole = whole_c if whole_c is not None else d.shown(value) is not None or d.glued or d.sci
-            text, unit = d.formatter(approx, whole)(value), "" if whole else d.display_unit
+            whole = d.shown(value) is not None or d.glued or d.sci  # the text carries its unit
+            text, unit = d.fmt(value, approx=approx, unit=whole), "" if whole else d.display_unit
         else:
             text, unit = label_text(d.words(value), card, view, params), ""
-        ill = ill_c if type(ill_c) is bool else resolve_cond(ill_c, ctx, params, o)
-        # Stat's fields in order: key, label, value, unit, digits, sig, approx, illustrative, book, emphasis, text
         stats.append(
             Stat(
                 key,
-                label if label is not None else label_text(d.label or key, card, view, params),
-                value,
-                unit,
-                d.digits,
-                d.sig,
-                approx,
-                ill,
-                d.book,
-                d.em,
+                label_text(d.label or key, card, view, params),
                 text,
+                value=value,
+                unit=unit,
+                illustrative=resolve_cond(d.ill, ctx, params, o),
+                book=d.book,
+                emphasis=d.em,
             )
         )
     return stats

@@ -14,21 +14,20 @@ from starlette.middleware.gzip import GZipMiddleware
 from .chapters import load_all
 from .live import router as live_router
 from .live.store import configure as configure_live
+from .render import STATIC, env
 from .settings import Settings, from_environment
-from .web import lookup
+from .web import card_views, lookup
 from .web.api import register_card_routes
-from .web.card_parts import router as card_parts_router
 from .web.deck import router as deck_router
 from .web.docs import router as docs_router
 from .web.edge import EdgeCache
 from .web.gpus_api import router as gpus_router
-from .web.lane import FragmentLane
 from .web.limits import BodyLimit
 from .web.models_api import router as models_router
 from .web.pages import router as pages_router
-from .web.render import STATIC, env
 from .web.security import SecurityHeaders
 from .web.tools import router as tools_router
+from .web.urls import cache_key
 
 load_all()
 
@@ -125,7 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     configure_live(settings)
     app.include_router(deck_router)  # before /present/{name}
     app.include_router(pages_router)
-    app.include_router(card_parts_router)
+    card_views.install(app)
     app.include_router(docs_router)
     app.include_router(models_router)
     app.include_router(gpus_router)
@@ -145,9 +144,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_middleware(GZipMiddleware, minimum_size=800)
     app.add_middleware(BodyLimit)  # 413 for bodies over 1 MB, read before answering
-    app.add_middleware(FragmentLane)  # a slider's fragment request, answered without the router
     app.add_middleware(SecurityHeaders)
-    app.add_middleware(EdgeCache, max_bytes=settings.edge_mb * 1_000_000)  # outermost: a URL seen before never enters
+    app.add_middleware(EdgeCache, max_bytes=settings.edge_mb * 1_000_000, key=cache_key)  # outermost: the HTTP cache
     if settings.warm:
         warm()
     return app
@@ -160,10 +158,10 @@ def warm() -> None:
     the whole process: it is moved out of the collector's reach, and the young generation is collected
     less often (a request makes many short-lived objects). ``AIINFRA_WARM=0`` skips it."""
     from .cards import REGISTRY
-    from .web.render import fragment_bytes
+    from .render import fragment_html
 
     for card in REGISTRY.values():
-        fragment_bytes(card, card.defaults())
+        fragment_html(card, card.defaults())
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)

@@ -42,7 +42,7 @@ def from_environment() -> Settings:
     return Settings()
 
 
-def settings_of(request: Request) -> Settings:
+async def settings_of(request: Request) -> Settings:
     """The settings of the app serving ``request`` (set by ``create_app``)."""
     return request.app.state.settings
 

@@ -64,7 +64,7 @@ def fresh_paths(n: int, seed: int = 11) -> list[str]:
 def accepted(cid: str, name: str, text: str) -> bool:
     """Whether the card takes this value (a cross-field rule may refuse it: that would be a 422)."""
     from app.cards import REGISTRY
-    from app.web.query import ParamError, parse_query
+    from app.state import ParamError, parse_query
 
     try:
         parse_query(REGISTRY[cid], [(name, text)])

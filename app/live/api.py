@@ -12,10 +12,10 @@ from fastapi.responses import JSONResponse
 
 from .. import exercises
 from ..cards import Question, resolve
+from ..cards import run as compute
 from ..chapters import reading_order
 from ..labels import label_to_id, search
 from ..text import rich
-from ..web.render import compute
 from . import cardinfo
 from .deps import Instructor, LiveSession, card_state, check_token, fail, json_body
 from .ids import new_code, new_token, token_hash

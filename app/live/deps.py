@@ -11,7 +11,7 @@ from fastapi import Depends, HTTPException, Request
 from pydantic import BaseModel, ValidationError
 
 from ..cards import REGISTRY, Card, resolve
-from ..web.query import ParamError, parse_query
+from ..state import ParamError, parse_query
 from .ids import normalise_code, token_matches
 from .limits import MAX_BODY_BYTES
 from .store import Session, get_store

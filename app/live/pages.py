@@ -1,5 +1,5 @@
 """Live-class pages: join, follow (students' phones), control (the projector), the QR code and the
-card stage both views swap in. The stage is a pure function of its URL, cached like fragments."""
+card stage both views swap in. The stage is a pure function of its URL."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ from markupsafe import Markup
 
 from ..cards import REGISTRY
 from ..chapters import neighbours
-from ..web.render import LRU, fragment_bytes, render
+from ..render import fragment_html, render
 from .deps import card_state, live_session
 from .ids import normalise_code
 from .limits import NICK_MAX
 from .store import Session, get_store
 
 router = APIRouter(include_in_schema=False)
-_stages: LRU[str] = LRU(2048)
 NO_STORE = {"Cache-Control": "no-store"}
 STAGE_CACHE = "public, max-age=86400"
 
@@ -37,14 +36,10 @@ def qr_svg(url: str) -> Markup:
 
 def stage_html(card_id: str, query: str) -> str:
     """The card shell (controls + result fragment) in the given state, and its neighbours."""
-
-    def make() -> str:
-        card, params = card_state(card_id, query)
-        prev_c, next_c = neighbours(card.id)
-        frag = fragment_bytes(card, params)[0].decode()
-        return render("live/_stage.html", card=card, params=params, fragment=frag, prev=prev_c or "", next=next_c or "")
-
-    return _stages.get((card_id, query), make)
+    card, params = card_state(card_id, query)
+    prev_c, next_c = neighbours(card.id)
+    frag = fragment_html(card, params)
+    return render("live/_stage.html", card=card, params=params, fragment=frag, prev=prev_c or "", next=next_c or "")
 
 
 def not_found(message: str, status: int = 404) -> HTMLResponse:

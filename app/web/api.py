@@ -12,12 +12,11 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from .. import exercises
-from ..cards import REGISTRY, Card, explain
-from .card_parts import FRAGMENT_CACHE
-from .lookup import CardRef
-from .pages import solutions_allowed
-from .query import ParamError, parse_query, validate
-from .render import cached_json, compute, dumps, outputs_json
+from ..cards import REGISTRY, Card, run
+from ..render import card_json, dumps
+from ..state import ParamError, validate
+from .lookup import CardRef, reading_of, state_of
+from .responses import NO_STORE, public
 from .schemas import ErrorBody, result_model
 
 router = APIRouter()
@@ -72,20 +71,6 @@ def api_cards() -> dict:
     }
 
 
-def card_json(card: Card, params: Any) -> dict:
-    """A card's answer: params, outputs and a derivation for every numeric scalar output."""
-    view, ders = explain(card, params)
-    out: dict[str, Any] = {
-        "card": card.id,
-        "params": params.model_dump(mode="json"),
-        "outputs": outputs_json(view),
-        "derivations": {k: d.as_json() for k, d in ders.items()},
-    }
-    if view.questions:
-        out["questions"] = [{"key": q.key, "prompt": q.prompt, "unit": q.unit, "kind": q.kind} for q in view.questions]
-    return out
-
-
 _OPENAPI_ONLY = (
     "title",
     "control",
@@ -137,13 +122,9 @@ def _api_description(card: Card) -> str:
 
 
 def _api_endpoint(card: Card):
-    def endpoint(request: Request) -> Response:
-        try:
-            params = parse_query(card, list(request.query_params.multi_items()))
-        except ParamError as e:
-            return JSONResponse({"detail": e.errors}, 422)
-        body = cached_json(card, params, lambda: dumps(card_json(card, params)))
-        return Response(body, media_type="application/json", headers={"Cache-Control": FRAGMENT_CACHE})
+    async def endpoint(request: Request) -> Response:
+        params = await state_of(card, request)  # a rejected state: the field-named 422 (card_views)
+        return public(dumps(card_json(card, params)), "application/json")
 
     endpoint.__name__ = "card_" + card.id.replace("-", "_")
     return endpoint
@@ -195,18 +176,17 @@ def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -
 def _check_endpoint(card: Card):
     body_model = check_body_model(card)
 
-    def endpoint(request: Request, body: Any) -> Response:
+    async def endpoint(request: Request, body: Any) -> Response:
         answers = {k: v for k, v in body.answers.model_dump().items() if v is not None}
         units = {k: v for k, v in body.units.model_dump().items() if v is not None}
         try:
             params = validate(card, dict(body.params.items()))
         except ParamError as e:
             return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
-        reveal = body.reveal and solutions_allowed(request)
-        results = _verdicts(card, compute(card, params), answers, units, reveal)
+        solutions = (await reading_of(request)).solutions
+        results = _verdicts(card, run(card, params), answers, units, body.reveal and solutions)
         return JSONResponse(
-            {"card": card.id, "results": results, "solutions": solutions_allowed(request)},
-            headers={"Cache-Control": "no-store"},
+            {"card": card.id, "results": results, "solutions": solutions}, headers={"Cache-Control": NO_STORE}
         )
 
     endpoint.__annotations__["body"] = body_model
@@ -223,7 +203,7 @@ def register_card_routes(app: FastAPI) -> None:
     a check operation for each card with questions; alias redirects."""
     for cid in sorted(REGISTRY):
         card = REGISTRY[cid]
-        defaults = compute(card, card.defaults()).outputs
+        defaults = run(card, card.defaults()).outputs
         app.add_api_route(
             f"/api/cards/{cid}",
             _api_endpoint(card),

@@ -17,8 +17,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ..cards import REGISTRY, Card
 from ..chapters import section_of
 from ..labels import label_to_id
-from .query import ParamError, parse_query
-from .render import fragment_bytes, query_string, render
+from ..render import fragment_html, render
+from ..state import ParamError, parse_query, query_string
+from .responses import PAGE_CACHE, html
 
 router = APIRouter()
 MAX_STEPS = 60  # a lecture, not a crawl
@@ -101,7 +102,7 @@ def deck(request: Request) -> Response:
         return _error_page(e)
     step = steps[at - 1]
     card, params = step.card, step.params
-    frag = fragment_bytes(card, params)[0].decode()
+    frag = fragment_html(card, params)
     deck_ctx = {
         "at": at,
         "size": len(steps),
@@ -124,4 +125,4 @@ def deck(request: Request) -> Response:
         solutions=True,
         deck=deck_ctx,
     )
-    return HTMLResponse(body, headers={"Cache-Control": "public, max-age=300"})
+    return html(body, PAGE_CACHE)

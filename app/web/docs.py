@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
-from .render import render
+from ..render import render
 
 router = APIRouter()
 

@@ -1,29 +1,34 @@
-"""The edge cache: every public GET answer (card fragments, JSON, pages, derivations, figure data) is
-a pure function of its URL, so the outermost middleware keeps it, with its headers, and answers the
-next request for that URL without entering the app. Each representation is compressed once (gzip or
-brotli, on the first request that asks for it) and kept beside the raw bytes; ``If-None-Match``
-answers 304. A plain ASGI middleware on the event loop (no locks needed); memory is bounded in bytes.
+"""The one HTTP cache, in front of the app. Every public GET answer (card pages, fragments, JSON,
+derivations, figure data, the book's pages) is a pure function of its URL, so the outermost
+middleware keeps it with its headers and answers the next request for that URL without entering the
+app. Generic: it knows HTTP, not cards. The app hands it ``key``, which normalises a URL (``None``:
+not the edge's: streams, the live class, static files pass through untouched); the card routes' key
+keeps only the parameters a card knows, so ``?utm_source=…`` makes no new entry. Memory is bounded
+in bytes (bodies, headers and keys), least recently used first.
 
-Responses that say ``no-store``/``private`` or are not 200 (live class, checks, errors) pass through
-untouched, and so does ``/static/`` (precompressed files, served by ``CachedStatic``)."""
+For every answer it keeps: a weak ``ETag`` (a hash of the body) with ``If-None-Match`` answered 304,
+and the body compressed for the client (brotli or gzip), each encoding once. Answers that say
+``no-store``/``private`` or are not 200 (checks, errors, redirects) go out as the app made them,
+compressed for the client when large."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import brotli
 
 MIN_COMPRESS = 800  # bytes: smaller bodies go out as they are
-BROTLI_FIRST = 1  # a never-seen state: ~0.07 ms per 15 kB (the slider is waiting)
-BROTLI_KEPT = 5  # a URL asked for again: recompressed once, ~15 % smaller
-REPEAT = 2  # hits before a body is recompressed at BROTLI_KEPT
+BROTLI_QUALITY = 4  # ~0.1 ms per 15 kB fragment, ~10 % larger than quality 11
 GZIP_LEVEL = 6
-SKIP_PREFIXES = ("/static/", "/api/live", "/live/")
+ENTRY_OVERHEAD = 600  # bytes of Python objects per entry beyond its bodies, headers and key
 DROP = {b"content-length", b"content-encoding", b"vary", b"etag"}
+
+Key = Callable[[str, bytes], str | None]  # (path, raw query) → the entry's key; None: not the edge's
 
 
 @dataclass
@@ -32,18 +37,15 @@ class Entry:
     headers: list[tuple[bytes, bytes]]  # as the app sent them, minus length/encoding/vary/etag
     etag: bytes
     bodies: dict[str, bytes] = field(default_factory=dict)  # "identity" | "gzip" | "br" → bytes
-    hits: int = 0
-    final: bool = False  # compressed at the kept quality
 
-    @property
-    def size(self) -> int:
-        return sum(len(b) for b in self.bodies.values()) + 200
+    def size(self, key: str) -> int:
+        heads = sum(len(k) + len(v) for k, v in self.headers)
+        return ENTRY_OVERHEAD + len(key) + heads + len(self.etag) + sum(len(b) for b in self.bodies.values())
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def negotiate(accept: bytes) -> str:
-    """The best encoding the client takes (``br`` > ``gzip`` > identity); ``q=0`` refuses one.
-    Kept per header value: browsers send a handful of them."""
+    """The best encoding the client takes (``br`` > ``gzip`` > identity); ``q=0`` refuses one."""
     offered = {}
     for part in accept.decode("latin-1").lower().split(","):
         name, _, params = part.strip().partition(";")
@@ -60,15 +62,22 @@ def negotiate(accept: bytes) -> str:
     return "identity"
 
 
-def compress(raw: bytes, encoding: str, quality: int = BROTLI_KEPT) -> bytes:
+def compress(raw: bytes, encoding: str) -> bytes:
     if encoding == "br":
-        return brotli.compress(raw, quality=quality)
+        return brotli.compress(raw, quality=BROTLI_QUALITY)
     if encoding == "gzip":
-        return gzip.compress(raw, GZIP_LEVEL if quality >= BROTLI_KEPT else 1, mtime=0)
+        return gzip.compress(raw, GZIP_LEVEL, mtime=0)
     return raw
 
 
-def _etag_matches(if_none_match: bytes, etag: bytes) -> bool:
+def etag_of(body: bytes) -> bytes:
+    """A weak validator: the identity and compressed bytes of one answer are one representation."""
+    return b'W/"' + hashlib.sha1(body).hexdigest()[:20].encode() + b'"'
+
+
+def etag_matches(if_none_match: bytes, etag: bytes) -> bool:
+    """``If-None-Match`` by the weak comparison (RFC 9110 13.1.2): ``*``, or any listed tag equal to
+    ours once ``W/`` is dropped."""
     if not if_none_match:
         return False
     if if_none_match.strip() == b"*":
@@ -77,33 +86,44 @@ def _etag_matches(if_none_match: bytes, etag: bytes) -> bool:
     return any(t.strip().removeprefix(b"W/") == ours for t in if_none_match.split(b","))
 
 
-class EdgeCache:
-    """Outermost middleware: answers repeated public GETs from memory."""
+def _cacheable(start: dict) -> bool:
+    if start.get("status") != 200:
+        return False
+    h = dict(start.get("headers", []))
+    cc = h.get(b"cache-control", b"").lower()
+    return b"public" in cc and b"no-store" not in cc and b"content-encoding" not in h
 
-    def __init__(self, app, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-        self.entries: OrderedDict[tuple[str, bytes], Entry] = OrderedDict()
+
+class EdgeCache:
+    """Outermost middleware: answers repeated public GETs from memory (at most ``max_bytes``; 0 keeps
+    nothing but still validates and compresses)."""
+
+    def __init__(self, app, max_bytes: int, key: Key):
+        self.app, self.max_bytes, self.key = app, max_bytes, key
+        self.entries: OrderedDict[str, Entry] = OrderedDict()
         self.bytes = 0
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "GET" or scope["path"].startswith(SKIP_PREFIXES):
+        if scope["type"] != "http" or scope["method"] != "GET":
             return await self.app(scope, receive, send)
-        key = (scope["path"], scope.get("query_string", b""))
-        headers = dict(scope.get("headers") or [])
+        key = self.key(scope["path"], scope.get("query_string", b""))
+        if key is None:  # not the edge's: passed through untouched (streams, live class, static files)
+            return await self.app(scope, receive, send)
         entry = self.entries.get(key)
         if entry is None:
-            entry = await self._fill(scope, receive, send, key)
+            entry = await self._fill(scope, receive, send)
             if entry is None:
                 return None
+            self._store(key, entry)
         else:
             self.entries.move_to_end(key)
-        await self._answer(entry, headers, send)
+        await self._answer(entry, dict(scope.get("headers") or []), send, key)
         return None
 
-    async def _fill(self, scope, receive, send, key) -> Entry | None:
-        """Run the app without Accept-Encoding (raw bytes); keep a cacheable answer, else relay it."""
-        inner = {**scope, "headers": [(k, v) for k, v in scope.get("headers") or [] if k != b"accept-encoding"]}
+    async def _fill(self, scope, receive, send) -> Entry | None:
+        """Run the app without Accept-Encoding (raw bytes); a cacheable answer becomes an entry, anything
+        else is relayed as the app made it."""
+        headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"accept-encoding"]
         start: dict = {}
         chunks: list[bytes] = []
 
@@ -113,22 +133,17 @@ class EdgeCache:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
-        await self.app(inner, receive, capture)
+        await self.app({**scope, "headers": headers}, receive, capture)
         raw = b"".join(chunks)
-        if not self._cacheable(start):
+        if not _cacheable(start):
             await self._relay(start, raw, dict(scope.get("headers") or []), send)
             return None
-        got = dict(start.get("headers", []))
-        etag = got.get(b"etag") or b'W/"' + hashlib.sha1(raw).hexdigest()[:20].encode() + b'"'
-        entry = Entry(
-            start["status"], [(k, v) for k, v in start.get("headers", []) if k not in DROP], etag, {"identity": raw}
-        )
-        self._store(key, entry)
-        return entry
+        kept = [(k, v) for k, v in start.get("headers", []) if k not in DROP]
+        return Entry(start["status"], kept, etag_of(raw), {"identity": raw})
 
     @staticmethod
     async def _relay(start: dict, raw: bytes, req: dict, send) -> None:
-        """An answer not kept: sent as the app made it, compressed for the client if it is large."""
+        """An answer not kept, sent as the app made it (compressed for the client when it is large)."""
         headers = list(start.get("headers", []))
         enc = negotiate(req.get(b"accept-encoding", b"")) if len(raw) >= MIN_COMPRESS else "identity"
         if enc != "identity" and not any(k == b"content-encoding" for k, _ in headers):
@@ -142,38 +157,31 @@ class EdgeCache:
         await send({**start, "headers": headers})
         await send({"type": "http.response.body", "body": raw})
 
-    @staticmethod
-    def _cacheable(start: dict) -> bool:
-        if start.get("status") != 200:
-            return False
-        h = dict(start.get("headers", []))
-        cc = h.get(b"cache-control", b"").lower()
-        return b"public" in cc and b"no-store" not in cc and b"content-encoding" not in h
-
-    def _store(self, key, entry: Entry) -> None:
+    def _store(self, key: str, entry: Entry) -> None:
+        """Keep ``entry`` under ``key``, dropping the least recently used past the byte bound."""
         self.entries[key] = entry
-        self.bytes += entry.size
-        while self.bytes > self.max_bytes and len(self.entries) > 1:
-            _, old = self.entries.popitem(last=False)
-            self.bytes -= old.size
+        self._grow(entry.size(key))
 
-    async def _answer(self, entry: Entry, req: dict, send) -> None:
+    def _grow(self, n: int) -> None:
+        self.bytes += n
+        while self.bytes > self.max_bytes and self.entries:
+            old_key, old = self.entries.popitem(last=False)
+            self.bytes -= old.size(old_key)
+
+    async def _answer(self, entry: Entry, req: dict, send, key: str) -> None:
         base = [*entry.headers, (b"etag", entry.etag), (b"vary", b"Accept-Encoding")]
-        if _etag_matches(req.get(b"if-none-match", b""), entry.etag):
+        if etag_matches(req.get(b"if-none-match", b""), entry.etag):
             await send({"type": "http.response.start", "status": 304, "headers": base})
             await send({"type": "http.response.body", "body": b""})
             return
         raw = entry.bodies["identity"]
         enc = negotiate(req.get(b"accept-encoding", b"")) if len(raw) >= MIN_COMPRESS else "identity"
-        entry.hits += 1
-        if entry.hits > REPEAT and not entry.final:  # asked for again and again: compress well, once
-            self.bytes -= sum(len(b) for k, b in entry.bodies.items() if k != "identity")
-            entry.bodies = {"identity": raw}
-            entry.final = True
         body = entry.bodies.get(enc)
-        if body is None:  # first request for this representation: compress once
-            body = entry.bodies[enc] = compress(raw, enc, BROTLI_KEPT if entry.final else BROTLI_FIRST)
-            self.bytes += len(body)
+        if body is None:  # the first request for this encoding: compressed once
+            body = compress(raw, enc)
+            if self.entries.get(key) is entry:
+                entry.bodies[enc] = body
+                self._grow(len(body))
         out = base + [(b"content-length", str(len(body)).encode())]
         if enc != "identity":
             out.append((b"content-encoding", enc.encode()))

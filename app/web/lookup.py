@@ -2,7 +2,8 @@
 redirects to the canonical id, keeping the query; anything else is a 404) and ``StateRef`` (the
 query validated by the card's Params; a rejected query is a field-named 422). Routes declare them
 as parameters; the exception handlers here answer in the route's own language: JSON under
-``/api/``, a plain line for figure data, an HTML page or fragment elsewhere."""
+``/api/``, a plain line for figure data, an HTML page or fragment elsewhere. The lookups are
+coroutines: they run on the event loop (a sync dependency costs a thread hop each)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 
 from ..cards import REGISTRY, Card, Params, resolve
 from ..labels import label_to_id
-from .query import ParamError, parse_query
-from .render import render
+from ..render import Reading, render
+from ..state import ParamError, parse_query
 
 
 class AliasRedirect(Exception):
@@ -48,7 +49,7 @@ def _swap_name(path: str, name: str, cid: str) -> str:
     return "/".join(parts)
 
 
-def card_named(name: str, request: Request) -> Card:
+async def card_named(name: str, request: Request) -> Card:
     """The card a path names: by id, else redirected from an alias or printed label."""
     card = REGISTRY.get(name)
     if card is not None:
@@ -63,7 +64,7 @@ def card_named(name: str, request: Request) -> Card:
 CardRef = Annotated[Card, Depends(card_named)]
 
 
-def state_of(card: CardRef, request: Request) -> Params:
+async def state_of(card: CardRef, request: Request) -> Params:
     """The card's state from the query (unknown keys ignored, known ones validated)."""
     try:
         return parse_query(card, [(k, v) for k, v in query_items(request) if k != "key"])
@@ -72,6 +73,17 @@ def state_of(card: CardRef, request: Request) -> Params:
 
 
 StateRef = Annotated[Params, Depends(state_of)]
+
+
+async def reading_of(request: Request) -> Reading:
+    """How the URL asks the card to be shown: ``solutions=off`` (or the deployment's setting) hides
+    worked solutions; each ``hide=<output>`` holds that output's value back (a live question's)."""
+    q = request.query_params
+    solutions = q.get("solutions") != "off" and request.app.state.settings.solutions != "off"
+    return Reading(solutions=solutions, hide=frozenset(q.getlist("hide")))
+
+
+ReadingRef = Annotated[Reading, Depends(reading_of)]
 
 
 def _speaks_json(request: Request) -> bool:
@@ -106,14 +118,7 @@ async def _missing(request: Request, exc: CardMissing) -> Response:
     return HTMLResponse(render("error.html", title="找不到", message=f"没有编号为 “{exc.name}” 的卡片"), 404)
 
 
-async def _rejected(request: Request, exc: StateRejected) -> Response:
-    if _speaks_json(request) or _figure_data(request):
-        return JSONResponse({"detail": exc.errors}, 422)
-    return HTMLResponse(render("_errors.html", card=exc.card, errors=exc.errors), 422)
-
-
 def install(app: FastAPI) -> None:
     """Register the handlers that turn lookups into redirects, 404s and 422s."""
     app.add_exception_handler(AliasRedirect, _redirect)  # type: ignore[arg-type]
     app.add_exception_handler(CardMissing, _missing)  # type: ignore[arg-type]
-    app.add_exception_handler(StateRejected, _rejected)  # type: ignore[arg-type]

@@ -1,44 +1,28 @@
-"""Pages: the book (chapters, sections), a card alone, the projector view, the jump box and the
-glossary. Every page is a pure function of its URL and is rendered once per URL."""
+"""Pages of the book: the table of contents, chapters, sections, the jump box and the glossary. Every
+page is a pure function of its URL (the edge cache keeps it). A card alone and the projector view are
+card representations (``card_views.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 
-from ..cards import REGISTRY, Card
-from ..chapters import CHAPTERS, cards_in, layout, neighbours, section, section_of
+from ..cards import REGISTRY
+from ..chapters import CHAPTERS, Section, cards_in, layout, section
 from ..labels import label_to_id, search
+from ..render import fragment_html, render
+from ..render.env import gloss, glossary_scope
 from ..text import markdown
-from ..text.glossary import Scope
-from .cache import LRU
-from .lookup import CardRef, query_items
-from .query import ParamError, parse_query
-from .render import env, fragment_bytes, query_string, render
+from .responses import PAGE_CACHE, html
 
 router = APIRouter()
-_pages: LRU[tuple[str, int, dict]] = LRU(2048)  # (path, raw query) → (body, status, headers)
-PAGE_CACHE = "public, max-age=300"
-EAGER_CARDS = 2
-
-
-def cached_page(request: Request, make: Callable[[], tuple[str, int, dict]]) -> HTMLResponse:
-    """Render a page once per URL; later requests for the same URL reuse the bytes."""
-    body, status, headers = _pages.get((request.url.path, request.url.query), make)
-    return HTMLResponse(body, status_code=status, headers=headers)
+EAGER_CARDS = 2  # the first cards of a section arrive with the page; the rest load as they scroll in
 
 
 def not_found(what: str) -> HTMLResponse:
     return HTMLResponse(render("error.html", title="找不到", message=what), 404)
-
-
-def solutions_allowed(request: Request) -> bool:
-    """Instructors hide solutions with ?solutions=off on any exercise link (or for the whole
-    deployment with AIINFRA_SOLUTIONS=off)."""
-    return request.query_params.get("solutions") != "off" and request.app.state.settings.solutions != "off"
 
 
 @router.get("/jump", response_class=HTMLResponse, include_in_schema=False)
@@ -55,28 +39,22 @@ def jump(q: str = "") -> Response:
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def index(request: Request) -> HTMLResponse:
-    return cached_page(request, lambda: (render("index.html", cards_in=cards_in), 200, {"Cache-Control": PAGE_CACHE}))
+def index() -> Response:
+    return html(render("index.html", cards_in=cards_in), PAGE_CACHE)
 
 
 @router.get("/ch/{n}", response_class=HTMLResponse, include_in_schema=False)
-def chapter_page(request: Request, n: int) -> HTMLResponse:
+def chapter_page(n: int) -> Response:
     ch = CHAPTERS.get(n)
     if not ch:
         return not_found(f"没有第 {n} 章")
     opener = ch.sections[0]
-    return cached_page(
-        request,
-        lambda: (
-            render("chapter.html", chapter=ch, opener=opener, parts=_parts(opener), cards_in=cards_in),
-            200,
-            {"Cache-Control": PAGE_CACHE},
-        ),
-    )
+    body = render("chapter.html", chapter=ch, opener=opener, parts=_parts(opener), cards_in=cards_in)
+    return html(body, PAGE_CACHE)
 
 
 @router.get("/ch/{n}/{slug}", response_class=HTMLResponse, include_in_schema=False)
-def section_page(request: Request, n: int, slug: str) -> Response:
+def section_page(n: int, slug: str) -> Response:
     sec = section(n, slug)
     if not sec:
         return not_found(f"没有 {n}/{slug} 这一节")
@@ -86,17 +64,10 @@ def section_page(request: Request, n: int, slug: str) -> Response:
     i = ch.sections.index(sec)
     prev_s = ch.sections[i - 1] if i > 0 else None
     next_s = ch.sections[i + 1] if i + 1 < len(ch.sections) else None
-    return cached_page(
-        request,
-        lambda: (
-            render("section.html", chapter=ch, sec=sec, parts=_parts(sec), prev=prev_s, next=next_s),
-            200,
-            {"Cache-Control": PAGE_CACHE},
-        ),
-    )
+    return html(render("section.html", chapter=ch, sec=sec, parts=_parts(sec), prev=prev_s, next=next_s), PAGE_CACHE)
 
 
-def _parts(sec: Any) -> list[dict[str, Any]]:
+def _parts(sec: Section) -> list[dict[str, Any]]:
     """Prose and cards in reading order; the first few cards are rendered inline, the rest load
     when scrolled into view."""
     parts: list[dict[str, Any]] = []
@@ -110,57 +81,9 @@ def _parts(sec: Any) -> list[dict[str, Any]]:
         eager = n < EAGER_CARDS
         n += 1
         parts.append(
-            {
-                "kind": "card",
-                "card": c,
-                "params": p,
-                "eager": eager,
-                "fragment": fragment_bytes(c, p)[0].decode() if eager else "",
-            }
+            {"kind": "card", "card": c, "params": p, "eager": eager, "fragment": fragment_html(c, p) if eager else ""}
         )
     return parts
-
-
-@router.get("/cards/{name}", response_class=HTMLResponse, include_in_schema=False)
-def card_page(request: Request, card: CardRef) -> Response:
-    return cached_page(request, lambda: _card_page(request, card))
-
-
-@router.get("/present/{name}", response_class=HTMLResponse, include_in_schema=False)
-def present_page(request: Request, card: CardRef) -> Response:
-    return cached_page(request, lambda: _card_page(request, card, "present.html"))
-
-
-def _card_page(request: Request, card: Card, template: str = "card_page.html") -> tuple[str, int, dict]:
-    """A card alone (``card_page.html``, or the projector view ``present.html``) in the URL's state;
-    a rejected query shows the messages beside the controls and the defaults' result."""
-    embed = template == "card_page.html" and request.query_params.get("embed") in ("1", "true")
-    solutions = solutions_allowed(request)
-    status, errors = 200, []
-    try:
-        params = parse_query(card, query_items(request))
-    except ParamError as e:
-        status, errors, params = 422, e.errors, card.defaults()
-    frag = fragment_bytes(card, params, solutions=solutions)[0].decode()
-    prev_c, next_c = neighbours(card.id)
-    body = render(
-        template,
-        card=card,
-        params=params,
-        fragment=frag,
-        errors=errors,
-        raw=dict(query_items(request)),
-        embed=embed,
-        sec=section_of(card),
-        prev=prev_c,
-        next=next_c,
-        qs=query_string(card, params),
-        solutions=solutions,
-    )
-    headers = {"Cache-Control": PAGE_CACHE}
-    if embed:
-        headers["X-Frame-Embed"] = "1"  # the security middleware relaxes frame-ancestors for this view
-    return body, status, headers
 
 
 # --------------------------------------------------------------------------- glossary
@@ -170,10 +93,9 @@ def marked_in_prose(sec_key: str) -> set[str]:
     """The glossary terms a section's prose marks (and so anchors), exactly as its page renders."""
     from ..chapters import prose
 
-    scope_of = cast(Callable[[str, bool], Scope], env.globals["glossary_scope"])  # Jinja types globals as object
-    scope = scope_of("p", True)
+    scope = glossary_scope("p", True)
     for part in prose(sec_key).split("\n\n"):
-        env.filters["gloss"](markdown(part), scope)
+        gloss(markdown(part), scope)
     return scope.seen
 
 
@@ -200,11 +122,9 @@ def glossary_entries() -> list[dict[str, str]]:
 
 
 @router.get("/glossary", response_class=HTMLResponse, include_in_schema=False)
-def glossary_page(request: Request) -> HTMLResponse:
+def glossary_page() -> Response:
     """术语表: every term the two chapters introduce, defined, with links back into the sections."""
-    return cached_page(
-        request, lambda: (render("glossary.html", entries=glossary_entries()), 200, {"Cache-Control": PAGE_CACHE})
-    )
+    return html(render("glossary.html", entries=glossary_entries()), PAGE_CACHE)
 
 
 @router.get("/glossary.json", tags=["术语"], summary="术语表")
@@ -213,7 +133,7 @@ def glossary_json() -> JSONResponse:
 
 
 @router.get("/healthz", include_in_schema=False)
-def healthz() -> PlainTextResponse:
+async def healthz() -> PlainTextResponse:
     return PlainTextResponse("ok")
 
 

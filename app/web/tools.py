@@ -10,9 +10,10 @@ from fastapi.responses import HTMLResponse, Response
 
 from ..cards import REGISTRY, Card
 from ..chapters.tools import TOOLS, tool_intro
-from .pages import PAGE_CACHE, cached_page, not_found
-from .query import ParamError, parse_query
-from .render import fragment_bytes, render
+from ..render import fragment_html, render
+from ..state import ParamError, parse_query
+from .pages import not_found
+from .responses import PAGE_CACHE, html
 
 router = APIRouter()
 
@@ -30,10 +31,6 @@ ToolCard = Annotated[Card | None, Depends(tool_card)]
 def tool_page(request: Request, slug: str, card: ToolCard) -> Response:
     if card is None:
         return not_found(f"没有 /tools/{slug} 这个工具页")
-    return cached_page(request, lambda: _page(request, slug, card))
-
-
-def _page(request: Request, slug: str, card: Card) -> tuple[str, int, dict[str, str]]:
     items = list(request.query_params.multi_items())
     status, errors = 200, []
     try:
@@ -44,9 +41,9 @@ def _page(request: Request, slug: str, card: Card) -> tuple[str, int, dict[str, 
         "tool.html",
         card=card,
         params=params,
-        fragment=fragment_bytes(card, params)[0].decode(),
+        fragment=fragment_html(card, params),
         errors=errors,
         raw=dict(items),
         intro=tool_intro(slug),
     )
-    return body, status, {"Cache-Control": PAGE_CACHE}
+    return html(body, PAGE_CACHE, status)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from app.cards import REGISTRY
-from app.web.render import compute
+from app.cards import run as compute
 
 WITH_CHART = sorted(cid for cid, c in REGISTRY.items() if compute(c, c.defaults()).figures)
 FIRST_CHART = """() => {

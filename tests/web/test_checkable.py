@@ -9,8 +9,8 @@ from typing import Literal
 import pytest
 from app import exercises
 from app.cards import REGISTRY, Card, Params, Question, View, choice, number_type, toggle
+from app.cards import run as compute
 from app.web.api import _check_endpoint, check_body_model
-from app.web.render import compute
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -142,7 +142,7 @@ def test_numeric_choice_schema_is_an_enum_of_numbers(client):
 
 
 def test_numeric_choice_links_stay_short_and_select_the_option(client):
-    from app.web.query import to_query
+    from app.state import to_query
 
     card = REGISTRY["ex-3-1"]
     assert to_query(card, card.parse({"n_requests": "16.0"})) == [("n_requests", "16")]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from app.cards import REGISTRY, controls_of
+from app.state import ParamError, parse_query
 from app.trace import evaluate
-from app.web.query import ParamError, parse_query
 
 CONTRACT = json.loads((Path(__file__).parent.parent / "data" / "catalog_contract.json").read_text(encoding="utf-8"))[
     "cards"

@@ -12,7 +12,7 @@ import time
 
 import pytest
 from app.cards import REGISTRY, controls_of
-from app.web.query import MAX_LIST, ParamError, parse_query
+from app.state import MAX_LIST, ParamError, parse_query
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

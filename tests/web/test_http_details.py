@@ -154,10 +154,11 @@ def test_drain_stops_at_its_hard_cap():
 ETAGS = """
 from app.cards import REGISTRY
 from app.chapters import load_all
-from app.web.render import fragment_bytes
+from app.render import fragment_html
+from app.web.edge import etag_of
 load_all()
 for cid in sorted(REGISTRY):
-    print(cid, fragment_bytes(REGISTRY[cid], REGISTRY[cid].defaults())[1])
+    print(cid, etag_of(fragment_html(REGISTRY[cid], REGISTRY[cid].defaults()).encode()))
 """
 
 

@@ -127,7 +127,7 @@ def html_unescape(s: str) -> str:
 
 def test_live_prose_values_follow_the_card(client):
     """The fragment ships the formatted values of the outputs the prose quotes; they change with the state."""
-    from app.web.render import prose_slots
+    from app.render.card import prose_slots
 
     slots = prose_slots()
     assert slots, "some section prose quotes a card"

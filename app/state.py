@@ -9,11 +9,12 @@ import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
+from urllib.parse import urlencode
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from ..cards import Card, controls_of
+from .cards import Card, controls_of
 
 MAX_VALUE_LEN = 200
 _INT = re.compile(r"^[+-]?[0-9]+$")
@@ -90,7 +91,7 @@ def _range(card: Card, field: str) -> str:
     if not s:
         return ""
     if s.options:
-        return "可选:" + "、".join(_s(o) for o in s.options)
+        return "可选:" + "、".join(wire(o) for o in s.options)
     if s.control == "toggle":
         return "可选:true、false"
     if s.ge is not None and s.le is not None:
@@ -160,6 +161,12 @@ def _from_pydantic(card: Card, err: ErrorDetails) -> dict[str, Any]:
     }
 
 
+def query_string(card: Card, params) -> str:
+    """``?…`` for a state (only what differs from the defaults), or "" at the defaults."""
+    q = to_query(card, params)
+    return ("?" + urlencode(q)) if q else ""
+
+
 def to_query(card: Card, params) -> list[tuple[str, str]]:
     """Params → query pairs, only those that differ from the defaults (short, canonical links)."""
     d = card.defaults()
@@ -169,13 +176,14 @@ def to_query(card: Card, params) -> list[tuple[str, str]]:
         if v == getattr(d, name):
             continue
         if isinstance(v, (list, tuple)):
-            out += [(name, _s(x)) for x in v]
+            out += [(name, wire(x)) for x in v]
         elif v is not None:
-            out.append((name, _s(v)))
+            out.append((name, wire(v)))
     return out
 
 
-def _s(v: Any) -> str:
+def wire(v: Any) -> str:
+    """A parameter value as a URL (and a number box) writes it: ``70``, not ``70.0``; ``true``."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():

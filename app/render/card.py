@@ -1,0 +1,217 @@
+"""A card's representations as text: its result fragment (what htmx swaps in as a slider moves), its
+derivations (what a tile expands into), its JSON answer, and the numbers the section prose quotes.
+Python builds data here; the markup is in templates (``_result.html``, ``_parts.html``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cache, partial
+from typing import Any
+
+from markupsafe import Markup
+
+from ..cards import REGISTRY, Card, Question, Stat, View, cell_text, explain, label_text, run, slot, tiles
+from ..derivation import Derivation
+from ..outputs import split
+from ..state import query_string
+from ..text import markdown, rich
+from ..text.glossary import Scope
+from .env import env, gloss
+from .figures import legend_items, wire_figure
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a card is shown, apart from its state: whether exercises offer their worked solutions,
+    and which outputs are hidden (a live question's asked value: no trace of it in the fragment).
+    In a URL these are the view flags :data:`VIEW_FLAGS`."""
+
+    solutions: bool = True
+    hide: frozenset[str] = field(default_factory=frozenset)
+
+
+VIEW_FLAGS = ("solutions", "hide", "embed")  # query keys that change how a card is shown, not its state
+HIDDEN_TEXT = "?"  # what a hidden number reads as
+
+
+def fill_html(
+    card: Card, view: View, params: Any, hide: frozenset[str], text: str, scope: Scope | None = None
+) -> Markup:
+    """Card text with its ``[[key]]`` slots filled: a numeric output becomes a button that expands its
+    derivation; params and ctx values are plain text; a hidden output reads "?". With a glossary
+    ``scope``, terms in the text (never in the filled numbers) are marked."""
+    if "[[" not in text:
+        return gloss(rich(text), scope) if scope is not None else rich(text)
+    return Markup(env.get_template("_parts.html").module.slots(_runs(card, view, params, hide, text), scope))  # type: ignore[attr-defined]
+
+
+def _runs(card: Card, view: View, params: Any, hide: frozenset[str], text: str) -> list[dict[str, Any]]:
+    """The runs of ``text`` (:func:`split`): written text, or a filled slot (its text, and whether it
+    is a number that opens a derivation)."""
+    runs: list[dict[str, Any]] = []
+    for written, key, flag in split(text):
+        hit = slot(card, view, params, key, flag) if key else None
+        if hit is None:  # plain text, or a slot nothing fills (left as written)
+            runs.append({"text": written})
+        elif key in hide:
+            runs.append({"value": HIDDEN_TEXT, "key": key, "button": False})
+        else:
+            runs.append(
+                {"value": hit[0], "key": key, "button": hit[1] == "output" and _is_number(view.outputs.get(key))}
+            )
+    return runs
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def answer_text(card: Card, q: Question, value: Any) -> str:
+    """A question's expected answer as the solution states it: 是/否, the option's words, or the
+    number in its output's declared format with the question's unit."""
+    if q.kind in ("bool", "choice"):
+        if isinstance(value, bool):
+            return "是" if value else "否"
+        return str(q.options.get(str(value), value))
+    from .. import format as fmt
+
+    return fmt.with_unit(value, q.unit, sig=4)
+
+
+def _tiles(card: Card, view: View, params: Any, hide: frozenset[str]) -> list[Stat]:
+    return [
+        s
+        if s.key not in hide
+        else Stat(s.key, s.label, HIDDEN_TEXT, unit=s.unit, illustrative=s.illustrative, hidden=True)
+        for s in tiles(card, view, params)
+    ]
+
+
+def fragment_context(card: Card, params: Any, view: View, reading: Reading = Reading()) -> dict[str, Any]:
+    """What ``_result.html`` (and a card's own template) needs to draw one state."""
+    hide = reading.hide & set(view.outputs)
+    fill = partial(fill_html, card, view, params, hide)
+    return {
+        "card": card,
+        "params": params,
+        "view": view,
+        "qs": query_string(card, params),
+        "solutions": reading.solutions,
+        "tiles": _tiles(card, view, params, hide),
+        "fill": fill,
+        "fill_text": lambda text: label_text(text, card, view, params),
+        "legend_items": legend_items,
+        "wire_figure": wire_figure,
+        "cell_text": lambda t, ci, c: cell_text(card, t, ci, c),
+        "notes_scope": Scope(f"n-{card.id}"),
+        "answer_text": lambda q: answer_text(card, q, view.outputs.get(q.key)),
+        "markdown": markdown,
+        "live_values": {k: v for k, v in live_values(card, view, params).items() if k.split("|")[0] not in hide},
+        "hide": hide,
+    }
+
+
+def render_fragment(card: Card, params: Any, view: View, reading: Reading = Reading()) -> str:
+    """The result fragment of ``view`` (a card's own template includes the generic ``_result.html``)."""
+    return env.get_template(card.template or "_result.html").render(**fragment_context(card, params, view, reading))
+
+
+def fragment_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
+    """The card's result fragment at ``params``."""
+    return render_fragment(card, params, run(card, params), reading)
+
+
+def explain_html(card: Card, params: Any) -> str:
+    """Every derivation of the card at ``params``, as the HTML the tiles expand into."""
+    view, ders = explain(card, params)
+    return env.get_template("_explain.html").render(
+        card=card, view=view, derivations=ders, tiles={s.key: s for s in tiles(card, view, params)}
+    )
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    return v
+
+
+def outputs_json(view: View) -> dict[str, Any]:
+    """Every output of a view, JSON-safe (NaN and infinities become null)."""
+    return {k: _clean(v) for k, v in view.outputs.items()}
+
+
+def card_json(card: Card, params: Any) -> dict:
+    """A card's answer: params, outputs and a derivation for every numeric scalar output."""
+    view, ders = explain(card, params)
+    out: dict[str, Any] = {
+        "card": card.id,
+        "params": params.model_dump(mode="json"),
+        "outputs": outputs_json(view),
+        "derivations": {k: d.as_json() for k, d in ders.items()},
+    }
+    if view.questions:
+        out["questions"] = [{"key": q.key, "prompt": q.prompt, "unit": q.unit, "kind": q.kind} for q in view.questions]
+    return out
+
+
+# --------------------------------------------------------------------------- numbers the prose quotes
+
+
+def live_number(cid: str, key: str, flag: str = "") -> Markup | None:
+    """A number the prose quotes from a card (``[[eg-1-1.t_mem_ms]]``): its value at the card's
+    defaults, as a link to the card that the page script keeps equal to the card's current state."""
+    card = REGISTRY.get(cid)
+    if card is None:
+        return None
+    p = card.defaults()
+    hit = slot(card, run(card, p), p, key, flag)
+    if hit is None or hit[1] == "ctx":
+        return None
+    return Markup(env.get_template("_parts.html").module.live_number(card, key, flag, hit[0]))  # type: ignore[attr-defined]
+
+
+@cache
+def prose_slots() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Which (output, flags) of each card some section's prose quotes: the fragment ships exactly
+    those, formatted, so the page can keep its prose equal to the card's state. Sorted: every
+    worker must send the same bytes (and so the same ETag) for one state."""
+    from ..chapters import CHAPTERS, prose
+    from ..text import LIVE
+
+    found: dict[str, set[tuple[str, str]]] = {}
+    for ch in CHAPTERS.values():
+        for sec in ch.sections:
+            for m in LIVE.finditer(prose(sec.key)):
+                found.setdefault(m.group(1), set()).add((m.group(2), m.group(3) or ""))
+    return {k: tuple(sorted(v)) for k, v in found.items()}
+
+
+def live_values(card: Card, view: View, params: Any) -> dict[str, str]:
+    """The formatted values of the prose-quoted outputs at this state, keyed ``key`` or ``key|flags``."""
+    out = {}
+    for key, flag in prose_slots().get(card.id, ()):
+        hit = slot(card, view, params, key, flag)
+        if hit and hit[1] != "ctx":
+            out[f"{key}|{flag}" if flag else key] = hit[0]
+    return out
+
+
+def derivation_html(d: Derivation) -> Markup:
+    """A derivation's formula as MathML (plain text when the symbols do not typeset)."""
+    from ..text import tex
+
+    try:
+        return Markup(tex(d.tex)) if d.tex else Markup.escape(d.formula)
+    except Exception:  # latex2mathml rejects a symbol: the plain formula reads as well
+        return Markup.escape(d.formula)
+
+
+env.globals.update(live_number=live_number, derivation_html=derivation_html)

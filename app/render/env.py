@@ -1,0 +1,92 @@
+"""The one Jinja environment (autoescape on) and what every template may use: static asset URLs,
+rich text (``$tex$`` maths), Markdown, glossary marks, JSON inside a ``<script>`` block."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from .. import format as fmt
+from ..cards import REGISTRY, controls_of
+from ..chapters import CHAPTERS, section_of
+from ..chapters.glossary import TERMS
+from ..charts import ROLE_LABELS
+from ..state import wire
+from ..text import markdown, rich
+from ..text.glossary import Marker, Scope, definitions_html
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+STATIC = ROOT / "static"
+
+
+@cache
+def _fingerprint(path: str) -> str:
+    p = STATIC / path
+    try:
+        return hashlib.sha256(p.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return "0"
+
+
+def static_url(path: str) -> str:
+    """A static asset's URL, fingerprinted by its content (served as immutable)."""
+    return f"/static/{path}?v={_fingerprint(path)}"
+
+
+def dumps(obj: Any) -> bytes:
+    """Compact UTF-8 JSON (orjson; a traced number is written as the plain number it is)."""
+    return orjson.dumps(obj, default=float)
+
+
+def json_script(obj: Any) -> Markup:
+    """JSON safe inside ``<script type="application/json">``: ``<``, ``>`` and ``&`` escaped."""
+    b = dumps(obj).replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+    return Markup(b.decode())
+
+
+_marker = Marker(TERMS)
+
+
+def gloss(html: Any, scope: Scope) -> Markup:
+    """``html`` with the glossary's terms marked (the first time each appears in ``scope``)."""
+    return _marker.mark(str(html), scope)
+
+
+def glossary_scope(prefix: str, anchors: bool = False) -> Scope:
+    return Scope(prefix, anchors)
+
+
+env = Environment(
+    loader=FileSystemLoader(str(ROOT / "app" / "templates")),
+    autoescape=select_autoescape(["html", "svg", "j2"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    auto_reload=False,  # templates are read once; create_app sets Settings.reload
+)
+env.globals.update(
+    static=static_url,
+    rich=rich,
+    markdown=markdown,
+    CHAPTERS=CHAPTERS,
+    REGISTRY=REGISTRY,
+    ROLE_LABELS=ROLE_LABELS,
+    json_script=json_script,
+    fmtnum=fmt.num,
+    controls_of=controls_of,
+    section_of=section_of,
+    getattr_=getattr,
+    glossary_scope=glossary_scope,
+    glossary_definitions=definitions_html(TERMS),
+)
+env.filters.update(rich=rich, gloss=gloss, num=fmt.num, wire=wire)
+
+
+def render(name: str, **ctx: Any) -> str:
+    """Template ``name`` rendered with ``ctx``."""
+    return env.get_template(name).render(**ctx)
