@@ -5,7 +5,8 @@ Python builds data here; the markup is in templates (``_result.html``, ``_parts.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from functools import cache, partial
 from typing import Any
 
@@ -13,7 +14,7 @@ from markupsafe import Markup
 
 from ..cards import REGISTRY, Card, Question, Stat, View, cell_text, explain, label_text, run, slot, tiles
 from ..derivation import Derivation
-from ..outputs import split
+from ..outputs import split, undeclared
 from ..state import query_string
 from ..text import markdown, rich
 from ..text.glossary import Scope
@@ -69,14 +70,12 @@ def _is_number(v: Any) -> bool:
 
 def answer_text(card: Card, q: Question, value: Any) -> str:
     """A question's expected answer as the solution states it: 是/否, the option's words, or the
-    number in its output's declared format with the question's unit."""
+    number as its output is declared (the tile's digits and unit)."""
     if q.kind in ("bool", "choice"):
         if isinstance(value, bool):
             return "是" if value else "否"
         return str(q.options.get(str(value), value))
-    from .. import format as fmt
-
-    return fmt.with_unit(value, q.unit, sig=4)
+    return (card.outputs.get(q.key) or undeclared(q.key)).fmt(value)
 
 
 def _tiles(card: Card, view: View, params: Any, hide: frozenset[str]) -> list[Stat]:
@@ -88,9 +87,79 @@ def _tiles(card: Card, view: View, params: Any, hide: frozenset[str]) -> list[St
     ]
 
 
+def _shows(obj: Any, values: list[float], texts: list[str]) -> bool:
+    """Whether figure data or a table cell shows one of ``values`` (to the 5 digits a figure carries)
+    or one of their formatted ``texts``."""
+    if isinstance(obj, dict):
+        return any(_shows(v, values, texts) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return any(_shows(v, values, texts) for v in obj)
+    if isinstance(obj, str):
+        return any(t in obj for t in texts)
+    if _is_number(obj) and math.isfinite(obj):
+        return any(math.isclose(obj, v, rel_tol=5e-5) for v in values)
+    return False
+
+
+def _texts(card: Card, view: View, hide: frozenset[str]) -> list[str]:
+    """How the ``hide`` outputs' values may be written: as declared (with and without thousands
+    separators) and plainly (``%g``); texts without a digit other than 0 say nothing and are skipped."""
+    out = set()
+    for k in hide:
+        v = view.outputs[k]
+        if _is_number(v) and math.isfinite(v) and v != 0:
+            t = (card.outputs.get(k) or undeclared(k)).fmt(v, unit=False).removeprefix("≈ ")
+            out |= {t, t.replace(",", ""), f"{v:g}"}
+    return sorted((t for t in out if any(ch in "123456789" for ch in t)), key=len, reverse=True)
+
+
+def _values(card: Card, view: View, key: str) -> list[float]:
+    """An output's value as computed and as shown (a declaration may scale it: 284 for 2.84×10¹¹)."""
+    v = view.outputs[key]
+    if not _is_number(v) or not math.isfinite(v) or v == 0:
+        return []
+    d = card.outputs.get(key) or undeclared(key)
+    return [float(v), v / d.scale / 10**d.exp]
+
+
+def withhold(card: Card, view: View, hide: frozenset[str]) -> tuple[View, frozenset[int], list[str]]:
+    """``view`` with the values of the ``hide`` outputs held back: table cells that show one read "?";
+    the indices of the figures that draw one (drawn only after the reveal); the texts the rendered
+    fragment must not contain (see :func:`mask`)."""
+    if not hide:
+        return view, frozenset(), []
+    values = [v for k in hide for v in _values(card, view, k)]
+    texts = _texts(card, view, hide)
+    held = frozenset(
+        i
+        for i, f in enumerate(view.figures)
+        if _shows([f.fig.get(k) for k in ("data", "layout", "frames")], values, texts)
+    )
+
+    def cell(c: Any) -> Any:
+        return HIDDEN_TEXT if _shows(c, values, texts) else c
+
+    tables = [replace(t, rows=[[cell(c) for c in row] for row in t.rows]) for t in view.tables]
+    return replace(view, tables=tables), held, texts
+
+
+_SCRIPT = re.compile(r"(<script\b.*?</script>)", re.S)
+
+
+def mask(html: str, texts: list[str]) -> str:
+    """``html`` with each of ``texts`` written as a number (not inside a longer number) replaced by "?",
+    outside the ``<script>`` data blocks (whose figures were held back already): a diagram's labels or a
+    note quoting the value carry no trace of it either."""
+    if not texts:
+        return html
+    number = re.compile("|".join(rf"(?<![\d.,]){re.escape(t)}(?![\d]|[.,]\d)" for t in texts))
+    return "".join(p if p.startswith("<script") else number.sub(HIDDEN_TEXT, p) for p in _SCRIPT.split(html))
+
+
 def fragment_context(card: Card, params: Any, view: View, reading: Reading = Reading()) -> dict[str, Any]:
     """What ``_result.html`` (and a card's own template) needs to draw one state."""
     hide = reading.hide & set(view.outputs)
+    view, held, _ = withhold(card, view, hide)
     fill = partial(fill_html, card, view, params, hide)
     return {
         "card": card,
@@ -109,12 +178,14 @@ def fragment_context(card: Card, params: Any, view: View, reading: Reading = Rea
         "markdown": markdown,
         "live_values": {k: v for k, v in live_values(card, view, params).items() if k.split("|")[0] not in hide},
         "hide": hide,
+        "held_figures": held,
     }
 
 
 def render_fragment(card: Card, params: Any, view: View, reading: Reading = Reading()) -> str:
     """The result fragment of ``view`` (a card's own template includes the generic ``_result.html``)."""
-    return env.get_template(card.template or "_result.html").render(**fragment_context(card, params, view, reading))
+    html = env.get_template(card.template or "_result.html").render(**fragment_context(card, params, view, reading))
+    return mask(html, _texts(card, view, reading.hide & set(view.outputs))) if reading.hide else html
 
 
 def fragment_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
