@@ -16,8 +16,8 @@ from typing import Any, ClassVar, Literal, TypedDict, cast
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .derivation import Derivation, derive
-from .format import num, with_unit_text
-from .outputs import Out, resolve_cond, split, undeclared
+from .format import DEFAULT, plain, with_unit_text
+from .outputs import Out, fill, resolve_cond, undeclared
 from .trace import leaf, tracing
 
 # ---------------------------------------------------------------------------------------------
@@ -227,7 +227,6 @@ class ControlExtra(TypedDict, total=False):
     item_le: float | None
 
 
-@cache
 def control_map(model: type[Params]) -> dict[str, ControlSpec]:
     """The controls by parameter name."""
     return {s.name: s for s in controls_of(model)}
@@ -235,7 +234,8 @@ def control_map(model: type[Params]) -> dict[str, ControlSpec]:
 
 @cache
 def controls_of(model: type[Params]) -> tuple[ControlSpec, ...]:
-    """Read the control metadata off a Params model, in field order (cached per model)."""
+    """Read the control metadata off a Params model, in field order (read once per model: every
+    request parses its query against them)."""
     specs = []
     for name, f in model.model_fields.items():
         raw = f.json_schema_extra
@@ -423,13 +423,8 @@ class Card:
         return self.params.model_validate(data)
 
     def defaults(self) -> Params:
-        """The card's default state (one instance per card: the model is frozen)."""
-        return _defaults_of(self.params)
-
-
-@cache
-def _defaults_of(params: type[Params]) -> Params:
-    return params()
+        """The card's default state."""
+        return self.params()
 
 
 REGISTRY: dict[str, Card] = {}
@@ -589,33 +584,21 @@ _UNFILLED: Any = object()
 def _fill_slot(card: Card, view: View, params: Params | None, key: str, flag: str) -> tuple[str, str] | None:
     if key in view.ctx:
         v = view.ctx[key]
-        return (format_plain(v), "ctx")
+        return (plain(v), "ctx")
     if key in view.outputs:
         decl = card.outputs.get(key) or undeclared(key)
-        return decl.formatter_for(flag or "u")(view.outputs[key]), "output"
+        return decl.fmt(view.outputs[key], flags=flag), "output"
     if params is not None and key in type(params).model_fields:
         v = getattr(params, key)
         spec = control_map(card.params).get(key)
         unit = spec.unit if spec and "n" not in flag.split(",") else ""
-        return with_unit_text(format_plain(v), unit), "param"
+        return with_unit_text(plain(v), unit), "param"
     return None
-
-
-def format_plain(v: Any) -> str:
-    if isinstance(v, float) and not v.is_integer():
-        return f"{v:g}"
-    return num(v) if isinstance(v, (int, float)) else str(v)
 
 
 def label_text(text: str, card: Card, view: View, params: Params | None) -> str:
     """A template as plain text: each slot filled (:func:`slot`), a slot nothing fills left as written."""
-    if "[[" not in text:
-        return text
-    out = []
-    for written, key, flag in split(text):
-        hit = slot(card, view, params, key, flag) if key else None
-        out.append(hit[0] if hit else written)
-    return "".join(out)
+    return fill(text, lambda key, flag: slot(card, view, params, key, flag))
 
 
 def cell_text(card: Card, table: Table, col: int, value: Any) -> str:
@@ -625,4 +608,4 @@ def cell_text(card: Card, table: Table, col: int, value: Any) -> str:
     spec = table.formats[col] if col < len(table.formats) else None
     if isinstance(spec, str):
         spec = card.outputs.get(spec) or undeclared(spec)
-    return spec.fmt(value, unit=False) if spec is not None else num(value)
+    return spec.fmt(value, unit=False) if spec is not None else DEFAULT.text(value)

@@ -11,9 +11,8 @@ third. A chain lists every named intermediate as a step, and the inputs with the
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import format as fmt
@@ -24,57 +23,21 @@ FUNC_TEXT = {"max": "max", "min": "min", "log": "ln", "log2": "log₂", "log10":
 MAX_CHECK = 6000  # characters; beyond this the check stops at named intermediates
 MAX_TERMS = 8  # a long sum shows its first and last terms in formulas
 
-# units whose values are shown with an SI prefix chosen for the magnitude
-_SI = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")]
-_PREFIXABLE = ("B", "B/s", "FLOP", "FLOP/s", "bit/s", "FLOP/B")
+PRECISE = replace(fmt.BRIEF, sig=7)  # inside ⌊⌋ ⌈⌉ round(): enough digits that the rounding reads right
 
 
 def short(x: float) -> str:
     """A given value as given: integers whole, others to 6 significant figures, no trailing zeros;
     from 10¹⁵ on, scientific (1×10²¹)."""
-    if math.isfinite(x) and abs(x) >= 1e15:
-        return _compact_sci(fmt.sci(x, 6))
-    if isinstance(x, int) or float(x).is_integer():
-        return f"{int(x):,}"
-    if x == 0 or not math.isfinite(x):
-        return fmt.num(x)
-    mag = math.floor(math.log10(abs(x)))
-    d = max(5 - mag, 0)
-    s = f"{x:,.{d}f}"
-    return s.rstrip("0").rstrip(".") if "." in s else s
+    return fmt.GIVEN.text(x)
 
 
-def brief(x: float, sig: int = 4) -> str:
-    """A derived value in a chain: 4 significant figures without trailing zeros (140, 20.9, 0.1415);
-    from 10¹⁵ on, scientific."""
-    if math.isfinite(x) and abs(x) >= 1e15:
-        return _compact_sci(fmt.sci(x, sig))
-    s = fmt.num(x, sig=sig)
-    return s.rstrip("0").rstrip(".") if "." in s else s
-
-
-def _compact_sci(s: str) -> str:
-    """``1.00000×10²¹`` → ``1×10²¹``."""
-    m, _, e = s.partition("×")
-    if "." in m:
-        m = m.rstrip("0").rstrip(".")
-    return f"{m}×{e}" if e else m
-
-
-def with_unit(value: float, unit: str, *, given: bool = False, sig: int = 4) -> str:
-    """A value and its unit; base units take an SI prefix (70 GB, 3.35 TB/s, 20.9 ms)."""
-
-    def num(x: float) -> str:
-        return short(x) if given else brief(x, sig)
-
-    if unit in _PREFIXABLE and value and not given:
-        for f, p in _SI:
-            if abs(value) >= f:
-                return f"{num(value / f)} {p}{unit}"
-        return f"{num(value)} {unit}"
-    if unit == "s" and value and abs(value) < 1 and not given:
-        return f"{num(value * 1e3)} ms" if abs(value) >= 1e-3 else f"{num(value * 1e6)} µs"
-    return fmt.with_unit_text(num(value), unit)
+def with_unit(value: float, unit: str, *, given: bool = False, precise: bool = False) -> str:
+    """A value and its unit: a given value as given; a derived one to 4 significant figures with the
+    SI prefix its magnitude asks for (70 GB, 3.35 TB/s, 20.9 ms)."""
+    if given:
+        return fmt.with_unit_text(fmt.GIVEN.text(value), unit)
+    return fmt.si_text(value, unit, PRECISE if precise else fmt.BRIEF)
 
 
 def sym_text(sym: str) -> str:
@@ -120,7 +83,7 @@ class _Render:
         if not isinstance(n, Node):
             return self.const(n)
         if self.style == "sub":
-            return with_unit(n.value, n.unit, given=n.kind == "leaf", sig=7 if self.precise else 4)
+            return with_unit(n.value, n.unit, given=n.kind == "leaf", precise=bool(self.precise))
         if n.sym:
             return sym_tex(n.sym) if self.style == "tex" else sym_text(n.sym)
         return with_unit(n.value, n.unit, given=True)

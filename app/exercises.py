@@ -104,16 +104,11 @@ def _states(card: Any) -> Iterator[Any]:
                 continue
 
 
-_QUESTIONS: dict[str, dict[str, Question]] = {}
-
-
 def questions_of(card: Any) -> dict[str, Question]:
-    """Every question a card can ask, keyed by question key (first seen wins; computed once per card).
-    A card is checkable when this is not empty, whatever its kind."""
-    if card.id not in _QUESTIONS:
-        out: dict[str, Question] = {}
-        for params in _states(card):
-            for q in card.compute(params).questions:
-                out.setdefault(q.key, q)
-        _QUESTIONS[card.id] = out
-    return _QUESTIONS[card.id]
+    """Every question a card can ask, keyed by question key (first seen wins). A card is checkable
+    when this is not empty, whatever its kind (read when the app registers its routes)."""
+    out: dict[str, Question] = {}
+    for params in _states(card):
+        for q in card.compute(params).questions:
+            out.setdefault(q.key, q)
+    return out

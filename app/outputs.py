@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import cached_property
 from typing import Any
 
 from . import format as fmt
@@ -61,7 +61,6 @@ SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
 )
 
 
-@cache
 def unit_of_key(key: str) -> str:
     for suffix, unit in SUFFIX_UNITS:
         if key.endswith(suffix):
@@ -114,37 +113,41 @@ class Out:
         """The unit is written onto the number (284B, 32T)."""
         return self.scale != 1
 
+    @cached_property
+    def number_format(self) -> fmt.NumberFormat:
+        """How this output's numbers are written, built once from the declaration."""
+        return fmt.NumberFormat(
+            digits=self.digits,
+            sig=self.sig,
+            sci=self.sci,
+            scale=self.scale,
+            exp=self.exp,
+            trim=self.trim,
+            sep=self.sep,
+            signed=self.signed,
+            prefix=self.prefix,
+            unit=self.display_unit,
+            glued=self.glued,
+            none=self.none,
+        )
+
     def fmt(self, value: Any, *, approx: bool = False, unit: bool = True, flags: str = "") -> str:
         """The value as tiles, summaries, tables and prose print it. ``flags`` (from a template
-        slot ``[[key|…]]``, comma-separated): ``n`` number without unit, ``c`` compact (no trailing
-        zeros), ``dK`` K decimals, ``sK`` K significant figures, ``a`` with "≈", ``g0`` no thousands
-        separator."""
-        return (self.formatter_for(flags) if flags else self.formatter(bool(approx), bool(unit)))(value)
-
-    def formatter(self, approx: bool, unit: bool) -> Callable[[Any], str]:
-        """``fmt(·, approx=approx, unit=unit)`` as one function, made on first use and kept on the
-        declaration: every choice that depends only on the declaration is made once."""
-        made = self._formatters()
-        f = made.get((approx, unit))
-        if f is None:
-            f = made[(approx, unit)] = _formatter(self, approx, unit)
-        return f
-
-    def formatter_for(self, flags: str) -> Callable[[Any], str]:
-        """``fmt(·, flags=flags)`` as one function (a template slot's flags: see :meth:`fmt`)."""
-        made = self._formatters()
-        f = made.get(flags)
-        if f is None:
-            d, approx, unit = _flagged(self, flags)
-            f = made[flags] = d.formatter(approx, unit)
-        return f
-
-    def _formatters(self) -> dict[Any, Callable[[Any], str]]:
-        made = self.__dict__.get("_formatter_cache")
-        if made is None:
-            made = {}
-            object.__setattr__(self, "_formatter_cache", made)  # a cache, not a field: frozen stays frozen
-        return made
+        slot ``[[key|…]]``, comma-separated; they decide "≈" and the unit): ``n`` number without unit,
+        ``c`` compact (no trailing zeros), ``dK`` K decimals, ``sK`` K significant figures, ``a`` with
+        "≈", ``g0`` no thousands separator."""
+        if not _numeric(value):
+            return self.words(value)
+        shown = self.shown(value)
+        if shown is not None:
+            return shown
+        form = self.number_format
+        if flags:
+            form = form.flagged(flags)
+            approx, unit = "a" in flags.split(","), "n" not in flags.split(",")
+        if self.stated and not self.sci and _is_input(value):  # an input prints every digit it was given
+            form = replace(form, digits=None, sig=9, trim=True)
+        return form.text(value, approx=approx, unit=unit)
 
     def shown(self, value: Any) -> str | None:
         """The ``show`` hook's text for a number, if it has one."""
@@ -158,105 +161,10 @@ class Out:
             return "是" if value else "否"
         return self.none if value is None else str(value)
 
-    def number(self, value: float, *, approx: bool = False, unit: bool = True) -> str:
-        if not math.isfinite(value):
-            return self.none
-        v = value / self.scale / 10**self.exp
-        if self.sci:
-            s = fmt.sci(v, self.sig or 4)
-        else:
-            stated = self.stated and _is_input(value)
-            s = _fixed_text(
-                v,
-                None if stated else self.digits,
-                9 if stated else self.sig,
-                self.trim or stated,
-                self.sep,
-                self.signed,
-            )
-        s = self.prefix + (("≈" if self.glued else "≈ ") if approx and s != self.none else "") + s
-        u = self.display_unit if unit else ""
-        return s + u if self.glued else fmt.with_unit_text(s, u)
 
-
-# A number's digits as fmt.num writes them, by (value, digits, sig): one state prints most numbers
-# twice (a tile without its unit, the prose with it), so the second is a lookup. Bounded; pure.
-_NUM_TEXTS: dict[tuple[float, int | None, int | None], str] = {}
-NUM_TEXTS_MAX = 1024
-
-
-def _fixed_text(v: float, digits: int | None, sig: int | None, trim: bool, sep: bool, signed: bool) -> str:
-    """A finite number as the declaration prints it: fmt.num's fixed-point digits, then trailing
-    zeros trimmed, thousands separators dropped or a sign added, as asked."""
-    keep = type(v) is float and v != 0  # ±0 compare equal but print differently: never kept
-    s = _NUM_TEXTS.get((v, digits, sig)) if keep else None
-    if s is None:
-        s = fmt.num(v, digits, sig)
-        if keep:
-            if len(_NUM_TEXTS) >= NUM_TEXTS_MAX:
-                _NUM_TEXTS.clear()
-            _NUM_TEXTS[(v, digits, sig)] = s
-    if trim and s[-1] == "0" and "." in s:  # fixed-point text: strip the zeros after the point
-        s = s.rstrip("0").removesuffix(".")
-    if not sep:
-        s = s.replace(",", "")
-    if signed and v >= 0:
-        s = "+" + s
-    return s
-
-
-def _formatter(d: Out, approx: bool, unit: bool) -> Callable[[Any], str]:
-    """``d.fmt(value, approx=approx, unit=unit)`` for any value. A plain finite number takes the
-    same steps as :meth:`Out.number` with the declaration's attributes read once, unless its text
-    can depend on more than its digits (a ``show`` hook, ``sci``, ``stated``)."""
-
-    def general(value: Any) -> str:
-        if not _numeric(value):
-            return d.words(value)
-        shown = d.shown(value)
-        return shown if shown is not None else d.number(value, approx=approx, unit=unit)
-
-    if d.show is not None or d.sci or d.stated:
-        return general
-    scale, p10, digits, sig, none = d.scale, 10**d.exp, d.digits, d.sig, d.none
-    trim, sep, signed, prefix, glued = d.trim, d.sep, d.signed, d.prefix, d.glued
-    mark = ("≈" if glued else "≈ ") if approx else ""
-    u = d.display_unit if unit else ""
-    with_unit_text = fmt.with_unit_text
-
-    def plain(value: Any) -> str:
-        if not ((type(value) is float or type(value) is int) and value - value == 0):
-            return general(value)  # not a plain finite number (traced, bool, None, inf …)
-        s = _fixed_text(value / scale / p10, digits, sig, trim, sep, signed)
-        s = prefix + (mark if mark and s != none else "") + s
-        return s + u if glued else with_unit_text(s, u)
-
-    return plain
-
-
-@cache
 def undeclared(key: str) -> Out:
-    """The declaration an output without one gets (format and unit from its key), made once per key:
-    the flags cache below is keyed by the declaration's identity."""
+    """The declaration an output without one gets (format and unit from its key)."""
     return Out(key=key)
-
-
-_FLAGGED: dict[tuple[int, str], tuple[Out, Out, bool, bool]] = {}
-
-
-def _flagged(decl: Out, flags: str) -> tuple[Out, bool, bool]:
-    """A declaration as a slot's flags change it (parsed once per declaration and flags; keyed by
-    identity, as a declaration may hold a dict of words)."""
-    hit = _FLAGGED.get((id(decl), flags))
-    if hit is not None and hit[0] is decl:
-        return hit[1], hit[2], hit[3]
-    f = set(flags.split(","))
-    digits = next((int(x[1:]) for x in f if x[:1] == "d" and x[1:].isdigit()), decl.digits)
-    sig = next((int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), None if digits != decl.digits else decl.sig)
-    d = replace(decl, digits=digits, sig=sig, trim=decl.trim or "c" in f, sep=decl.sep and "g0" not in f)
-    if len(_FLAGGED) < 20_000:
-        _FLAGGED[(id(decl), flags)] = (decl, d, "a" in f, "n" not in f)
-    return d, "a" in f, "n" not in f
 
 
 def _is_input(value: Any) -> bool:
@@ -292,19 +200,9 @@ def outputs(**decls: Out) -> dict[str, Out]:
 TEMPLATE = re.compile(r"\[\[([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z0-9,]+))?\]\]")
 
 
-@dataclass(frozen=True)
-class Piece:
-    """A run of template text, or a filled slot (``key`` set) with its formatted value."""
-
-    text: str
-    key: str = ""
-    kind: str = ""  # "output" | "param" | "ctx"
-
-
-@lru_cache(maxsize=16_384)
 def split(template: str) -> tuple[tuple[str, str, str], ...]:
     """``template`` as runs of (text, key, flag): a slot has a key (its text is the slot as
-    written), plain text has none. Parsed once per template text: every drag fills the same texts."""
+    written), plain text has none."""
     runs: list[tuple[str, str, str]] = []
     pos = 0
     for m in TEMPLATE.finditer(template):
@@ -317,15 +215,16 @@ def split(template: str) -> tuple[tuple[str, str, str], ...]:
     return tuple(runs)
 
 
-def fill(template: str, lookup: Callable[[str, str], tuple[str, str] | None]) -> Iterator[Piece]:
-    """Split ``template`` into text and filled slots. ``lookup(key, flag)`` → (text, kind) or
-    None (the slot is left as written, so a typo shows rather than vanishes)."""
-    for text, key, flag in split(template):
-        if not key:
-            yield Piece(text)
-            continue
-        hit = lookup(key, flag)
-        yield Piece(hit[0], key, hit[1]) if hit else Piece(text)
+def fill(template: str, lookup: Callable[[str, str], tuple[str, str] | None]) -> str:
+    """``template`` as plain text with its slots filled: ``lookup(key, flag)`` → (text, kind), or None
+    (the slot is left as written, so a typo shows rather than vanishes)."""
+    if "[[" not in template:
+        return template
+    out = []
+    for written, key, flag in split(template):
+        hit = lookup(key, flag) if key else None
+        out.append(hit[0] if hit else written)
+    return "".join(out)
 
 
 def resolve_cond(cond: Any, ctx: Mapping[str, Any], params: Any, outs: Mapping[str, Any]) -> bool:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
 from typing import Any
 from urllib.parse import urlencode
 
@@ -28,7 +27,6 @@ class ParamError(Exception):
         self.errors = errors
 
 
-@cache
 def _spec_map_of(model) -> dict:
     return {s.name: s for s in controls_of(model)}
 

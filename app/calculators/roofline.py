@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ..trace import name, tmax
 
@@ -84,7 +83,6 @@ def step_outputs(
     }
 
 
-@lru_cache(maxsize=16)
 def _log_points(lo: int, hi: int, n: int) -> frozenset[float]:
     return frozenset(round(lo * (hi / lo) ** (i / (n - 1)), 3) for i in range(n))
 

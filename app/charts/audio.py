@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from ..calculators import audio
-from .theme import SharedRounding, animate, axis, color, figure, frame, layout, line, points, vline, with_refs
+from .theme import animate, axis, color, figure, frame, layout, line, points, r, vline, with_refs
 
 LANES: dict[str, Any] = {"range_": (0.4, 3.6), "ticks": [1, 2, 3], "showgrid": False}
 
@@ -92,13 +92,12 @@ def jitter_figure(run: audio.JitterRun, chunk_ms: float, play_start_ms: float, l
     lay["yaxis2"] = axis("B(t) (ms 音频)", range_=(0, ymax), domain=[0, 0.32], anchor="x")
     fig = figure(data, lay)
     ts = [t_end * k / n_frames for k in range(1, n_frames + 1)]
-    rf = SharedRounding()
 
     def at(t: float) -> dict:
         moving = _jitter_traces(run, chunk_s, late, t, ymax, curve)
         return frame(
             **{
-                n: {"x": rf(x), "y": rf(y), **({"customdata": c} if n in ("到达", "迟到的块(示意)") else {})}
+                n: {"x": r(x), "y": r(y), **({"customdata": c} if n in ("到达", "迟到的块(示意)") else {})}
                 for n, (x, y, c) in moving.items()
             }
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import random
-from functools import lru_cache
 
 from ..calculators import multimodal as mm
 from .theme import animate, axis, bar, color, figure, frame, layout, line, points
@@ -148,7 +147,6 @@ _COLORS = [
 ]
 
 
-@lru_cache(maxsize=128)
 def _latent_xy(a: float) -> tuple[list[float], list[float]]:
     """Each latent dot drifts from noise (a = 0) to its grid place (a = 1)."""
     return (

@@ -6,34 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .theme import COLORS, Rounded, SharedRounding, axis, bar, figure, hline, layout, line, points, r, vline, with_refs
+from .theme import COLORS, axis, bar, figure, hline, layout, line, points, vline, with_refs
 
 
 def batch_axis(hi: int = 512) -> dict:
     return axis("批大小 B(请求数,对数)", log=True, range_=(0, math.log10(hi)))
-
-
-_B_AXIS = SharedRounding()
-B_AXIS_MAX = 4096
-
-
-def batch_x(grid: Sequence[float]) -> Rounded:
-    """The B axis for the wire. Its values come from a small set (the log points, the integer batch,
-    B* and its neighbours), so one process-wide :class:`SharedRounding` formats each value once (a new
-    one past ``B_AXIS_MAX`` values: replaced, never cleared under a reader)."""
-    global _B_AXIS
-    if len(_B_AXIS.memo) > B_AXIS_MAX:
-        _B_AXIS = SharedRounding()
-    return _B_AXIS(grid)
-
-
-def rounded_max(a: Sequence[float], b: Sequence[float], ra: Rounded, rb: Rounded) -> Rounded:
-    """``r`` of the elementwise max of two series, from the series and their rounded values
-    (``ra``, ``rb``): rounding to a fixed number of digits keeps order, so the max of the rounded
-    values is the rounded max (when a value is not finite, the max itself is rounded)."""
-    if None in ra or None in rb:
-        return r([y if y > x else x for x, y in zip(a, b)])
-    return Rounded([y if y > x else x for x, y in zip(ra, rb)])
 
 
 def bounds_vs_batch(
@@ -47,14 +24,13 @@ def bounds_vs_batch(
 ) -> dict:
     """图 1-11: the read bound (flat), the compute bound (rising) and their max, with the target.
     Fixed y range: a batch change then moves only the traces (the client's fast redraw path)."""
-    x, rm, rc = batch_x(grid), r(t_mem), r(t_cmp)  # each rounded once
     lo, hi = min([*t_mem, *t_cmp]), max([*t_mem, *t_cmp, target_ms])
     y = axis("时间下界 (ms,对数)", log=True, range_=(math.log10(lo) - 0.15, math.log10(hi) + 0.15))
     return figure(
         [
-            line(x, rm, "权重读取 R_W/β", "read"),
-            line(x, rc, "计算 F/Π", "compute"),
-            line(x, rounded_max(t_mem, t_cmp, rm, rc), "下界 max", "ink", dash="dash", width=2),
+            line(grid, t_mem, "权重读取 R_W/β", "read"),
+            line(grid, t_cmp, "计算 F/Π", "compute"),
+            line(grid, [max(a, b) for a, b in zip(t_mem, t_cmp)], "下界 max", "ink", dash="dash", width=2),
             points([batch], [t_step_ms], f"当前 B={batch}", "accent", size=11),
         ],
         with_refs(
@@ -72,7 +48,7 @@ def throughput_vs_batch(
     y = axis("输出吞吐 (token/s)", range_=(0, max(thr) * 1.08))
     return figure(
         [
-            line(batch_x(grid), thr, "理想吞吐 B/T", "compute"),
+            line(grid, thr, "理想吞吐 B/T", "compute"),
             points([batch], [throughput], f"当前 B={batch}", "accent", size=11),
         ],
         with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True)),

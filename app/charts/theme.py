@@ -13,8 +13,6 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
-
 COLORS: dict[str, str] = {
     # chapter 1
     "read": "#2f7fd8",
@@ -78,110 +76,16 @@ ROLE_LABELS = {
 }
 
 
-class Rounded(list):
-    """A list :func:`r` already rounded: rounding it again returns it as it is (a grid shared by
-    several traces is rounded once)."""
-
-    __slots__ = ()
-
-
 def r(x: Any, sig: int = 5) -> Any:
-    """Round for the wire: figures need ~5 significant digits, not 17 (one C-level format per value)."""
-    if isinstance(x, Rounded):
-        return x
+    """Round for the wire: figures need ~5 significant digits, not 17 (lists and arrays item by item;
+    infinities and NaN become null)."""
     if isinstance(x, float):
-        return float(format(x, f".{sig}g")) if x == x and x not in (float("inf"), float("-inf")) else None
+        return float(f"{x:.{sig}g}") if math.isfinite(x) else None
     if isinstance(x, (list, tuple)):
-        if len(x) > 2 and isinstance(x[0], float) and x.count(x[0]) == len(x):  # a flat line: one format
-            return Rounded([r(x[0], sig)] * len(x))
-        if x and set(map(type, x)) == _FLOAT:  # plain floats only (a traced number formats itself)
-            if len(x) >= VECTOR_MIN:
-                return Rounded(_round_floats(x, sig))
-            pct = _PCT[sig] if sig < len(_PCT) else f"%.{sig}g"
-            fast = [float(pct % v) for v in x]  # "%.5g" % v: format()'s digits, one call fewer per value
-            total = sum(fast)
-            if total - total == 0:  # every value finite (inf and nan stay inf and nan)
-                return Rounded(fast)
-        spec = f".{sig}g"  # format(v, spec): 1.7× faster than "{:.5g}".format(v), same digits
-        out = []
-        for v in x:
-            if isinstance(v, float):
-                out.append(float(format(v, spec)) if v == v and abs(v) != float("inf") else None)
-            elif isinstance(v, (list, tuple)) or hasattr(v, "tolist"):
-                out.append(r(v, sig))
-            else:
-                out.append(v)
-        return Rounded(out)
+        return [r(v, sig) for v in x]
     if hasattr(x, "tolist"):
         return r(x.tolist(), sig)
     return x
-
-
-_PCT = tuple(f"%.{k}g" for k in range(18))
-VECTOR_MIN = 96  # from this many floats numpy rounds a list faster than format()
-_FLOAT = {float}
-_POW10 = 10.0 ** np.arange(23)  # exact powers of ten (10²² is the last one a double holds exactly)
-
-
-def _round_floats(x: Sequence[float], sig: int) -> list[float | None]:
-    """``float(format(v, f".{sig}g"))`` for a long list of floats, vectorised, with the same digits:
-    v·10ᵏ rounded to an integer M, then M/10ᵏ, is the double nearest M·10⁻ᵏ, as parsing the formatted
-    text gives. Values within 10⁻⁶ of a rounding tie, beyond ±22 decades, or not finite are
-    formatted one by one."""
-    a = np.asarray(x, dtype=float)
-    with np.errstate(all="ignore"):
-        k = (sig - 1) - np.floor(np.log10(np.abs(a)))
-        ok = np.isfinite(k) & (np.abs(k) <= 22)
-        kk = np.where(ok, k, 0).astype(np.int64)
-        p = _POW10[np.abs(kk)]
-        up = kk >= 0
-        scaled = np.where(up, a * p, a / p)
-        whole = np.round(scaled)
-        tie = np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6
-        out = np.where(up, whole / p, whole * p).tolist()
-    spec = f".{sig}g"
-    for i in np.flatnonzero(~ok | tie).tolist():
-        v = x[i]
-        out[i] = float(format(v, spec)) if v == v and abs(v) != math.inf else None
-    return out
-
-
-class SharedRounding:
-    """:func:`r` for numbers that recur within one figure (an animation's frames, a max of two
-    traces already drawn): each distinct float is formatted once (the same digits as :func:`r`)."""
-
-    def __init__(self, sig: int = 5):
-        self.sig, self.spec = sig, f".{sig}g"
-        self.memo: dict[float, float | None] = {}
-
-    def __call__(self, x: Sequence[Any]) -> Rounded:
-        if isinstance(x, Rounded) or (len(x) > 2 and type(x[0]) is float and x.count(x[0]) == len(x)):
-            return r(x, self.sig)  # rounded already, or a flat line: one format
-        memo = self.memo
-        if x and set(map(type, x)) == _FLOAT:  # plain floats: the new ones formatted, then all looked up
-            pct = f"%.{self.sig}g"
-            for v in [v for v in x if v not in memo]:
-                if v not in memo:  # a value repeated within x is formatted once
-                    memo[v] = float(pct % v) if v - v == 0 else None
-            return Rounded([memo[v] for v in x])
-        spec, out = self.spec, []
-        for v in x:
-            if type(v) is float:
-                got = memo.get(v, _MISSING)
-                if got is _MISSING:
-                    got = memo[v] = float(format(v, spec)) if v == v and abs(v) != math.inf else None
-                out.append(got)
-            else:
-                out.append(r(v, self.sig))
-        return Rounded(out)
-
-
-_MISSING: Any = object()
-
-
-def _seq(x: Iterable) -> list:
-    """A list as it is (a :class:`Rounded` stays rounded), anything else as a new list."""
-    return x if isinstance(x, list) else list(x)
 
 
 def color(role: str) -> str:
@@ -251,8 +155,8 @@ def line(
     t = {
         "type": "scatter",
         "mode": mode,
-        "x": r(_seq(x)),
-        "y": r(_seq(y)),
+        "x": r(list(x)),
+        "y": r(list(y)),
         "name": name,
         "line": {"color": color(role), "width": width},
     }
@@ -270,8 +174,8 @@ def points(
     t = {
         "type": "scatter",
         "mode": "markers",
-        "x": r(_seq(x)),
-        "y": r(_seq(y)),
+        "x": r(list(x)),
+        "y": r(list(y)),
         "name": name,
         "marker": {"color": color(role), "size": size, "symbol": symbol},
     }

@@ -44,24 +44,22 @@ def fill_html(
     ``scope``, terms in the text (never in the filled numbers) are marked."""
     if "[[" not in text:
         return gloss(rich(text), scope) if scope is not None else rich(text)
-    return Markup(env.get_template("_parts.html").module.slots(_runs(card, view, params, hide, text), scope))  # type: ignore[attr-defined]
-
-
-def _runs(card: Card, view: View, params: Any, hide: frozenset[str], text: str) -> list[dict[str, Any]]:
-    """The runs of ``text`` (:func:`split`): written text, or a filled slot (its text, and whether it
-    is a number that opens a derivation)."""
-    runs: list[dict[str, Any]] = []
+    out = Markup()
     for written, key, flag in split(text):
         hit = slot(card, view, params, key, flag) if key else None
         if hit is None:  # plain text, or a slot nothing fills (left as written)
-            runs.append({"text": written})
+            out += gloss(rich(written), scope) if scope is not None else rich(written)
         elif key in hide:
-            runs.append({"value": HIDDEN_TEXT, "key": key, "button": False})
+            out += HIDDEN_TEXT
+        elif hit[1] == "output" and _is_number(view.outputs.get(key)):
+            out += SLOT_BUTTON.format(key=key, value=hit[0])
         else:
-            runs.append(
-                {"value": hit[0], "key": key, "button": hit[1] == "output" and _is_number(view.outputs.get(key))}
-            )
-    return runs
+            out += hit[0]  # escaped as it is added
+    return out
+
+
+# a numeric output filled into text: its value, as a button that opens its derivation
+SLOT_BUTTON = Markup('<button type="button" class="num why" data-key="{key}" aria-expanded="false">{value}</button>')
 
 
 def _is_number(v: Any) -> bool:

@@ -20,7 +20,6 @@ def tex(src: str, display: bool = False) -> str:
     return latex2mathml.converter.convert(src, display="block" if display else "inline")
 
 
-@lru_cache(maxsize=8192)
 def rich(text: str) -> Markup:
     """Escape ``text`` and typeset its ``$…$`` / ``$$…$$`` spans."""
     out, pos = [], 0

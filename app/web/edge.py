@@ -18,7 +18,6 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import brotli
 
@@ -43,7 +42,6 @@ class Entry:
         return ENTRY_OVERHEAD + len(key) + heads + len(self.etag) + sum(len(b) for b in self.bodies.values())
 
 
-@lru_cache(maxsize=64)
 def negotiate(accept: bytes) -> str:
     """The best encoding the client takes (``br`` > ``gzip`` > identity); ``q=0`` refuses one."""
     offered = {}

@@ -33,7 +33,12 @@ def _cases():
             digits = re.sub(r"\D", "", t)
             others = [x for j, x in texts.items() if j != k]
             plain = t.replace(",", "")
-            if len(digits) >= 3 and digits.strip("0") and plain not in inputs and not any(t in x or x in t for x in others):
+            if (
+                len(digits) >= 3
+                and digits.strip("0")
+                and plain not in inputs
+                and not any(t in x or x in t for x in others)
+            ):
                 out.append((cid, k, t))
     return out
 

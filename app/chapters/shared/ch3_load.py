@@ -41,9 +41,9 @@ def say(decls: dict[str, Out], o: dict, text: str) -> str:
     the engine does not fill itself: question prompts, open answers, diagram captions, table cells)."""
 
     def look(key: str, flag: str) -> tuple[str, str] | None:
-        return (decls[key].fmt(o[key], flags=flag or "u"), "output") if key in o and key in decls else None
+        return (decls[key].fmt(o[key], flags=flag), "output") if key in o and key in decls else None
 
-    return "".join(p.text for p in fill(text, look))
+    return fill(text, look)
 
 
 # --- 例题 3-1: the two-class mix, its presets and its one computation --------------------------------

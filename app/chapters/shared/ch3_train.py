@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from functools import cache
 from typing import Any
 
 from ...calculators import multimodal as mm
@@ -90,7 +89,6 @@ def given_params(model: type[Params], source: str, **values: Any) -> Any:
 # ---------------------------------------------------------------- 3.4–3.5: Qwen3-8B and 例题 3-4's setting
 
 
-@cache
 def qwen3_8b() -> ModelShape:
     """Qwen3-8B's shape from data/models/qwen3-8b.json, its counts traced inputs (read once)."""
     return shape_of_model("qwen3-8b", "Qwen3-8B")
