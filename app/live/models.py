@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ..web.schemas import ErrorBody
+from ..errors import ErrorBody
 from .limits import DEVICE_MAX, DEVICE_MIN, MAX_QUERY_LEN, NICK_MAX
 
 

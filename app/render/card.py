@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
-from functools import cache, partial
+from functools import cache
 from typing import Any
 
 from markupsafe import Markup
@@ -154,30 +154,67 @@ def mask(html: str, texts: list[str]) -> str:
     return "".join(p if p.startswith("<script") else number.sub(HIDDEN_TEXT, p) for p in _SCRIPT.split(html))
 
 
+@dataclass
+class Shown:
+    """One card at one state as its fragment draws it: what the templates read (``s.…``) and the text
+    helpers they call, each filling slots, formatting cells and stating answers for this state."""
+
+    card: Card
+    params: Any
+    view: View
+    reading: Reading
+    hide: frozenset[str]  # outputs held back (Reading.hide that this view has)
+    held: frozenset[int]  # figures that draw a held-back value
+
+    @classmethod
+    def of(cls, card: Card, params: Any, view: View, reading: Reading = Reading()) -> Shown:
+        hide = reading.hide & set(view.outputs)
+        view, held, _ = withhold(card, view, hide)
+        return cls(card, params, view, reading, hide, held)
+
+    @property
+    def qs(self) -> str:
+        return query_string(self.card, self.params)
+
+    @property
+    def solutions(self) -> bool:
+        return self.reading.solutions
+
+    @property
+    def tiles(self) -> list[Stat]:
+        return _tiles(self.card, self.view, self.params, self.hide)
+
+    @property
+    def live_values(self) -> dict[str, str]:
+        values = live_values(self.card, self.view, self.params)
+        return {k: v for k, v in values.items() if k.split("|")[0] not in self.hide}
+
+    @property
+    def notes_scope(self) -> Scope:
+        return Scope(f"n-{self.card.id}")
+
+    def fill(self, text: str, scope: Scope | None = None) -> Markup:
+        return fill_html(self.card, self.view, self.params, self.hide, text, scope)
+
+    def text(self, text: str) -> str:
+        return label_text(text, self.card, self.view, self.params)
+
+    def cell(self, table: Any, col: int, value: Any) -> str:
+        return cell_text(self.card, table, col, value)
+
+    def answer(self, q: Question) -> str:
+        return answer_text(self.card, q, self.view.outputs.get(q.key))
+
+    legend = staticmethod(legend_items)
+    wire = staticmethod(wire_figure)
+    markdown = staticmethod(markdown)
+
+
 def fragment_context(card: Card, params: Any, view: View, reading: Reading = Reading()) -> dict[str, Any]:
-    """What ``_result.html`` (and a card's own template) needs to draw one state."""
-    hide = reading.hide & set(view.outputs)
-    view, held, _ = withhold(card, view, hide)
-    fill = partial(fill_html, card, view, params, hide)
-    return {
-        "card": card,
-        "params": params,
-        "view": view,
-        "qs": query_string(card, params),
-        "solutions": reading.solutions,
-        "tiles": _tiles(card, view, params, hide),
-        "fill": fill,
-        "fill_text": lambda text: label_text(text, card, view, params),
-        "legend_items": legend_items,
-        "wire_figure": wire_figure,
-        "cell_text": lambda t, ci, c: cell_text(card, t, ci, c),
-        "notes_scope": Scope(f"n-{card.id}"),
-        "answer_text": lambda q: answer_text(card, q, view.outputs.get(q.key)),
-        "markdown": markdown,
-        "live_values": {k: v for k, v in live_values(card, view, params).items() if k.split("|")[0] not in hide},
-        "hide": hide,
-        "held_figures": held,
-    }
+    """What ``_result.html`` (and a card's own template) is rendered with: ``s`` (:class:`Shown`) and,
+    for the cards' own templates and diagrams, the card, its state, view and tiles."""
+    s = Shown.of(card, params, view, reading)
+    return {"s": s, "card": card, "params": params, "view": s.view, "solutions": s.solutions, "tiles": s.tiles}
 
 
 def render_fragment(card: Card, params: Any, view: View, reading: Reading = Reading()) -> str:

@@ -13,11 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from .. import exercises
 from ..cards import REGISTRY, Card, run
+from ..errors import ErrorBody
 from ..render import card_json, dumps
 from ..state import ParamError, validate
 from .lookup import CardRef, reading_of, state_of
 from .responses import NO_STORE, public
-from .schemas import ErrorBody, result_model
+from .schemas import result_model
 
 router = APIRouter()
 

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..cards import Card
+from ..errors import ErrorBody, ErrorItem  # noqa: F401  (the API's error shape, re-exported for its routes)
 from ..outputs import Out
 
 
@@ -98,17 +99,3 @@ def result_model(card: Card, defaults_outputs: dict[str, Any]) -> type[BaseModel
         ),
         questions=(list[QuestionInfo] | None, None),
     )
-
-
-class ErrorItem(BaseModel):
-    """One refused field, as every 422/4xx of the JSON API spells it (cards, models, live class)."""
-
-    loc: list[str]
-    field: str
-    type: str
-    msg: str
-    input: str | None = None
-
-
-class ErrorBody(BaseModel):
-    detail: list[ErrorItem]
