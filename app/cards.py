@@ -442,6 +442,13 @@ def register(card: Card) -> Card:
     return card
 
 
+def unregister(card_id: str) -> None:
+    """Take a card (and its aliases) out of the registry: for a test that registers a card of its own."""
+    card = REGISTRY.pop(card_id)
+    for a in card.aliases:
+        ALIASES.pop(a, None)
+
+
 def card(
     id: str,
     *,

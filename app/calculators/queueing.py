@@ -346,7 +346,7 @@ def two_class_outputs(
     d1 = name(mix_demand(m.rate, m.share_before, wa, wb), "λw_1", "步/s")
     d2 = name(mix_demand(m.rate, m.share_after, wa, wb), "λw_2", "步/s")
     run = run_two_class(m.rate, m.duration, m.split, m.share_before, m.share_after, wa, wb, cap, dt)
-    q_end = relabel(run.backlog_end, "Q_{end}", "步", (d1, d2, cap, m.duration, m.split))
+    q_end = relabel(run.backlog_end, "Q_{end}", "步", (d1, d2, cap, m.duration, m.split, dt))
     drain = drain_time(q_end, cap)
     o = {
         "total_requests": n,
@@ -371,7 +371,7 @@ def two_class_outputs(
         "backlog_end_steps": q_end,
         "backlog_end_steps_display": floor_steps(q_end),
         "backlog_fluid_steps": fluid_backlog(d2, cap, m.duration - m.split),
-        "peak_backlog_steps": relabel(run.peak, "Q_{max}", "步", (d1, d2, cap, m.duration, m.split)),
+        "peak_backlog_steps": relabel(run.peak, "Q_{max}", "步", (d1, d2, cap, m.duration, m.split, dt)),
         "drain_s": drain,
         "completion_s": m.duration + drain,
         "min_time_one_card_s": work / mu1,
