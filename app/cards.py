@@ -45,8 +45,10 @@ class Params(BaseModel):
     @classmethod
     def _list_items_in_range(cls, v: Any, info: Any) -> Any:
         """A ``number_list``'s items stay within its bounds."""
+        if not isinstance(v, list):
+            return v
         extra = cls.model_fields[info.field_name].json_schema_extra
-        if isinstance(v, list) and isinstance(extra, dict) and extra.get("control") == "list":
+        if isinstance(extra, dict) and extra.get("control") == "list":
             lo, hi = extra.get("item_ge"), extra.get("item_le")
             for i, x in enumerate(v):
                 if (lo is not None and x < lo) or (hi is not None and x > hi):

@@ -104,8 +104,9 @@ class Out:
     # the formats above cannot (a unit chosen by magnitude); None → them
     key: str = ""
 
-    @property
+    @cached_property
     def display_unit(self) -> str:
+        """The unit shown: as declared, else from the key's suffix."""
         return unit_of_key(self.key) if self.unit is None else self.unit
 
     @property

@@ -79,10 +79,11 @@ ROLE_LABELS = {
 def r(x: Any, sig: int = 5) -> Any:
     """Round for the wire: figures need ~5 significant digits, not 17 (lists and arrays item by item;
     infinities and NaN become null)."""
+    spec = "%." + str(sig) + "g"  # "%.5g" % v: the digits of format(v, ".5g")
     if isinstance(x, float):
-        return float(f"{x:.{sig}g}") if math.isfinite(x) else None
-    if isinstance(x, (list, tuple)):
-        return [r(v, sig) for v in x]
+        return float(spec % x) if math.isfinite(x) else None
+    if isinstance(x, (list, tuple)):  # a finite float is rounded in place, anything else by r itself
+        return [float(spec % v) if type(v) is float and v - v == 0 else r(v, sig) for v in x]
     if hasattr(x, "tolist"):
         return r(x.tolist(), sig)
     return x

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from markupsafe import Markup
@@ -156,8 +156,9 @@ def mask(html: str, texts: list[str]) -> str:
 
 @dataclass
 class Shown:
-    """One card at one state as its fragment draws it: what the templates read (``s.…``) and the text
-    helpers they call, each filling slots, formatting cells and stating answers for this state."""
+    """One card at one state as its fragment draws it: what the templates read (``s.…``, each worked
+    out once per fragment) and the text helpers they call, each filling slots, formatting cells and
+    stating answers for this state."""
 
     card: Card
     params: Any
@@ -172,7 +173,7 @@ class Shown:
         view, held, _ = withhold(card, view, hide)
         return cls(card, params, view, reading, hide, held)
 
-    @property
+    @cached_property
     def qs(self) -> str:
         return query_string(self.card, self.params)
 
@@ -180,16 +181,16 @@ class Shown:
     def solutions(self) -> bool:
         return self.reading.solutions
 
-    @property
+    @cached_property
     def tiles(self) -> list[Stat]:
         return _tiles(self.card, self.view, self.params, self.hide)
 
-    @property
+    @cached_property
     def live_values(self) -> dict[str, str]:
         values = live_values(self.card, self.view, self.params)
         return {k: v for k, v in values.items() if k.split("|")[0] not in self.hide}
 
-    @property
+    @cached_property
     def notes_scope(self) -> Scope:
         return Scope(f"n-{self.card.id}")
 

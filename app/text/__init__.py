@@ -22,6 +22,8 @@ def tex(src: str, display: bool = False) -> str:
 
 def rich(text: str) -> Markup:
     """Escape ``text`` and typeset its ``$…$`` / ``$$…$$`` spans."""
+    if "$" not in text:
+        return escape(text)
     out, pos = [], 0
     for m in _MATH.finditer(text):
         out.append(str(escape(text[pos : m.start()])))
