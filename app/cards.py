@@ -365,8 +365,7 @@ class Question:
     hint: str = ""
     solution: list[str] = field(default_factory=list)  # steps, $tex$ allowed, numbers filled in
     answer_text: str = ""  # model answer for open questions
-    rel_tol: float = 0.01  # 正确 band
-    close_tol: float = 0.05  # 接近 band
+    slips: tuple[Any, ...] = ()  # exercises.Slip: mistakes the card knows of (total vs active, TP not divided)
     units: dict[str, float] = field(default_factory=dict)  # alternative units: name -> factor to `unit`
     options: dict[str, str] = field(default_factory=dict)  # for choice/bool questions
 

@@ -1,81 +1,249 @@
-"""Checking a reader's answer to an exercise question: 正确 / 接近 (with the likely slip) / 不对.
+"""Checking a reader's answer to a question: one rule for the page, the API and the live class.
 
-One mechanism for every exercise card: a card lists ``Question``s in its view; the expected value
-of a numeric question is the card's own output ``outputs[q.key]`` at the reader's current
+**正确** within the card's display rounding or 0.5 % (whichever is wider), **接近** within 5 %, otherwise
+**不对**. An answer that is not 正确 is held against the likely slips; when one matches (within 0.5 %)
+the result names it (``diagnosis``: a stable id, and a sentence) and the verdict stays what the rule
+says. The slips come from three places:
+
+- the number's own traced derivation, mechanically: each factor of its formula left out or applied
+  twice, each term of a sum left out (so every card with derivations gets diagnoses for free);
+- what the card declares for a question (``Question.slips``: total vs active parameters, TP not
+  divided, …, values its ``compute`` worked out);
+- unit slips: the question's own alternative units; ×10³ and ×10⁶ for any number, ×100 for a
+  percentage; bits vs bytes (×8) and GB vs GiB (×1.0737) for byte quantities.
+
+The expected value of a numeric question is the card's own output ``outputs[q.key]`` at the reader's
 parameters, so an answer can never disagree with the chart.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from .cards import Question
+from .derivation import sym_text
+from .format import GIVEN
+from .outputs import Out, undeclared
+from .trace import OPS, Node, node_of, recompute
 
-# (factor, hint): an answer that equals expected × factor (within the 正确 band) is a known slip.
-SLIPS: list[tuple[float, str]] = [
-    (1e3, "数量级差了 1000 倍:检查单位换算(ms 与 s、GB 与 MB、k 与 1)。"),
-    (1e-3, "数量级差了 1000 倍:检查单位换算(ms 与 s、GB 与 MB、k 与 1)。"),
-    (1e6, "差了 10⁶ 倍:检查单位前缀(M 与 1、GB 与 KB)。"),
-    (1e-6, "差了 10⁶ 倍:检查单位前缀(M 与 1、GB 与 KB)。"),
-    (1e9, "差了 10⁹ 倍:检查单位前缀(G 与 1)。"),
-    (1e-9, "差了 10⁹ 倍:检查单位前缀(G 与 1)。"),
-    (100.0, "差了 100 倍:百分数与小数混用了?"),
-    (0.01, "差了 100 倍:百分数与小数混用了?"),
-    (2**30 / 1e9, "GB(10⁹ B)与 GiB(2³⁰ B)混用了:两者差约 7.4%。"),
-    (1e9 / 2**30, "GB(10⁹ B)与 GiB(2³⁰ B)混用了:两者差约 7.4%。"),
-    (1.024, "KB/KiB 或 MB/MiB 混用了:差 2.4%。"),
-    (1 / 1.024, "KB/KiB 或 MB/MiB 混用了:差 2.4%。"),
-    (8.0, "差了 8 倍:bit 与 byte 混用了?链路速率先除以 8。"),
-    (1 / 8, "差了 8 倍:bit 与 byte 混用了?链路速率先除以 8。"),
-    (2.0, "差了 2 倍:一次乘加是 2 FLOP,或者读写/前后向少算了一半?"),
-    (0.5, "差了 2 倍:一次乘加是 2 FLOP,或者读写/前后向少算了一半?"),
-    (3.0, "差了 3 倍:训练是前向 + 两次反向矩阵乘,约 3 × 前向。"),
-    (1 / 3, "差了 3 倍:训练是前向 + 两次反向矩阵乘,约 3 × 前向。"),
-]
-
+CORRECT_REL = 0.005  # 正确: within 0.5 % (or the display rounding, when that is wider)
+CLOSE_REL = 0.05  # 接近: within 5 %
+SLIP_REL = 0.005  # an answer matches a slip within 0.5 % of the slip's value
+RULE_TEXT = "判定:与卡片显示的数一致(按它的舍入),或相差不超过 0.5%,为正确;相差不超过 5% 为接近;其余为不对。"
 VERDICT_TEXT = {"correct": "正确", "close": "接近", "incorrect": "不对"}
+MAX_NODES = 400  # factor slips are looked for in the first this many parts of a derivation
+
+BYTE_UNITS = re.compile(r"(^|[kKMGTP]i?)B(/s)?$|^bit|bit/s$")
 
 
-def _rel(a: float, e: float) -> float:
-    if e == 0:
-        return abs(a)
-    return abs(a - e) / abs(e)
+@dataclass(frozen=True)
+class Slip:
+    """A likely mistake: its stable id, the sentence that names it, the value it would give."""
+
+    id: str
+    text: str
+    value: float
 
 
-def check(q: Question, expected: Any, answer: Any, unit: str | None = None) -> dict[str, Any]:
-    """Verdict for one answer. ``unit`` is the unit the reader chose (default: the question's)."""
+# --------------------------------------------------------------------------- the rule
+
+
+def display_step(decl: Out, value: float) -> float:
+    """Half a unit of the last digit the output shows for ``value`` (in the value's own unit): an
+    answer that rounds to what the card prints is within it."""
+    text = decl.fmt(value, unit=False)
+    m = re.search(r"(\d[\d,]*)(?:\.(\d+))?", text)
+    if m is None:
+        return 0.0
+    decimals = len(m.group(2) or "")
+    exp = re.search(r"×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
+    e = int(exp.group(1).translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))) if exp else 0
+    return 0.5 * 10 ** (e - decimals) * decl.scale * 10**decl.exp
+
+
+def verdict_of(answer: float, expected: float, step: float = 0.0) -> str:
+    """The rule: 正确 / 接近 / 不对 for a numeric answer."""
+    err = abs(answer - expected)
+    if err <= max(step, CORRECT_REL * abs(expected)) * (1 + 1e-9):
+        return "correct"
+    if err <= CLOSE_REL * abs(expected):
+        return "close"
+    return "incorrect"
+
+
+# --------------------------------------------------------------------------- slips from the derivation
+
+
+def _label(n: Any) -> str:
+    """How a part of a formula is named to the reader: a slider's label, a symbol, or the number."""
+    if not isinstance(n, Node):
+        return GIVEN.text(n)
+    if n.kind == "leaf" and n.source.startswith(("滑块:", "题设:")):
+        return n.source.split(":", 1)[1]
+    return sym_text(n.sym) if n.sym else GIVEN.text(n.value)
+
+
+def _symbol(n: Any) -> str:
+    """A part's stable name in a diagnosis id: its symbol, else its label."""
+    return sym_text(n.sym) if isinstance(n, Node) and n.sym else _label(n)
+
+
+def _named(a: Any) -> bool:
+    """A part a reader can leave out: an input, a named intermediate, a rule's value or a written
+    number (an unnamed sub-expression is looked into instead)."""
+    return not isinstance(a, Node) or a.kind in ("leaf", "named", "rule")
+
+
+def _parts(root: Node) -> Iterator[tuple[Node, int, Any]]:
+    """Every (operation, operand index, operand) of the derivation, outermost first, through named
+    intermediates and unit conversions."""
+    seen, stack, count = set(), [root], 0
+    while stack and count < MAX_NODES:
+        n = stack.pop(0)
+        if n in seen or n.kind in ("leaf", "rule"):
+            continue
+        seen.add(n)
+        count += 1
+        for i, a in enumerate(n.args):
+            if n.kind in ("op", "scale"):
+                yield n, i, a
+            if isinstance(a, Node):
+                stack.append(a)
+
+
+_FACTOR_TEXT = {
+    ("mul", "drop"): ("dropped_factor", "少乘了 {x}"),
+    ("mul", "twice"): ("doubled_factor", "多乘了一次 {x}"),
+    ("div", "drop"): ("dropped_divisor", "少除以 {x}"),
+    ("div", "twice"): ("doubled_divisor", "多除了一次 {x}"),
+    ("add", "drop"): ("dropped_term", "漏了 {x} 这一项"),
+    ("sum", "drop"): ("dropped_term", "漏了 {x} 这一项"),
+    ("add", "twice"): ("doubled_term", "{x} 算了两次"),
+    ("sum", "twice"): ("doubled_term", "{x} 算了两次"),
+    ("sub", "drop"): ("dropped_term", "漏减了 {x}"),
+}
+
+
+def _changed(op: Node, i: int, how: str) -> dict[Node, float] | None:
+    """The swap that gives ``op`` its value with operand ``i`` left out (``drop``) or applied twice
+    (``twice``); None when that has no meaning for the operation (a numerator, a function's argument)."""
+    args = [x.value if isinstance(x, Node) else x for x in op.args]
+    v = args[i]
+    if op.op == "mul" or (op.op == "div" and i == 1):
+        args[i] = 1.0 if how == "drop" else v * v
+    elif op.op in ("add", "sum") or (op.op == "sub" and i == 1):
+        args[i] = 0.0 if how == "drop" else 2 * v
+    else:
+        return None
+    try:
+        return {op: OPS[op.op](*args)}
+    except (ArithmeticError, ValueError):
+        return None
+
+
+def factor_slips(value: Any) -> list[Slip]:
+    """What the traced ``value`` would be with each factor of its formula left out or applied twice,
+    each term of a sum left out: the slips its derivation offers."""
+    root = node_of(value)
+    if root is None:
+        return []
+    out: list[Slip] = []
+    for op, i, a in _parts(root):
+        if (op.kind == "scale" and not isinstance(a, Node)) or not _named(a):
+            continue  # a unit conversion is a unit slip, not a factor
+        for how in ("drop", "twice"):
+            if how == "twice" and op.op in ("mul", "div") and isinstance(a, Node):
+                continue  # a quantity squared is no one's slip; a written factor (×2) counted twice is
+            key = (op.op, how)
+            swap = _changed(op, i, how) if key in _FACTOR_TEXT else None
+            if swap is None:
+                continue
+            try:
+                v = recompute(root, swap)
+            except (ArithmeticError, ValueError):
+                continue
+            if math.isfinite(v) and not math.isclose(v, root.value, rel_tol=SLIP_REL):
+                kind, text = _FACTOR_TEXT[key]
+                out.append(Slip(f"{kind}:{_symbol(a)}", text.format(x=_label(a)), v))
+    return out
+
+
+# --------------------------------------------------------------------------- unit slips
+
+
+_SCALE = "差了 {n} 倍:检查单位换算(ms 与 s、GB 与 MB、k 与 1)。"
+_BITS = "差了 8 倍:bit 与字节混用了?链路速率先除以 8。"
+_GIB = "GB(10⁹ 字节)与 GiB(2³⁰ 字节)混用了:两者差约 7.4%。"
+_PCT = "差了 100 倍:百分数与小数混用了?"
+
+
+def _both(id: str, text: str, factor: float) -> list[Slip]:
+    return [Slip(id, text, factor), Slip(id, text, 1 / factor)]
+
+
+def choice_slips(q: Question) -> list[Slip]:
+    """The question's own alternative units: an answer worked in one and typed as the other."""
+    out: list[Slip] = []
+    for name, factor in q.units.items():
+        out += _both("unit_choice", f"单位:你的数像是按 {name} 算的,却按 {q.unit} 填写(或反过来)。", factor)
+    return out
+
+
+def unit_slips(unit: str) -> list[Slip]:
+    """Unit slips of a quantity in ``unit``, as ratios to the expected value (value = the ratio)."""
+    out = _both("scale_1e3", _SCALE.format(n="1000"), 1e3) + _both("scale_1e6", _SCALE.format(n="10⁶"), 1e6)
+    if unit == "%":
+        out += _both("percent", _PCT, 100.0)
+    if BYTE_UNITS.search(unit or ""):
+        out += _both("bits_bytes", _BITS, 8.0) + _both("gib_gb", _GIB, 2**30 / 1e9)
+    return out
+
+
+# --------------------------------------------------------------------------- checking one answer
+
+
+def check(q: Question, expected: Any, answer: Any, unit: str | None = None, decl: Out | None = None) -> dict[str, Any]:
+    """The verdict on one answer (``unit``: the unit the reader chose, default the question's). A traced
+    ``expected`` (from ``cards.explain``) also offers the slips of its own derivation."""
     if q.kind == "open":
         return {"verdict": "open"}
     if q.kind in ("bool", "choice"):
-        ok = _norm(answer) == _norm(expected)
-        return {"verdict": "correct" if ok else "incorrect"}
+        return {"verdict": "correct" if _norm(answer) == _norm(expected) else "incorrect"}
     a = float(answer)
     if unit and unit != q.unit:
         a *= q.units[unit]
     e = float(expected)
     if not (math.isfinite(a) and math.isfinite(e)):
         return {"verdict": "incorrect"}
-    err = _rel(a, e)
-    if err <= q.rel_tol:
-        return {"verdict": "correct"}
-    if err <= q.close_tol:
-        return {"verdict": "close", "hint": "很接近了:检查中间结果的舍入,或保留更多位小数。"}
-    for factor, hint in _unit_slips(q):
-        if e != 0 and _rel(a, e * factor) <= q.rel_tol:
-            return {"verdict": "close", "hint": hint}
-    if float(e).is_integer() and abs(e) >= 5 and abs(a - e) == 1:
-        return {"verdict": "close", "hint": "差了 1:检查是否多数或少数了一步(例如 1 次 prefill + (G−1) 次 decode)。"}
-    return {"verdict": "incorrect"}
+    step = display_step(decl or undeclared(q.key), e)
+    verdict = verdict_of(a, e, step)
+    out: dict[str, Any] = {"verdict": verdict}
+    if verdict == "correct":
+        return out
+    slip = diagnose(q, expected, a)
+    if slip is not None:
+        out.update(diagnosis=slip.id, diagnosis_text=slip.text, hint=slip.text)
+    elif verdict == "close":
+        out["hint"] = "很接近了:检查中间结果的舍入,或保留更多位小数。"
+    return out
 
 
-def _unit_slips(q: Question) -> list[tuple[float, str]]:
-    own = []
-    for name, factor in q.units.items():
-        hint = f"单位:你的数像是按 {name} 算的,却按 {q.unit} 填写(或反过来)。"
-        own += [(1 / factor, hint), (factor, hint)]
-    return own + SLIPS
+def diagnose(q: Question, expected: Any, answer: float) -> Slip | None:
+    """The first slip the answer matches: the card's own, the question's alternative units, then the
+    derivation's factors and terms, then a unit slip."""
+    e = float(expected)
+    choices = [Slip(r.id, r.text, e * r.value) for r in choice_slips(q)]
+    for s in (*q.slips, *choices, *factor_slips(expected)):
+        if s.value and math.isclose(answer, s.value, rel_tol=SLIP_REL):
+            return s
+    for s in unit_slips(q.unit):
+        if e and math.isclose(answer, e * s.value, rel_tol=SLIP_REL):
+            return s
+    return None
 
 
 def _norm(v: Any) -> Any:

@@ -320,6 +320,48 @@ def tsum(xs: Any, start: Any = 0) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
+# Re-running a trace with a part changed (what an answer with one factor left out would be)
+# ---------------------------------------------------------------------------------------------
+
+OPS: dict[str, Callable] = {  # the operations a trace records, by name
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "div": operator.truediv,
+    "floordiv": operator.floordiv,
+    "mod": operator.mod,
+    "pow": operator.pow,
+    "neg": operator.neg,
+    "abs": abs,
+    "ceil": math.ceil,
+    "floor": math.floor,
+    "round": round,
+    "sum": lambda *xs: sum(xs),
+    "max": max,
+    "min": min,
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "log2": math.log2,
+    "log10": math.log10,
+    "exp": math.exp,
+}
+
+
+def recompute(node: Node, swap: dict[Node, float]) -> float:
+    """The value of ``node``'s computation with each node in ``swap`` replaced by its value there
+    (a rule's value — a simulation — stays as it was run). Raises ``ArithmeticError``/``ValueError``
+    when the changed computation has no value (a division by zero, a log of zero)."""
+    if node in swap:
+        return swap[node]
+    if node.kind in ("leaf", "rule"):
+        return node.value
+    args = [recompute(a, swap) if isinstance(a, Node) else a for a in node.args]
+    if node.kind == "named":
+        return args[0]
+    return OPS[node.op](*args)
+
+
+# ---------------------------------------------------------------------------------------------
 # Safe evaluation of check expressions
 # ---------------------------------------------------------------------------------------------
 

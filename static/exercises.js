@@ -27,10 +27,16 @@
     });
     return out;
   }
+  // A diagnosed slip is said with the verdict, and its question's hint opens on its own.
   function showVerdict(form, r) {
     var o = form.querySelector("output.verdict");
     o.textContent = r.text + (r.hint ? " · " + r.hint : "");
-    o.className = "verdict v-" + r.verdict;
+    o.className = "verdict v-" + r.verdict + (r.diagnosis ? " diagnosed" : "");
+    if (r.diagnosis) {
+      o.dataset.diagnosis = r.diagnosis;
+      var hint = form.closest("li.q") && form.closest("li.q").querySelector("details.hint");
+      if (hint) hint.open = true;
+    } else delete o.dataset.diagnosis;
   }
   function answerOf(form) {
     var checked = form.querySelector("input[name=answer]:checked");
@@ -60,7 +66,7 @@
         if (!res.ok) { showVerdict(form, { verdict: "incorrect", text: (res.j.detail && res.j.detail[0] && res.j.detail[0].msg) || "无法检查" }); return; }
         var r = res.j.results[key];
         showVerdict(form, r);
-        saveAttempt(card.dataset.card, key, { answer: raw, unit: unitSel ? unitSel.value : null, verdict: r.verdict, text: r.text, hint: r.hint || null, t: Date.now() });
+        saveAttempt(card.dataset.card, key, { answer: raw, unit: unitSel ? unitSel.value : null, verdict: r.verdict, text: r.text, hint: r.hint || null, diagnosis: r.diagnosis || null, t: Date.now() });
       });
   });
   function initQuestions(root) {

@@ -247,8 +247,6 @@ def _question_record(card, params, query: str, key: str) -> dict:
         "units": dict(q.units),
         "kind": q.kind,
         "options": dict(q.options),
-        "rel_tol": q.rel_tol,
-        "close_tol": q.close_tol,
         "expected": expected if isinstance(expected, (bool, str)) else float(expected),
         "axis": cardinfo.axis_of(card, view, key),
         "asked": time.time(),
@@ -306,8 +304,6 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
         rec["prompt"],
         rec["unit"],
         kind=rec["kind"],
-        rel_tol=rec["rel_tol"],
-        close_tol=rec["close_tol"],
         units=rec.get("units", {}),
         options=rec.get("options", {}),
     )

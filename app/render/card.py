@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from ..cards import REGISTRY, Card, Question, Stat, View, cell_text, explain, label_text, run, slot, tiles
 from ..derivation import Derivation
+from ..exercises import RULE_TEXT
 from ..outputs import split, undeclared
 from ..state import query_string
 from ..text import markdown, rich
@@ -206,6 +207,7 @@ class Shown:
     def answer(self, q: Question) -> str:
         return answer_text(self.card, q, self.view.outputs.get(q.key))
 
+    rule = RULE_TEXT
     legend = staticmethod(legend_items)
     wire = staticmethod(wire_figure)
     markdown = staticmethod(markdown)

@@ -12,10 +12,11 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from .. import exercises
-from ..cards import REGISTRY, Card, run
+from ..cards import REGISTRY, Card, explain, run
 from ..errors import ErrorBody
 from ..render import card_json, dumps
 from ..state import ParamError, validate
+from ..trace import plain
 from .lookup import CardRef, reading_of, state_of
 from .responses import NO_STORE, public
 from .schemas import result_model
@@ -39,9 +40,11 @@ class CardList(BaseModel):
 
 
 class Verdict(BaseModel):
-    verdict: str
+    verdict: str = Field(description="correct(正确)/ close(接近)/ incorrect(不对)/ open(开放题)")
     text: str
     hint: str | None = None
+    diagnosis: str | None = Field(None, description="认出的常见失误(稳定的 id,如 dropped_factor:批大小 B、bits_bytes)")
+    diagnosis_text: str | None = Field(None, description="那个失误的一句话说明")
     expected: float | bool | str | None = None
 
 
@@ -166,10 +169,10 @@ def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -
         if q is None:  # the question set changed with the parameters
             continue
         expected = view.outputs.get(q.key)
-        r = exercises.check(q, expected, v, units.get(k))
+        r = exercises.check(q, expected, v, units.get(k), card.outputs.get(q.key))
         r["text"] = exercises.VERDICT_TEXT.get(r["verdict"], r["verdict"])
         if reveal:
-            r["expected"] = expected
+            r["expected"] = plain(expected)
         results[k] = r
     return results
 
@@ -185,7 +188,8 @@ def _check_endpoint(card: Card):
         except ParamError as e:
             return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
         solutions = (await reading_of(request)).solutions
-        results = _verdicts(card, run(card, params), answers, units, body.reveal and solutions)
+        view, _ = explain(card, params)  # traced: each answer is also held against its derivation's slips
+        results = _verdicts(card, view, answers, units, body.reveal and solutions)
         return JSONResponse(
             {"card": card.id, "results": results, "solutions": solutions}, headers={"Cache-Control": NO_STORE}
         )

@@ -1,5 +1,5 @@
-"""A reader answers 练习 1-3: wrong, then right; opens the hint, then the solution; reloads and
-finds the attempt remembered (in this browser only)."""
+"""A reader answers 练习 1-3: wrong, then right; a unit slip is named and opens the hint, then the
+solution; reloads and finds the attempt remembered (in this browser only)."""
 
 from __future__ import annotations
 
@@ -21,20 +21,20 @@ def test_answer_hint_solution_and_remembered(page, server):
     page.wait_for_function(
         "() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('正确')"
     )
-    box.fill("0.02985")  # seconds typed into the ms box: a unit slip
+    solution = q.locator("details.solution")
+    assert not solution.is_visible()  # hint first
+    box.fill("0.02985")  # seconds typed into the ms box: a unit slip, named, and its hint opens
     q.locator("button", has_text="检查").click()
     page.wait_for_function(
-        "() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('接近')"
+        "() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('不对')"
     )
-    assert "单位" in verdict.inner_text()
+    assert "按 s 算" in verdict.inner_text() and verdict.get_attribute("data-diagnosis") == "unit_choice"
+    assert q.locator("details.hint").evaluate("d => d.open")
     box.fill("29.85")
     q.locator("button", has_text="检查").click()
     page.wait_for_function(
         "() => document.querySelector('li.q[data-q=\"q2\"] output.verdict').textContent.includes('正确')"
     )
-    solution = q.locator("details.solution")
-    assert not solution.is_visible()  # hint first
-    q.locator("details.hint summary").click()
     solution.wait_for(state="visible")
     solution.locator("summary").click()
     assert "29.85" in solution.inner_text()

@@ -216,7 +216,7 @@ def test_revealed_results_values(client, klass):
     client.post(f"/api/live/{klass.code}/questions/{qid}/reveal", headers=klass.auth)
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results").json()
     assert res["true_value"] == truth
-    assert res["verdicts"] == {"correct": 2, "close": 2, "incorrect": 1}  # ×2 is a known slip: 接近
+    assert res["verdicts"] == {"correct": 2, "close": 1, "incorrect": 2}  # the grading rule: ×2 is 不对
     assert res["axis"] == {"figure": 0, "axis": "x", "log": True, "title": res["axis"]["title"]}
     h = res["histogram"]
     assert h["log"] is True and h["edges"][0] <= truth <= h["edges"][-1]

@@ -22,7 +22,8 @@ def test_tiles_are_askable_as_predict_questions():
     assert "bound" not in items and "meets_target" not in items  # text tiles are not numbers
     truth = cardinfo.expected(v, "b_star")
     assert exercises.check(q, truth, round(truth))["verdict"] == "correct"
-    assert exercises.check(q, truth, truth * 2)["verdict"] == "close"
+    assert exercises.check(q, truth, truth * 2)["verdict"] == "incorrect"
+    assert exercises.check(q, truth, truth * 1.04)["verdict"] == "close"
 
 
 def test_exercise_questions_come_first_and_open_ones_are_left_out():

@@ -1,5 +1,5 @@
 """Every exercise card through the one checking mechanism: each numeric question accepts the right
-answer, rejects ×1.5, and calls a unit slip 接近 with a hint naming the slip."""
+answer, rejects ×1.5, and calls a unit slip 不对 with a diagnosis naming the slip."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_numeric_questions_correct_wrong_slip(client, cid):
             assert r.json()["results"][q.key]["verdict"] == "incorrect", (cid, q.key, e)
             slip, words = _slip(q, e)
             r = client.post(url, json={"answers": {q.key: slip}}).json()["results"][q.key]
-            assert r["verdict"] == "close", (cid, q.key, e, slip, r)
+            assert r["verdict"] == "incorrect" and r["diagnosis"], (cid, q.key, e, slip, r)  # named, not 接近
             assert any(w in r["hint"] for w in words), r["hint"]
     for q in qs:
         if q.kind == "bool":

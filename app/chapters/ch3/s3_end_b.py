@@ -230,7 +230,7 @@ def ex_3_4(p: Ex34Params) -> View:
                 ],
             ),
             Question("tools_new_total_s", f"把所有工具加速到 {st:g} 倍,任务总时间变成多少?", "s"),
-            Question("tools_saved_pct", "这样省下百分之几?", "%", rel_tol=0.05, close_tol=0.2),
+            Question("tools_saved_pct", "这样省下百分之几?", "%"),
             Question(
                 "first_round_cap_speedup",
                 "为什么局部加速倍数不能单独决定收益?",

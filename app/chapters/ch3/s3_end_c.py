@@ -114,7 +114,6 @@ def ex_3_5(p: Ex35Params) -> View:
             prompt="(a 延伸) 视觉编码的矩阵运算约多少 TFLOPs?为什么不是 4 倍?",
             unit="TFLOPs",
             hint="ViT 块里块与块之间做全注意力,注意力项随块数平方增长。",
-            rel_tol=0.005,
             solution=[
                 "640×640 时约 [[vision_encode_640_tflop]];比值 [[enc_ratio]]×:线性层和合并器随块数 ×4,注意力随块数平方 ×16。",
                 "用的是公开的 Qwen3-VL-4B 视觉配置(见图 3-15 卡片),书中只给了 640×640 的 1.310。",
@@ -138,8 +137,6 @@ def ex_3_5(p: Ex35Params) -> View:
             prompt="(b) 40 ms 缓冲时停顿多久?(按图 3-18 卡片的示意迟到模式)",
             unit="ms",
             hint=f"示意:块 {late} 的网络延迟是 {JitterParams().late_net_ms:g} ms,而不是通常的 {JitterParams().net_ms:g} ms。",
-            rel_tol=0.001,
-            close_tol=0.2,
             solution=[
                 "块 [[late]] 在 [[late_arrival_ms]] 才到,原定 [[late_planned_40_ms]] 播放,前一块此时已播完,只能停下等它。这个答案依赖卡片自设的迟到模式(示意)。"
             ],
@@ -148,7 +145,6 @@ def ex_3_5(p: Ex35Params) -> View:
             key="stall_60_ms",
             prompt="(b) 60 ms 缓冲时停顿多久?(同样的示意迟到模式)",
             unit="ms",
-            rel_tol=0.001,
             solution=[
                 "块 [[late]] 原定 [[late_planned_60_ms]] 播放,它 [[late_arrival_ms]] 已到:不停顿。多等 20 ms 换来了不停顿(示意)。"
             ],
