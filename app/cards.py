@@ -298,7 +298,8 @@ class Stat:
     illustrative: bool = False  # 示意 badge
     book: str = ""  # the book's own wording, shown beside ("三倍", "约 31×")
     emphasis: bool = False
-    hidden: bool = False  # the value is held back (a live question asks it): text is a placeholder
+    hidden: bool = False  # the value is held back (a live question asks it, or practice first): a placeholder
+    note: str = ""  # why it is held back, beside the placeholder ("先作答")
 
     @property
     def numeric(self) -> bool:

@@ -65,8 +65,12 @@
       .then(function (res) {
         if (!res.ok) { showVerdict(form, { verdict: "incorrect", text: (res.j.detail && res.j.detail[0] && res.j.detail[0].msg) || "无法检查" }); return; }
         var r = res.j.results[key];
-        showVerdict(form, r);
+        // the card may have been redrawn meanwhile (a reveal): the verdict goes to the form on the page now
+        var now = document.querySelector('.card[data-card="' + card.dataset.card + '"] form.answer[data-key="' + key + '"]');
+        showVerdict(now || form, r);
+        checkedNow.add(card.dataset.card + ":" + key);
         saveAttempt(card.dataset.card, key, { answer: raw, unit: unitSel ? unitSel.value : null, verdict: r.verdict, text: r.text, hint: r.hint || null, diagnosis: r.diagnosis || null, t: Date.now() });
+        reveal(card, key);
       });
   });
   function initQuestions(root) {
@@ -85,9 +89,18 @@
           if (inp) inp.value = rec.answer;
           var us = form.querySelector("select[name=unit]");
           if (us && rec.unit) us.value = rec.unit;
-          showVerdict(form, { verdict: rec.verdict, text: "上次:" + rec.text, hint: rec.hint });
+          var now = checkedNow.has(card.dataset.card + ":" + form.dataset.key);   // checked on this page: no "上次"
+          showVerdict(form, { verdict: rec.verdict, text: (now ? "" : "上次:") + rec.text, hint: rec.hint, diagnosis: now ? rec.diagnosis : null });
         }
         var hint = li.querySelector("details.hint"), sol = li.querySelector("details.solution");
+        if (sol) {
+          if (openSolutions.has(card.dataset.card + ":" + li.dataset.key)) sol.open = true;
+          sol.addEventListener("toggle", function () {
+            if (!sol.open) return;
+            openSolutions.add(card.dataset.card + ":" + li.dataset.key);
+            reveal(card, li.dataset.key);   // choosing 查看解答 shows the answer
+          });
+        }
         if (hint && sol && !hint.open && !(saved["__hint:" + li.dataset.key])) {
           sol.hidden = true;
           hint.addEventListener("toggle", function () {
@@ -105,9 +118,73 @@
   }
 
 
+  // ---------------------------------------------------------------- practice first
+  // A number that answers one of the card's own questions arrives held back ("? · 先作答") until the
+  // reader has checked an answer to it or opened its solution: the keys tried are kept in this
+  // browser, and every fragment of the card is asked for with reveal=<key> for each of them.
+  var REVEALED = "aiinfra:revealed:";
+  var openSolutions = new Set(), checkedNow = new Set();
+  function revealed(id) {
+    try { return JSON.parse(localStorage.getItem(REVEALED + id) || "[]"); } catch (e) { return []; }
+  }
+  function showsAll(card) { return !!card.querySelector("form.controls input[name=answers][value=shown]"); }
+  function refresh(card) {
+    if (!window.htmx) return;
+    var form = card.querySelector("form.controls");
+    if (form) { window.htmx.trigger(form, "change"); return; }
+    var res = card.querySelector(".result");
+    if (res) window.htmx.ajax("GET", "/cards/" + card.dataset.card + "/fragment", { target: res, swap: "innerHTML" });
+  }
+  function reveal(card, key) {
+    var keys = revealed(card.dataset.card);
+    if (keys.indexOf(key) >= 0 || showsAll(card)) return;
+    keys.push(key);
+    try { localStorage.setItem(REVEALED + card.dataset.card, JSON.stringify(keys)); } catch (e) {}
+    refresh(card);
+  }
+  document.addEventListener("htmx:configRequest", function (e) {
+    if (!/^\/cards\/[^/]+\/fragment$/.test(e.detail.path)) return;
+    var card = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest(".card");
+    if (!card || showsAll(card)) return;
+    var keys = revealed(card.dataset.card), p = e.detail.parameters;
+    if (!keys.length || !p) return;
+    if (typeof p.append === "function") keys.forEach(function (k) { p.append("reveal", k); });
+    else p.reveal = keys;
+  });
+  // The presenter's 显示答案: an instructor shows (or hides again) every answer of the card.
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest("[data-answers-toggle]");
+    if (!b) return;
+    var card = b.closest(".card"), form = card && card.querySelector("form.controls");
+    if (!form) return;
+    var inp = form.querySelector("input[name=answers]");
+    if (inp) inp.remove();
+    else {
+      inp = document.createElement("input");
+      inp.type = "hidden"; inp.name = "answers"; inp.value = "shown";
+      form.appendChild(inp);
+    }
+    b.setAttribute("aria-pressed", showsAll(card) ? "true" : "false");
+    b.textContent = showsAll(card) ? "隐藏答案" : "显示答案";
+    refresh(card);
+  });
+  function initPractice() {
+    document.querySelectorAll(".card").forEach(function (card) {
+      var toggle = card.querySelector("[data-answers-toggle]");
+      if (toggle && card.querySelector(".questions")) {
+        toggle.hidden = false;
+        toggle.textContent = showsAll(card) ? "隐藏答案" : "显示答案";
+      }
+      if (card.querySelector(".questions") && !showsAll(card) && revealed(card.dataset.card).length) refresh(card);
+    });
+  }
+
   document.addEventListener("htmx:load", function (e) { initQuestions(e.detail.elt); });
+  // a redrawn card gets its attempts back in the same task as the swap (htmx:load comes after settling)
+  document.addEventListener("htmx:afterSwap", function (e) { initQuestions(e.detail.target); });
   document.addEventListener("DOMContentLoaded", function () {
     initQuestions(document);
     jumpToQuestion();
+    initPractice();
   });
 })();

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import Any
+from urllib.parse import urlencode
 
 from markupsafe import Markup
 
@@ -16,7 +17,7 @@ from ..cards import REGISTRY, Card, Question, Stat, View, cell_text, explain, la
 from ..derivation import Derivation
 from ..exercises import RULE_TEXT
 from ..outputs import split, undeclared
-from ..state import query_string
+from ..state import query_string, to_query
 from ..text import markdown, rich
 from ..text.glossary import Scope
 from .env import env, gloss
@@ -25,16 +26,48 @@ from .figures import legend_items, wire_figure
 
 @dataclass(frozen=True)
 class Reading:
-    """How a card is shown, apart from its state: whether exercises offer their worked solutions,
-    and which outputs are hidden (a live question's asked value: no trace of it in the fragment).
-    In a URL these are the view flags :data:`VIEW_FLAGS`."""
+    """How a card is shown, apart from its state (in a URL: the view flags :data:`VIEW_FLAGS`).
+
+    - ``solutions``: exercises offer their worked solutions (``solutions=off`` hides them);
+    - ``hide``: outputs held back completely (a live question's asked value: no trace of it, its
+      figures included, until the reveal);
+    - practice first: a number that answers one of the card's own questions is held back until the
+      reader has checked an answer to it or asked to see it (``reveal=<key>``), unless
+      ``answers=shown`` (an instructor's view) shows everything."""
 
     solutions: bool = True
     hide: frozenset[str] = field(default_factory=frozenset)
+    answers_shown: bool = False
+    revealed: frozenset[str] = field(default_factory=frozenset)
+
+    def practice(self, view: View) -> frozenset[str]:
+        """The outputs of ``view`` that answer its own questions and are still held back."""
+        if self.answers_shown:
+            return frozenset()
+        keys = {q.key for q in view.questions if q.kind != "open" and q.key in view.outputs}
+        seen = [view.outputs[k] for k in keys & self.revealed]
+        # an answer equal to one already shown is shown too (its number is on the card already)
+        return frozenset(k for k in keys - self.revealed if not any(_same(view.outputs[k], v) for v in seen))
+
+    def query(self) -> list[tuple[str, str]]:
+        """These flags as query pairs (what a derivation or a refreshed fragment must be asked with)."""
+        out = [] if self.solutions else [("solutions", "off")]
+        out += [("hide", k) for k in sorted(self.hide)]
+        out += [("answers", "shown")] if self.answers_shown else [("reveal", k) for k in sorted(self.revealed)]
+        return out
 
 
-VIEW_FLAGS = ("solutions", "hide", "embed")  # query keys that change how a card is shown, not its state
-HIDDEN_TEXT = "?"  # what a hidden number reads as
+def _same(a: Any, b: Any) -> bool:
+    if _is_number(a) and _is_number(b):
+        return math.isclose(a, b, rel_tol=1e-9)
+    return a == b
+
+
+VIEW_FLAGS = ("solutions", "hide", "embed", "answers", "reveal")  # keys that change how a card is shown
+HIDDEN_TEXT = "?"  # what a held-back number reads as
+PRACTICE_NOTE = "先作答"  # beside a number held back until the reader has tried
+PRACTICE_FIGURE_NOTE = "这张图画出了题目的答案:先作答,或打开「查看解答」。"
+LIVE_FIGURE_NOTE = "这张图画出了正在提问的数,公布答案后再显示。"
 
 
 def fill_html(
@@ -77,13 +110,13 @@ def answer_text(card: Card, q: Question, value: Any) -> str:
     return (card.outputs.get(q.key) or undeclared(q.key)).fmt(value)
 
 
-def _tiles(card: Card, view: View, params: Any, hide: frozenset[str]) -> list[Stat]:
-    return [
-        s
-        if s.key not in hide
-        else Stat(s.key, s.label, HIDDEN_TEXT, unit=s.unit, illustrative=s.illustrative, hidden=True)
-        for s in tiles(card, view, params)
-    ]
+def _tiles(card: Card, view: View, params: Any, hide: frozenset[str], practice: frozenset[str]) -> list[Stat]:
+    def held(s: Stat) -> Stat:
+        note = PRACTICE_NOTE if s.key in practice else ""
+        unit = s.unit or (card.outputs.get(s.key) or undeclared(s.key)).display_unit
+        return Stat(s.key, s.label, HIDDEN_TEXT, unit=unit, illustrative=s.illustrative, hidden=True, note=note)
+
+    return [held(s) if s.key in hide else s for s in tiles(card, view, params)]
 
 
 def _shows(obj: Any, values: list[float], texts: list[str]) -> bool:
@@ -100,16 +133,24 @@ def _shows(obj: Any, values: list[float], texts: list[str]) -> bool:
     return False
 
 
-def _texts(card: Card, view: View, hide: frozenset[str]) -> list[str]:
+def _texts(card: Card, view: View, hide: frozenset[str], params: Any = None, min_digits: int = 1) -> list[str]:
     """How the ``hide`` outputs' values may be written: as declared (with and without thousands
-    separators) and plainly (``%g``); texts without a digit other than 0 say nothing and are skipped."""
+    separators) and plainly (``%g``). Skipped: texts with fewer than ``min_digits`` significant digits
+    (for an answer not yet tried, a 4 or a 64 says nothing: other numbers in the text read so too), and
+    texts a parameter also reads as (the control shows it anyway)."""
     out = set()
     for k in hide:
         v = view.outputs[k]
         if _is_number(v) and math.isfinite(v) and v != 0:
             t = (card.outputs.get(k) or undeclared(k)).fmt(v, unit=False).removeprefix("≈ ")
             out |= {t, t.replace(",", ""), f"{v:g}"}
-    return sorted((t for t in out if any(ch in "123456789" for ch in t)), key=len, reverse=True)
+    inputs = {f"{x:g}" for x in (params.model_dump().values() if params is not None else ()) if _is_number(x)}
+
+    def telling(t: str) -> bool:
+        digits = re.sub(r"\D", "", t).lstrip("0")
+        return len(digits) >= min_digits and t.replace(",", "") not in inputs
+
+    return sorted((t for t in out if telling(t)), key=len, reverse=True)
 
 
 def _values(card: Card, view: View, key: str) -> list[float]:
@@ -121,18 +162,26 @@ def _values(card: Card, view: View, key: str) -> list[float]:
     return [float(v), v / d.scale / 10**d.exp]
 
 
-def withhold(card: Card, view: View, hide: frozenset[str]) -> tuple[View, frozenset[int], list[str]]:
+def withhold(
+    card: Card, view: View, hide: frozenset[str], figures_of: frozenset[str] = frozenset(), params: Any = None
+) -> tuple[View, frozenset[int], list[str]]:
     """``view`` with the values of the ``hide`` outputs held back: table cells that show one read "?";
-    the indices of the figures that draw one (drawn only after the reveal); the texts the rendered
-    fragment must not contain (see :func:`mask`)."""
+    the indices of the figures that draw one of ``figures_of`` (drawn only after the reveal); the texts
+    the rendered fragment must not contain (see :func:`mask`)."""
     if not hide:
         return view, frozenset(), []
     values = [v for k in hide for v in _values(card, view, k)]
-    texts = _texts(card, view, hide)
+    texts = sorted(
+        set(_texts(card, view, figures_of, params)) | set(_texts(card, view, hide - figures_of, params, 3)),
+        key=len,
+        reverse=True,
+    )
+    drawn = [v for k in figures_of for v in _values(card, view, k)]
+    drawn_texts = _texts(card, view, figures_of, params)
     held = frozenset(
         i
         for i, f in enumerate(view.figures)
-        if _shows([f.fig.get(k) for k in ("data", "layout", "frames")], values, texts)
+        if figures_of and _shows([f.fig.get(k) for k in ("data", "layout", "frames")], drawn, drawn_texts)
     )
 
     def cell(c: Any) -> Any:
@@ -165,14 +214,28 @@ class Shown:
     params: Any
     view: View
     reading: Reading
-    hide: frozenset[str]  # outputs held back (Reading.hide that this view has)
-    held: frozenset[int]  # figures that draw a held-back value
+    hide: frozenset[str]  # outputs held back: a live question's, and answers not yet tried
+    practice: frozenset[str]  # of those, the answers to the card's own questions
+    held: frozenset[int]  # figures that draw a live question's value
+    texts: list[str]  # how the held-back values may be written (masked in the finished fragment)
 
     @classmethod
     def of(cls, card: Card, params: Any, view: View, reading: Reading = Reading()) -> Shown:
-        hide = reading.hide & set(view.outputs)
-        view, held, _ = withhold(card, view, hide)
-        return cls(card, params, view, reading, hide, held)
+        live = reading.hide & set(view.outputs)
+        practice = reading.practice(view) - live
+        view, held, texts = withhold(card, view, live | practice, live, params)
+        return cls(card, params, view, reading, live | practice, practice, held, texts)
+
+    @cached_property
+    def view_qs(self) -> str:
+        """The state's query with the view flags: a derivation or solution loaded on demand is asked
+        for as this fragment shows (answers still held back stay held back)."""
+        pairs = to_query(self.card, self.params) + self.reading.query()
+        return ("?" + urlencode(pairs)) if pairs else ""
+
+    @property
+    def figure_note(self) -> str:
+        return LIVE_FIGURE_NOTE if self.reading.hide else PRACTICE_FIGURE_NOTE
 
     @cached_property
     def qs(self) -> str:
@@ -184,7 +247,7 @@ class Shown:
 
     @cached_property
     def tiles(self) -> list[Stat]:
-        return _tiles(self.card, self.view, self.params, self.hide)
+        return _tiles(self.card, self.view, self.params, self.hide, self.practice)
 
     @cached_property
     def live_values(self) -> dict[str, str]:
@@ -205,6 +268,8 @@ class Shown:
         return cell_text(self.card, table, col, value)
 
     def answer(self, q: Question) -> str:
+        if q.key in self.hide:
+            return f"{HIDDEN_TEXT} {(self.card.outputs.get(q.key) or undeclared(q.key)).display_unit}".strip()
         return answer_text(self.card, q, self.view.outputs.get(q.key))
 
     rule = RULE_TEXT
@@ -222,8 +287,8 @@ def fragment_context(card: Card, params: Any, view: View, reading: Reading = Rea
 
 def render_fragment(card: Card, params: Any, view: View, reading: Reading = Reading()) -> str:
     """The result fragment of ``view`` (a card's own template includes the generic ``_result.html``)."""
-    html = env.get_template(card.template or "_result.html").render(**fragment_context(card, params, view, reading))
-    return mask(html, _texts(card, view, reading.hide & set(view.outputs))) if reading.hide else html
+    ctx = fragment_context(card, params, view, reading)
+    return mask(env.get_template(card.template or "_result.html").render(**ctx), ctx["s"].texts)
 
 
 def fragment_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
@@ -231,12 +296,19 @@ def fragment_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
     return render_fragment(card, params, run(card, params), reading)
 
 
-def explain_html(card: Card, params: Any) -> str:
-    """Every derivation of the card at ``params``, as the HTML the tiles expand into."""
+def explain_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
+    """Every derivation of the card at ``params``, as the HTML the tiles expand into. A number held
+    back (practice first, a live question) shows its formula with the values substituted, not its result."""
     view, ders = explain(card, params)
-    return env.get_template("_explain.html").render(
+    hide = (reading.hide | reading.practice(view)) & set(view.outputs)
+    for k in hide & set(ders):
+        ders[k] = replace(ders[k], result=HIDDEN_TEXT, steps=[])
+    html = env.get_template("_explain.html").render(
         card=card, view=view, derivations=ders, tiles={s.key: s for s in tiles(card, view, params)}
     )
+    live = reading.hide & set(view.outputs)
+    texts = set(_texts(card, view, live, params)) | set(_texts(card, view, hide - live, params, 3))
+    return mask(html, sorted(texts, key=len, reverse=True))
 
 
 # --------------------------------------------------------------------------- JSON

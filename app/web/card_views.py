@@ -41,6 +41,7 @@ def page(
         next=next_c,
         qs=query_string(card, params),
         solutions=reading.solutions,
+        answers_shown=reading.answers_shown,
     )
     extra = {"X-Frame-Embed": "1"} if embed else {}  # the security middleware relaxes framing for this view
     return html(body, PAGE_CACHE, status, extra)
@@ -63,10 +64,10 @@ async def card_fragment(card: CardRef, params: StateRef, reading: ReadingRef) ->
 
 
 @router.get("/cards/{name}/explain")
-async def card_explain(card: CardRef, params: StateRef) -> Response:
+async def card_explain(card: CardRef, params: StateRef, reading: ReadingRef) -> Response:
     """Every derivation of the card in the URL's state: what a tile expands into (loaded on
     demand, so dragging a slider never pays for it)."""
-    return html(explain_html(card, params))
+    return html(explain_html(card, params, reading))
 
 
 @router.get("/cards/{name}/figure/{idx}.{ext}")

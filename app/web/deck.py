@@ -123,6 +123,7 @@ def deck(request: Request) -> Response:
         next=None,
         qs=query_string(card, params),
         solutions=True,
+        answers_shown=False,
         deck=deck_ctx,
     )
     return html(body, PAGE_CACHE)

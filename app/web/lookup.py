@@ -77,10 +77,16 @@ StateRef = Annotated[Params, Depends(state_of)]
 
 async def reading_of(request: Request) -> Reading:
     """How the URL asks the card to be shown: ``solutions=off`` (or the deployment's setting) hides
-    worked solutions; each ``hide=<output>`` holds that output's value back (a live question's)."""
+    worked solutions; each ``hide=<output>`` holds that output's value back (a live question's);
+    ``answers=shown`` shows every answer, ``reveal=<output>`` the ones a reader has tried."""
     q = request.query_params
     solutions = q.get("solutions") != "off" and request.app.state.settings.solutions != "off"
-    return Reading(solutions=solutions, hide=frozenset(q.getlist("hide")))
+    return Reading(
+        solutions=solutions,
+        hide=frozenset(q.getlist("hide")),
+        answers_shown=q.get("answers") == "shown",
+        revealed=frozenset(q.getlist("reveal")),
+    )
 
 
 ReadingRef = Annotated[Reading, Depends(reading_of)]

@@ -18,7 +18,8 @@ def test_check_button_works_on_every_card_with_questions(page, server):
             value = ("true" if expected else "false") if isinstance(expected, bool) else str(expected)
             li.locator(f'input[name=answer][value="{value}"]').check()
         li.locator("button", has_text="检查").click()
-        verdict = li.locator("output.verdict")
-        page.wait_for_function("(el) => el.textContent !== ''", arg=verdict.element_handle())
+        verdict = li.locator("output.verdict")  # the card redraws with this answer shown: read the one on the page
+        sel = f'#{cid} li.q[data-key="{q.key}"] output.verdict'
+        page.wait_for_function(f"() => (document.querySelector('{sel}') || {{}}).textContent", timeout=10_000)
         assert verdict.inner_text().startswith("正确"), (cid, q.key, expected, verdict.inner_text())
     page.watch.assert_clean()

@@ -94,9 +94,9 @@ def test_worked_solution_is_the_answers_derivation(page, server):
     q.locator("details.hint summary").click()
     sol = q.locator("details.solution")
     sol.wait_for(state="visible")
-    sol.locator("summary").click()
-    slot = sol.locator(".deriv-solution")
-    page.wait_for_function("(el) => el.dataset.loaded === '1'", arg=slot.element_handle())
+    sol.locator("summary").click()  # asking to see it: the card comes back with this answer shown
+    slot = page.locator('li.q[data-q="q1"] details.solution[open] .deriv-solution[data-loaded="1"]')
+    slot.wait_for()
     text = slot.inner_text()
     key = q.get_attribute("data-key")
     body = page.evaluate("() => fetch('/api/cards/ex-1-3').then(r => r.json())")

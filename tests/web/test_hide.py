@@ -52,9 +52,9 @@ def test_the_sweep_covers_most_cards():
 
 @pytest.mark.parametrize(("cid", "key", "text"), CASES)
 def test_a_hidden_output_leaves_no_trace(client, cid, key, text):
-    plain = client.get(f"/cards/{cid}/fragment").text
+    plain = client.get(f"/cards/{cid}/fragment", params={"answers": "shown"}).text
     assert text in plain
-    held = client.get(f"/cards/{cid}/fragment", params={"hide": key})
+    held = client.get(f"/cards/{cid}/fragment", params={"hide": key, "answers": "shown"})
     assert held.status_code == 200
     number = re.compile(rf"(?<![\d.,]){re.escape(text)}(?![\d]|[.,]\d)")
     assert not number.search(held.text), f"{cid}.{key} = {text} still in the fragment"

@@ -1,0 +1,42 @@
+"""Practice first in a browser: 练习 1-3's answers arrive held back; checking an answer (right or
+wrong) or opening its solution shows that answer, remembered in this browser; the presenter's
+显示答案 shows every answer."""
+
+from __future__ import annotations
+
+TILE = '.stat[data-key="t_step_ms_b1"] .v'
+
+
+def _tile(page) -> str:
+    return page.locator(TILE).inner_text()
+
+
+def test_an_answer_shows_once_the_reader_has_tried(page, server):
+    page.goto(server + "/cards/ex-1-3")
+    assert _tile(page) == "?" and "先作答" in page.locator('.stat[data-key="t_step_ms_b1"]').inner_text()
+    q = page.locator('li.q[data-key="t_step_ms_b1"]')
+    q.locator("input[name=answer]").fill("20")  # wrong, but tried
+    q.locator("button", has_text="检查").click()
+    page.wait_for_function(f"() => document.querySelector('{TILE}').textContent.trim() === '29.85'")
+    assert page.locator('.stat[data-key="b_star"] .v').inner_text() == "?"  # the others still wait
+    page.reload()
+    page.wait_for_function(f"() => document.querySelector('{TILE}').textContent.trim() === '29.85'")
+    sol = page.locator('li.q[data-key="b_star"] details.solution')
+    page.locator('li.q[data-key="b_star"] details.hint summary').click()
+    sol.locator("summary").click()  # 查看解答 is asking to see it
+    page.wait_for_function(
+        "() => document.querySelector('.stat[data-key=\"b_star\"] .v').textContent.includes('105.5')"
+    )
+    page.wait_for_function("() => document.querySelector('li.q[data-key=\"b_star\"] details.solution').open")
+    page.watch.assert_clean()
+
+
+def test_the_presenter_shows_every_answer(page, server):
+    page.goto(server + "/present/ex-1-3")
+    toggle = page.locator("[data-answers-toggle]")
+    assert toggle.is_visible() and _tile(page) == "?"
+    toggle.click()
+    page.wait_for_function(f"() => document.querySelector('{TILE}').textContent.trim() === '29.85'")
+    assert "answers=shown" in page.url
+    assert toggle.get_attribute("aria-pressed") == "true"
+    page.watch.assert_clean()
