@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import anyio.from_thread
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -176,7 +177,9 @@ def check_body_model(card: Card) -> type[BaseModel]:
     )
 
 
-def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -> dict[str, dict]:
+def _verdicts(
+    card: Card, view: Any, answers: dict, units: dict, reveal: bool, withheld: frozenset[str] = frozenset()
+) -> dict[str, dict]:
     qs = {q.key: q for q in view.questions}
     results = {}
     for k, v in answers.items():
@@ -186,7 +189,7 @@ def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -
         expected = view.outputs.get(q.key)
         r = exercises.check(q, expected, v, units.get(k))
         r["text"] = exercises.VERDICT_TEXT.get(r["verdict"], r["verdict"])
-        if reveal:
+        if reveal and k not in withheld:  # a live class is asking it: no answer before 公布
             r["expected"] = expected
         results[k] = r
     return results
@@ -203,7 +206,9 @@ def _check_endpoint(card: Card):
         except ParamError as e:
             return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
         reveal = body.reveal and solutions_allowed(request)
-        results = _verdicts(card, compute(card, params), answers, units, reveal)
+        held = getattr(request.app.state, "live_withheld", None)  # app/live/checks.py, set in create_app
+        withheld = anyio.from_thread.run(held, card.id, params) if reveal and held else frozenset()
+        results = _verdicts(card, compute(card, params), answers, units, reveal, withheld)
         return JSONResponse(
             {"card": card.id, "results": results, "solutions": solutions_allowed(request)},
             headers={"Cache-Control": "no-store"},
