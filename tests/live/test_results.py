@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from app.live.results import MAX_BINS, ROBUST_FROM, histogram, summary, to_question_unit
 
 
