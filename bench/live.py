@@ -379,6 +379,7 @@ def main() -> int:
     ap.add_argument("--procs", type=int, default=2, help="follower processes")
     ap.add_argument("--smoke", action="store_true", help="short CI run: 60 followers, 20 answers/s, 5 s")
     ap.add_argument("--verbose", action="store_true", help="latency of every update")
+    ap.add_argument("--server-log", type=Path, default=None, help="write serve-prod's output here")
     a = ap.parse_args()
     if a.smoke:
         a.followers, a.rate, a.stuffing, a.seconds = 60, 20.0, 20.0, 5.0
@@ -390,7 +391,8 @@ def main() -> int:
         redis, url = start_redis()
         procs.append(redis)
         port = free_port()
-        prod = start_serve_prod(port, {"AIINFRA_REDIS_URL": url, "AIINFRA_TRUSTED_PROXIES": "127.0.0.1"}, workers=2)
+        env = {"AIINFRA_REDIS_URL": url, "AIINFRA_TRUSTED_PROXIES": "127.0.0.1"}
+        prod = start_serve_prod(port, env, workers=2, log=a.server_log)
         procs.append(prod)
         base = f"http://127.0.0.1:{port}"
         _, k = call(base, "POST", "/api/live", {"card": "eg-1-1", "query": ""}, headers={"X-Forwarded-For": HALL})

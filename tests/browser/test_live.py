@@ -165,30 +165,60 @@ def _predict_vote_reveal(teacher, a, b):
     )
     teacher.select_option("#live-ask-key", "b_star")
     teacher.click(".live-ask-go")
+    # the projector's own stage is reloaded masked: the asked output is asked for with hide=
+    teacher.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.hide === 'b_star'")
     for s, value in ((a, "148"), (b, "295")):  # 295 ≈ 2 × B*: a known slip, 接近
         s.wait_for_selector(".live-question:not([hidden])")
-        assert "B*" in s.inner_text(".live-q-prompt")
-        assert s.locator('.stat[data-key="b_star"].live-masked').count() == 1  # the number is hidden
+        prompt = s.inner_text(".live-q-prompt")
+        assert "B*" in prompt and "16 请求 时" in prompt  # the question states its conditions (B = 16)
+        s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.hide === 'b_star'")
+        assert s.locator('.stat[data-key="b_star"].live-masked').count() == 1  # the number is not shown
+        assert s.locator("details.solution").count() == 0  # no worked solution in the stage while asked
         s.fill("#live-answer-value", value)
         s.click(".live-answer button[type=submit]")
         s.wait_for_function("() => document.querySelector('.live-q-msg').textContent.startsWith('已提交')")
+    # the same phone answering again (after a reload: the credential is kept) replaces its answer
+    a.reload()
+    _drawn(a)
+    a.wait_for_selector(".live-question:not([hidden])")
+    a.fill("#live-answer-value", "147")
+    a.click(".live-answer button[type=submit]")
+    a.wait_for_function("() => document.querySelector('.live-q-msg').textContent.startsWith('已提交')")
     teacher.wait_for_function("() => document.querySelector('.live-answered').textContent === '2'", timeout=10000)
-    assert teacher.locator(".live-results").is_hidden()  # hidden until 公布
+    assert teacher.locator(".live-results-panel").is_hidden()  # hidden until 公布
     teacher.click(".live-reveal")
-    teacher.wait_for_selector(".live-results:not([hidden]) .live-res-text")
+    teacher.wait_for_selector(".live-results-panel:not([hidden]) .live-res-text")
     text = teacher.inner_text(".live-res-text")
-    assert "真值 147.7" in text and "2 人作答" in text and "正确 50%" in text and "接近 50%" in text
-    teacher.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => t.name === '全班答案')")
+    assert "真值 147.7" in text and "2 人作答" in text
+    shares = teacher.inner_text(".live-shares")
+    assert "50%" in shares and "正确 1 人" in shares and "接近 1 人" in shares
+    # the histogram is a panel of its own, readable from the back: bars, the true value marked
+    hist = teacher.evaluate("""() => { const el = document.querySelector('.live-results .live-hist');
+        const bars = el.data[0];
+        return {total: bars.y.reduce((x, y) => x + y, 0), truth: el.layout.shapes[0].x0,
+                height: el.getBoundingClientRect().height, width: el.getBoundingClientRect().width,
+                font: el.layout.font.size}; }""")
+    assert hist["total"] == 2 and abs(hist["truth"] - 147.67) < 0.1
+    assert hist["height"] >= 300 and hist["width"] >= 500 and hist["font"] >= 18
+    # on the card's own axis only a rug of ticks and the true value: never a second axis
+    teacher.wait_for_function(
+        "() => (document.getElementById('plot-eg-1-1-0').layout.shapes || []).some(s => s.liveRug)", timeout=10000
+    )
     fig = teacher.evaluate("""() => { const el = document.getElementById('plot-eg-1-1-0');
-        const h = el.data.find(t => t.name === '全班答案');
-        return {yaxis: h.yaxis, total: h.y.slice(0, -1).reduce((x, y) => x + y, 0),
-                truth: el.layout.shapes.filter(s => s.liveTruth).map(s => s.x0), y9: !!el.layout.yaxis9}; }""")
-    assert fig["yaxis"] == "y9" and fig["y9"] and fig["total"] == 2
-    assert abs(fig["truth"][0] - 147.67) < 0.1  # on the card's own batch axis
+        const rug = el.layout.shapes.filter(s => s.liveRug);
+        return {ticks: rug.filter(s => s.y1 < 0.1).map(s => s.x0), axes: Object.keys(el.layout).filter(k => /axis\\d/.test(k)),
+                traces: el.data.filter(t => t.name === '全班答案').length}; }""")
+    assert sorted(round(x) for x in fig["ticks"]) == [147, 295]
+    assert fig["axes"] == [] and fig["traces"] == 0
+    teacher.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.hide === ''")
     for s, verdict in ((a, "正确"), (b, "接近")):
         s.wait_for_function(f"() => document.querySelector('.live-q-msg').textContent.includes('{verdict}')")
         assert "真值 147.7" in s.inner_text(".live-q-results")
+        s.wait_for_function("() => document.querySelector('#live-stage .live-card').dataset.hide === ''")
     assert a.locator('.stat[data-key="b_star"].live-masked').count() == 0
+    # the phone's results are right under the question, on the first screen
+    top = a.evaluate("document.querySelector('.live-q-results .live-hist').getBoundingClientRect().top")
+    assert top < 900
 
 
 def _snapshot_on_the_projector(teacher, a):
@@ -202,6 +232,7 @@ def _snapshot_on_the_projector(teacher, a):
     teacher.wait_for_selector(".live-snap-pick", timeout=10000)
     label = teacher.inner_text(".live-snaps-list li")
     assert "<b>阿明</b>" in label and teacher.locator(".live-snaps-list b").count() == 0  # the nickname stays text
+    assert "批大小 B = 128 请求" in label  # the parameter's own label and value, whole
     teacher.check(".live-snap-pick")
     teacher.click(".live-snaps-show")
     teacher.wait_for_selector(".live-snaps:not([hidden])")
@@ -212,6 +243,29 @@ def _snapshot_on_the_projector(teacher, a):
     assert "阿明" in teacher.inner_text(".live-snap h3")
 
 
+def _class_ends(teacher, a, b):
+    """下课: confirmed, every phone shows 课堂已结束 and the summary; the projector offers the CSV."""
+    teacher.locator(".live-snaps-close").click()
+    teacher.once("dialog", lambda d: d.accept())
+    teacher.click(".live-end")
+    teacher.wait_for_selector(".live-ended-box")
+    for s in (a, b):
+        s.wait_for_selector(".live-ended-box", timeout=10000)
+        text = s.inner_text(".live-ended-box")
+        assert "课堂已结束" in text and "共 1 题" in text and "真值 147.7 请求" in text
+        assert s.locator(".live-csv").count() == 0
+    with teacher.expect_download() as dl:
+        teacher.click(".live-csv")
+    path = dl.value.path()
+    csv_text = open(path, encoding="utf-8-sig").read()
+    assert (
+        csv_text.startswith("题号,题目") and "147.67" in csv_text and csv_text.count("\n") == 3
+    )  # a header, two answers
+    # the expected console errors of a gone class: the 410s of the last polls and stream
+    for pg in (teacher, a, b):
+        pg.watch.errors = [e for e in pg.watch.errors if "410" not in e]
+
+
 def test_live_class_end_to_end(browser, live_server):
     contexts = []
     try:
@@ -220,6 +274,7 @@ def test_live_class_end_to_end(browser, live_server):
         _break_away_and_lock(teacher, a, b)
         _predict_vote_reveal(teacher, a, b)
         _snapshot_on_the_projector(teacher, a)
+        _class_ends(teacher, a, b)
         for pg in (teacher, a, b):
             pg.watch.assert_clean()
     finally:
