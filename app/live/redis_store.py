@@ -256,14 +256,31 @@ def decode_event(raw: str) -> dict:
     return out
 
 
+def _drain(task: asyncio.Task) -> None:
+    """A call given up on finishes (or fails) in the background: its outcome is read, not logged."""
+    if not task.cancelled():
+        task.exception()
+
+
 def _guarded(fn):
-    """Any Redis or socket failure, or no answer within STORE_TIMEOUT_S: StoreUnavailable."""
+    """Any Redis or socket failure, or no answer within STORE_TIMEOUT_S: StoreUnavailable. The
+    deadline holds however long the abandoned call then takes to clean up (a hung Redis can keep a
+    socket's close waiting): the caller gets its answer at the deadline, the call ends on its own."""
 
     @functools.wraps(fn)
     async def wrapper(*args, **kwargs):
+        task = asyncio.ensure_future(fn(*args, **kwargs))
         try:
-            async with asyncio.timeout(STORE_TIMEOUT_S):
-                return await fn(*args, **kwargs)
+            done, _ = await asyncio.wait({task}, timeout=STORE_TIMEOUT_S)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if not done:
+            task.cancel()
+            task.add_done_callback(_drain)
+            raise StoreUnavailable(f"redis: no answer within {STORE_TIMEOUT_S:g} s")
+        try:
+            return task.result()
         except (RedisError, OSError, TimeoutError) as e:
             raise StoreUnavailable(f"redis: {type(e).__name__}: {e}") from e
 
