@@ -156,11 +156,11 @@
   // the true value marked on it and the 正确/接近/不对 shares beside it in large type. On the card's
   // own axis (projector only) the answers are a rug of short ticks: never a second axis.
   function sharesBox(res) {
-    var s = res.shares || {}, box = el("div", "live-shares");
+    var s = res.shares || {}, box = el("div", "live-verdicts");
     ["correct", "close", "incorrect"].forEach(function (k) {
-      var d = el("div", "live-share live-share-" + k);
-      d.appendChild(el("span", "live-share-pct", Math.round(100 * (s[k] || 0)) + "%"));
-      d.appendChild(el("span", "live-share-name", VERDICT[k] + " " + ((res.verdicts || {})[k] || 0) + " 人"));
+      var d = el("div", "live-verdict live-verdict-" + k);
+      d.appendChild(el("span", "live-verdict-pct", Math.round(100 * (s[k] || 0)) + "%"));
+      d.appendChild(el("span", "live-verdict-name", VERDICT[k] + " " + ((res.verdicts || {})[k] || 0) + " 人"));
       box.appendChild(d);
     });
     return box;
@@ -294,11 +294,11 @@
     else c.say("已授权");
     currentQ = c.question;
     controlPublishing(c, data.state);
+    controlHall(c);   // before the keys: Esc closes the hall view first
     controlKeys(c);
     controlLock(c);
     controlQuestions(c);
     controlSnapshots(c);
-    controlHall(c);
     controlEnd(c);
     csvButton(c.code, c.token);
     c.afterLoad();
