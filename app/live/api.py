@@ -10,6 +10,8 @@ from typing import Annotated, Any, TypeAlias
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import exercises
 from ..cards import Question, resolve
@@ -218,9 +220,29 @@ async def create(request: Request, data: CreateBody) -> JSONResponse:
     )
 
 
-@router.get("/api/live/{code}", response_model=StateOut, responses=errors(404, 410, 422, 503), summary="课堂的当前状态")
+class ClassRoute(APIRoute):
+    """``/api/live/{code}`` is two routes (GET the state, DELETE = 下课): a 405 there names both."""
+
+    async def handle(self, scope, receive, send) -> None:
+        if self.methods and scope["method"] not in self.methods:
+            raise StarletteHTTPException(405, headers={"Allow": "GET, DELETE"})
+        await super().handle(scope, receive, send)
+
+
 async def state(s: LiveSession) -> JSONResponse:
+    """课堂的当前状态 (followers = connected event streams)."""
     return ok(public_state(s, await get_store().followers(s.code)))
+
+
+router.add_api_route(
+    "/api/live/{code}",
+    state,
+    methods=["GET"],
+    response_model=StateOut,
+    responses=errors(404, 410, 422, 503),
+    summary="课堂的当前状态",
+    route_class_override=ClassRoute,
+)
 
 
 @router.delete(
