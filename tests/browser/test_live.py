@@ -458,7 +458,9 @@ def test_phone_first_the_card_before_its_controls(browser, live_server):
         box = s.evaluate("""() => ({tile: document.querySelector('#live-stage .stat').getBoundingClientRect().top,
             plot: document.getElementById('plot-eg-1-1-0').getBoundingClientRect().top,
             width: document.documentElement.scrollWidth})""")
-        assert box["plot"] < 844 and box["plot"] < box["tile"] < 844 * 1.6, box  # the chart on the first screen, then the tiles
+        assert box["plot"] < 844 and box["plot"] < box["tile"] < 844 * 1.6, (
+            box
+        )  # the chart on the first screen, then the tiles
         assert box["width"] <= 390
         clipped = s.evaluate("""() => [...document.querySelectorAll('.live-bar span, .live-bar button, .live-bar label')]
             .filter(e => e.offsetParent && (e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > 390))
@@ -515,6 +517,27 @@ def test_a_stale_credential_is_replaced_by_joining_again(browser, live_server):
         cred = s.evaluate(f"localStorage.getItem('aiinfra:live:participant:{k['code']}')")
         assert cred.startswith(f"p1.{k['code']}.") and not cred.endswith(".BBBB")
         assert call(base, "GET", f"/api/live/{k['code']}")[1]["followers"] == 1
+        s.watch.assert_clean()
+    finally:
+        ctx.close()
+
+
+def test_a_student_exploring_during_a_question_asks_for_masked_fragments(browser, live_server):
+    """Hidden means absent while exploring too: every fragment a slider asks for carries the mask."""
+    k = _class(live_server["base"], ask="b_star")
+    ctx, s = _page(browser, 420, 900)
+    urls: list[str] = []
+    s.on("request", lambda r: urls.append(r.url) if "/fragment" in r.url or "/live/card/" in r.url else None)
+    try:
+        s.goto(k["follow_url"])
+        _drawn(s)
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        s.click(".live-mode")
+        _set_batch(s, 64)
+        s.wait_for_function("() => document.getElementById('plot-eg-1-1-0').data.some(t => (t.x || []).includes(64))")
+        frags = [u for u in urls if "/cards/eg-1-1/fragment" in u]
+        assert frags and all("hide=b_star" in u and "solutions=off" in u for u in frags), frags
+        assert s.locator('.stat[data-key="b_star"].live-masked').count() == 1
         s.watch.assert_clean()
     finally:
         ctx.close()
