@@ -727,8 +727,25 @@
       es.onerror = function () {
         f.status("重新连接中…");
         document.body.classList.add("live-offline");
-        if (es.readyState === 2) { f.es = null; f.later(f.rejoin, 0); }
+        if (es.readyState === 2) { f.es = null; f.probe(); }
       };
+    };
+    // EventSource gave up (the server refused the stream): ask the stream itself why, and wait as
+    // long as it says (Retry-After) — a full class, a store that is away, a class that ended
+    f.probe = function () {
+      var ctl = new AbortController();
+      fetch("/api/live/" + f.code + "/events?participant=" + encodeURIComponent(f.cred || ""), { signal: ctl.signal, cache: "no-store" })
+        .then(function (r) {
+          if (r.ok) { ctl.abort(); f.later(f.rejoin, 0); return; }   // it would open now: join and follow again
+          return r.json().catch(function () { return {}; }).then(function (j) {
+            var res = { ok: false, status: r.status, j: j, retry: Number(r.headers.get("Retry-After")) || 0 };
+            if (r.status === 410) { f.ended(); return; }
+            if (r.status === 403) f.cred = null;   // a credential the class no longer takes: a new one
+            f.status(errorText(res, "连接中断,正在重试…"));
+            f.later(f.rejoin, res.retry);
+          });
+        })
+        .catch(function () { f.later(f.rejoin, 0); });
     };
     // wait the server's Retry-After when it gave one, else a pause that grows to 15 s (with jitter:
     // a hall of phones does not come back in one burst)

@@ -541,3 +541,41 @@ def test_a_student_exploring_during_a_question_asks_for_masked_fragments(browser
         s.watch.assert_clean()
     finally:
         ctx.close()
+
+
+def test_a_refused_stream_says_why_and_waits_as_long_as_the_server_asks(browser, live_server):
+    """The stream refused (here: a full class, 503 with Retry-After: 2): the phone shows the
+    server's reason, waits the 2 s and then follows."""
+    import json
+    import time
+
+    k = _class(live_server["base"])
+    ctx, s = _page(browser, 420, 900)
+    refused: list[float] = []
+    body = {
+        "detail": [
+            {"loc": ["body", "code"], "field": "code", "type": "full", "msg": "code:本课堂已满:最多 1,000 人同时在线"}
+        ]
+    }
+
+    def full(route):
+        if len(refused) < 2:
+            refused.append(time.monotonic())
+            return route.fulfill(
+                status=503,
+                body=json.dumps(body, ensure_ascii=False),
+                headers={"Retry-After": "2", "Content-Type": "application/json"},
+            )
+        return route.continue_()
+
+    try:
+        s.route("**/api/live/*/events?*", full)
+        s.goto(k["follow_url"])
+        s.wait_for_function("() => document.querySelector('.live-status').textContent.includes('本课堂已满')")
+        s.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'", timeout=15000)
+        joined = time.monotonic()
+        assert len(refused) == 2 and joined - refused[1] >= 1.5  # the phone waited as it was told
+        s.watch.errors = [e for e in s.watch.errors if "503" not in e]
+        s.watch.assert_clean()
+    finally:
+        ctx.close()
