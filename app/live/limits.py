@@ -51,4 +51,5 @@ QUEUE_DEPTH = 64  # events buffered per connection before it is reset to the lat
 # ------------------------------------------------------------------ the HTTP server (app/live/serving.py)
 MAX_HEADER_BYTES = 16 * 1024  # request line + headers of one request (431 beyond)
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers must arrive within this (then closed)
+BODY_TIMEOUT_S = 30.0  # any request's body must arrive within this (the live routes': BODY_READ_TIMEOUT_S)
 KEEPALIVE_S = 5  # an idle keep-alive connection is closed after this

@@ -19,9 +19,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from .limits import HEADER_TIMEOUT_S, KEEPALIVE_S, MAX_HEADER_BYTES
-
-BODY_TIMEOUT_S = 30.0  # any request body (the live routes' own: limits.BODY_READ_TIMEOUT_S)
+from .limits import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, KEEPALIVE_S, MAX_HEADER_BYTES
 
 
 def _response(status: bytes, msg: str) -> bytes:

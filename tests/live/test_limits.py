@@ -333,3 +333,48 @@ def test_participant_credential_length(client, klass):
     assert len(cred) < limits.PARTICIPANT_MAX
     r = client.post(url, json={"participant": "p" * (limits.PARTICIPANT_MAX + 1)})
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "participant"
+
+
+# ------------------------------------------------------------------ the store's own budget
+
+
+def test_a_redis_call_answers_within_the_store_deadline_and_a_503_within_2_s():
+    """One retry on a fresh connection fits the deadline; waiting for a pooled connection too; the
+    deadline leaves room for the response inside the 2 s the issue allows."""
+    from app.live.redis_store import RedisStore
+
+    assert limits.STORE_TIMEOUT_S == 1.5 and limits.STORE_TIMEOUT_S + 0.3 < 2.0
+    assert 2 * limits.REDIS_SOCKET_TIMEOUT_S < limits.STORE_TIMEOUT_S
+    assert limits.REDIS_POOL_WAIT_S < limits.STORE_TIMEOUT_S
+    assert limits.STORE_RETRY_AFTER_S == 2
+    pool = RedisStore("redis://127.0.0.1:1/0").r.connection_pool  # nothing connects until a command
+    kw = pool.connection_kwargs
+    assert pool.max_connections == limits.POOL_SIZE == 128 and pool.timeout == limits.REDIS_POOL_WAIT_S
+    assert kw["socket_timeout"] == kw["socket_connect_timeout"] == limits.REDIS_SOCKET_TIMEOUT_S
+    assert kw["health_check_interval"] == limits.REDIS_HEALTH_CHECK_S == 1
+    assert kw["retry"].get_retries() == 1
+
+
+def test_an_unreachable_redis_is_a_503_in_time(monkeypatch):
+    from app.live.redis_store import RedisStore
+    from app.live.store import StoreUnavailable
+
+    store = RedisStore(f"redis://127.0.0.1:{_closed_port()}/0")
+
+    async def go():
+        t0 = time.perf_counter()
+        with pytest.raises(StoreUnavailable):
+            await store.get("ABCDEF")
+        return time.perf_counter() - t0
+
+    assert run(go()) < limits.STORE_TIMEOUT_S
+
+
+def _closed_port() -> int:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port

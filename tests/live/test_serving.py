@@ -161,6 +161,7 @@ async def _reads_body(scope, receive, send):
 
 
 def test_a_body_that_never_completes_closes_the_connection(monkeypatch):
+    assert limits.BODY_TIMEOUT_S == 30.0
     monkeypatch.setattr(serving, "BODY_TIMEOUT_S", 0.3)
 
     async def go():
