@@ -75,7 +75,7 @@ from .results import class_summary, results_csv, summary, to_question_unit
 from .store import Full, Session, get_store
 
 router = APIRouter(tags=["课堂"])
-CreateBody: TypeAlias = Annotated[CreateIn, Depends(json_body(CreateIn, optional=True))]
+CreateBody: TypeAlias = Annotated[CreateIn, Depends(json_body(CreateIn))]
 StateBody: TypeAlias = Annotated[StateIn, Depends(json_body(StateIn))]
 AskBody: TypeAlias = Annotated[AskIn, Depends(json_body(AskIn))]
 AnswerBody: TypeAlias = Annotated[AnswerIn, Depends(json_body(AnswerIn))]
@@ -176,9 +176,10 @@ async def askable(card: str, request: Request) -> JSONResponse:
     status_code=201,
     response_model=Created,
     responses=errors(413, 415, 422, 429, 503),
-    openapi_extra=request_body(CreateIn, required=False),
+    openapi_extra=request_body(CreateIn),
     summary="开课:新建课堂,返回课堂码与教师令牌",
-    description=f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂(下课或过期后名额归还);"
+    description="请求体至少是 {}(从书的第一张卡片开始)。"
+    f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂(下课或过期后名额归还);"
     f"课堂在老师最后一次操作 {IDLE_TTL_S // 3600} 小时后过期。",
 )
 async def create(request: Request, data: CreateBody) -> JSONResponse:

@@ -71,7 +71,7 @@ def is_json(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
-def json_body(model: type[M], optional: bool = False) -> Callable[[Request], Any]:
+def json_body(model: type[M]) -> Callable[[Request], Any]:
     """A dependency that takes only ``application/json`` (415 otherwise: a form or ``text/plain``
     post from another site cannot join or answer for a visitor's browser), reads at most
     MAX_BODY_BYTES within BODY_READ_TIMEOUT_S and validates them as ``model``."""
@@ -91,8 +91,6 @@ def json_body(model: type[M], optional: bool = False) -> Callable[[Request], Any
                         raise fail(413, "body", f"请求体过大(上限 {MAX_BODY_BYTES // 1024} KB)", "too_large")
         except TimeoutError:
             raise fail(408, "body", f"请求体 {BODY_READ_TIMEOUT_S:g} 秒内未收完", "timeout") from None
-        if optional and not raw.strip():
-            return model()
         try:
             return model.model_validate_json(bytes(raw))
         except ValidationError as e:

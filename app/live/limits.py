@@ -37,10 +37,10 @@ NICK_MAX = 24  # characters of the optional nickname
 PARTICIPANT_MAX = 120  # characters of a participant credential (a real one has 62)
 
 # ------------------------------------------------------------------ the store
-STORE_TIMEOUT_S = 1.5  # one store call, however it fails (Redis down or hung): 503 by then
+STORE_TIMEOUT_S = 1.2  # one store call, however it fails (Redis down or hung): 503 by then
 STORE_RETRY_AFTER_S = 2  # what a 503 of an unavailable store tells the client (Retry-After)
-REDIS_SOCKET_TIMEOUT_S = 0.6  # connect / read on a Redis socket (one retry on a fresh connection)
-REDIS_POOL_WAIT_S = 1.2  # waiting for a free pooled connection (a hall connecting at once queues here)
+REDIS_SOCKET_TIMEOUT_S = 0.5  # connect / read on a Redis socket (one retry on a fresh connection)
+REDIS_POOL_WAIT_S = 1.0  # waiting for a free pooled connection (a hall connecting at once queues here)
 REDIS_HEALTH_CHECK_S = 1  # a pooled connection idle this long is PINGed before use
 POOL_SIZE = 128  # Redis connections per process (the subscriber holds one of them)
 

@@ -343,7 +343,7 @@ def test_a_redis_call_answers_within_the_store_deadline_and_a_503_within_2_s():
     deadline leaves room for the response inside the 2 s the issue allows."""
     from app.live.redis_store import RedisStore
 
-    assert limits.STORE_TIMEOUT_S == 1.5 and limits.STORE_TIMEOUT_S + 0.3 < 2.0
+    assert limits.STORE_TIMEOUT_S == 1.2 and limits.STORE_TIMEOUT_S + 0.5 < 2.0
     assert 2 * limits.REDIS_SOCKET_TIMEOUT_S < limits.STORE_TIMEOUT_S
     assert limits.REDIS_POOL_WAIT_S < limits.STORE_TIMEOUT_S
     assert limits.STORE_RETRY_AFTER_S == 2
