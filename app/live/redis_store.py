@@ -551,6 +551,8 @@ class RedisStore(Store):
             ps = self.r.pubsub(ignore_subscribe_messages=True)
             try:
                 await ps.subscribe(CHANNEL)
+                if self._secret is not None:  # a Redis that lost its data gets the key back (NX: never a second one)
+                    await self.r.set(P + "secret", self._secret.hex(), nx=True)
                 await self._resync(hub)
                 hub.store_status(True)
                 backoff = 0.2
