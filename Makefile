@@ -28,11 +28,16 @@ $(ASSETS): node_modules/.package-lock.json scripts/assets.sh scripts/precompress
 	$(BIN)/python scripts/precompress.py static
 	touch $(ASSETS)
 
+# The server's own limits (app/live/serving.py): headers within 10 s and 16 KB, bodies within 30 s,
+# idle keep-alive closed after 5 s; X-Forwarded-For believed only from AIINFRA_TRUSTED_PROXIES
+SERVE   := --http app.live.serving:GuardedHttpTools --timeout-keep-alive 5 --forwarded-allow-ips "$${AIINFRA_TRUSTED_PROXIES:-127.0.0.1}"
+
 run: setup
-	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT)
+	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) $(SERVE)
 
 # Production: several worker processes (see README "Deploying for a course"); several workers need
-# AIINFRA_REDIS_URL for the live class (deploy/gunicorn.conf.py refuses otherwise)
+# AIINFRA_REDIS_URL for the live class (deploy/gunicorn.conf.py refuses otherwise); the same server
+# limits as `make run` (deploy/gunicorn.conf.py: the guarded worker)
 serve-prod: setup
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn 'app.main:create_app()' -c deploy/gunicorn.conf.py
 
@@ -64,7 +69,8 @@ load: setup
 nginx-demo: setup
 	./deploy/nginx-demo.sh 2 5
 
-# Live class: 500 SSE followers + 100 answers/s for 60 s against serve-prod (2 workers + Redis)
+# Live class: 500 SSE followers + 100 answers/s for 60 s against serve-prod (2 workers + Redis), beside an
+# abuse mix (answer stuffing with invented identities, a join flood, a class flood)
 live-bench: setup
 	$(BIN)/python bench/live.py
 

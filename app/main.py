@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from .chapters import load_all
+from .live import install as install_live
 from .live import router as live_router
 from .live.store import configure as configure_live
 from .render import STATIC, env
@@ -129,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(models_router)
     app.include_router(gpus_router)
     app.include_router(live_router)
+    install_live(app)  # its store's 503s, and what the check route withholds during a question
     app.include_router(tools_router)
     if settings.bench:
         from .web.bench import router as bench_router

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import Depends, Request
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,12 +28,40 @@ class Settings(BaseSettings):
     warm: bool = Field(True, description="render every card once at start-up (templates compiled before readers)")
     reload: bool = Field(False, description="re-read templates when they change (development)")
     bench: bool = Field(False, description="mount /bench/ceiling, the bench's same-stack row")
+    secret: SecretStr | None = Field(
+        None,
+        min_length=32,
+        description="key (≥ 32 characters) that signs the live class's participant credentials and hashes client "
+        "addresses; unset: one is generated once and kept in the live store, so it holds across workers and restarts",
+    )
+    trusted_proxies: str = Field(
+        "127.0.0.1",
+        description="comma-separated addresses or networks (CIDR), or *, whose X-Forwarded-For names the client "
+        "(as uvicorn's --forwarded-allow-ips); every other peer is the client itself",
+    )
 
     @field_validator("live_db", mode="before")
     @classmethod
     def _blank_db_is_default(cls, v: object) -> object:
         """``AIINFRA_LIVE_DB=`` (blank) means the default file, as an unset variable does."""
         return ROOT / "var" / "live.db" if v in ("", None) else v
+
+    @field_validator("secret", mode="before")
+    @classmethod
+    def _blank_secret_is_unset(cls, v: object) -> object:
+        """``AIINFRA_SECRET=`` (blank) means no configured secret, as an unset variable does."""
+        return None if v in ("", None) else v
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_parse(cls, v: str) -> str:
+        """Every entry must be an address, a network or ``*`` (a typo must not silently trust nobody)."""
+        import ipaddress
+
+        for item in (x.strip() for x in v.split(",")):
+            if item and item != "*":
+                ipaddress.ip_network(item, strict=False)
+        return v
 
 
 @cache

@@ -92,10 +92,14 @@ def spawn(name: str, args: list[str], env: dict | None = None, log: Path | None 
     return Proc(name, p, log)
 
 
-def start_redis(port: int | None = None) -> tuple[Proc, str]:
+def start_redis(port: int | None = None, data_dir: Path | None = None) -> tuple[Proc, str]:
+    """redis-server on loopback; with ``data_dir`` it keeps an append-only file there, so a restart
+    on the same port and directory comes back with the data (the fault tests stop and start it)."""
     port = port or free_port()
     redis = shutil.which("redis-server") or "/usr/bin/redis-server"
-    p = spawn("redis", [redis, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+    keep = ["--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", "always"] if data_dir else []
+    args = [redis, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    p = spawn("redis", args + (keep or ["--appendonly", "no"]))
     for _ in range(100):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
@@ -108,8 +112,13 @@ def start_redis(port: int | None = None) -> tuple[Proc, str]:
     raise RuntimeError("redis-server did not start")
 
 
+SERVE = ["--http", "app.live.serving:GuardedHttpTools", "--timeout-keep-alive", "5"]  # as `make run`
+
+
 def start_uvicorn(port: int, env: dict, log: Path | None = None, access_log: bool = False) -> Proc:
+    """uvicorn as `make run` starts it (the guarded protocol, explicit keep-alive) on ``port``."""
     args = [PY, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", "127.0.0.1", "--port", str(port)]
+    args += SERVE
     args += [] if access_log else ["--no-access-log", "--log-level", "warning"]
     p = spawn(f"uvicorn:{port}", args, env, log)
     wait_http(f"http://127.0.0.1:{port}/healthz")
@@ -148,19 +157,32 @@ def start_nginx(port: int, upstreams: list[int]) -> tuple[Proc, Path]:
 
 
 def call(
-    base: str, method: str, path: str, body: dict | None = None, token: str | None = None, timeout: float = 30
+    base: str,
+    method: str,
+    path: str,
+    body: dict | None = None,
+    token: str | None = None,
+    timeout: float = 30,
+    headers: dict | None = None,
 ) -> tuple[int, dict]:
+    """One JSON request (``headers`` e.g. X-Forwarded-For, to stand for a client behind a proxy)."""
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(base + path, data=data, method=method)
     if data is not None:
         req.add_header("Content-Type", "application/json")
     if token:
         req.add_header("Authorization", "Bearer " + token)
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.loads(r.read() or b"{}")
     except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"{}")
+        raw = e.read() or b"{}"
+        try:
+            return e.code, json.loads(raw)
+        except ValueError:
+            return e.code, {"raw": raw.decode(errors="replace")}
 
 
 @dataclass
@@ -171,7 +193,8 @@ class Follower:
     host: str
     port: int
     code: str
-    device: str
+    participant: str  # the credential from join
+    xff: str | None = None  # X-Forwarded-For: the client address a trusted proxy would name
     seqs: list[int] = field(default_factory=list)
     arrivals: dict[int, float] = field(default_factory=dict)
     lost: int = 0
@@ -209,9 +232,11 @@ class Follower:
         reader, writer = await asyncio.open_connection(self.host, self.port)
         try:
             head = (
-                f"GET /api/live/{self.code}/events?device={self.device} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-                "Accept: text/event-stream\r\n"
+                f"GET /api/live/{self.code}/events?participant={self.participant} HTTP/1.1\r\n"
+                f"Host: {self.host}:{self.port}\r\nAccept: text/event-stream\r\n"
             )
+            if self.xff:
+                head += f"X-Forwarded-For: {self.xff}\r\n"
             if self.last is not None:
                 head += f"Last-Event-ID: {self.last}\r\n"
             writer.write((head + "\r\n").encode())
@@ -279,12 +304,13 @@ class KeepAlive:
         self.writer: asyncio.StreamWriter | None = None
 
     async def request(
-        self, method: str, path: str, body: dict | None = None, token: str | None = None
+        self, method: str, path: str, body: dict | None = None, token: str | None = None, headers: dict | None = None
     ) -> tuple[int, dict]:
         data = json.dumps(body).encode() if body is not None else b""
         head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Length: {len(data)}\r\n"
         head += "Content-Type: application/json\r\n" if body is not None else ""
         head += f"Authorization: Bearer {token}\r\n" if token else ""
+        head += "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         for attempt in (0, 1):
             try:
                 if self.writer is None:

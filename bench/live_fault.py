@@ -35,8 +35,15 @@ async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int)
     assert status == 201, k
     code, token = k["code"], k["token"]
     _, q = call(base, "POST", f"/api/live/{code}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, token)
+
+    def participant() -> str:
+        status, body = call(base, "POST", f"/api/live/{code}/join", {})
+        assert status == 200, body
+        return body["participant"]
+
     stop = asyncio.Event()
-    fs = [Follower("127.0.0.1", port, code, f"fault-{i:04d}") for i in range(n_followers)]
+    creds = await asyncio.to_thread(lambda: [participant() for _ in range(n_followers + n_answers + 10)])
+    fs = [Follower("127.0.0.1", port, code, creds[i]) for i in range(n_followers)]
     tasks = [asyncio.create_task(f.run(stop)) for f in fs]
     await asyncio.wait_for(asyncio.gather(*(f.connected.wait() for f in fs)), 60)
 
@@ -55,12 +62,12 @@ async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int)
             base,
             "POST",
             f"/api/live/{code}/questions/{q['qid']}/answers",
-            {"device": dev, "value": 100 + i, "nick": dev},
+            {"participant": creds[n_followers + i], "value": 100 + i, "nick": dev},
         )
         if status == 200:
             accepted.add(dev)
     await asyncio.sleep(0.5)
-    before = {f.device: f.reconnects for f in fs}
+    before = {f.participant: f.reconnects for f in fs}
 
     kill()
     t_kill = time.perf_counter()
@@ -79,7 +86,7 @@ async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int)
             base,
             "POST",
             f"/api/live/{code}/questions/{q['qid']}/answers",
-            {"device": dev, "value": 148, "nick": dev},
+            {"participant": creds[n_followers + n_answers + i], "value": 148, "nick": dev},
         )
         after_kill.append(status)
     _, res = await asyncio.to_thread(call, base, "GET", f"/api/live/{code}/questions/{q['qid']}/results", None, token)
@@ -90,7 +97,7 @@ async def scenario(base: str, port: int, kill, n_followers: int, n_answers: int)
     counted = {a["nick"] for a in res.get("answers", [])}
     return {
         "followers": n_followers,
-        "moved": sum(1 for f in fs if f.reconnects > before[f.device]),
+        "moved": sum(1 for f in fs if f.reconnects > before[f.participant]),
         "converged": sum(1 for f in fs if f.last == seq),
         "final_seq": seq,
         "converge_s": None if converged_at is None else converged_at - t_kill,

@@ -1,15 +1,18 @@
-// AI Infra 图解 — the live class. Three pages use it: the presenter (开课 button), the control view
-// on the projector (/live/{code}/control: publishes the presenter's state, runs questions and
-// snapshots) and the follower view on phones (/live/{code}: follows over server-sent events).
+// AI Infra 图解 — the live class. Four pages use it: the presenter (开课 button), the control view
+// on the projector (/live/{code}/control: publishes the presenter's state, runs questions, snapshots
+// and 下课), the follower view on phones (/live/{code}: follows over server-sent events) and the
+// page of an ended class (its CSV for the instructor).
 // The instructor's token arrives in the URL fragment, is moved to sessionStorage at once (the
-// address bar on the projector never shows it) and travels only as an Authorization header.
+// address bar on the projector never shows it) and travels only as an Authorization header. A
+// phone's participant credential (one phone, one vote) comes from join and is kept in localStorage
+// per class, so a reload or a phone waking up rejoins as the same participant.
 // No inline scripts: page data comes in <script type="application/json" id="live-data">.
 (function () {
   "use strict";
 
-  var TOKEN_KEY = "aiinfra:live:token:", DEVICE_KEY = "aiinfra:live:device", NICK_KEY = "aiinfra:live:nick";
+  var TOKEN_KEY = "aiinfra:live:token:", CRED_KEY = "aiinfra:live:participant:", NICK_KEY = "aiinfra:live:nick";
   var VERDICT = { correct: "正确", close: "接近", incorrect: "不对" };
-  var OVERLAY = "全班答案";
+  var RUG = "全班答案";
 
   // ---------------------------------------------------------------- small helpers
   function $(sel, root) { return (root || document).querySelector(sel); }
@@ -18,20 +21,11 @@
     var s = document.getElementById("live-data");
     return s ? JSON.parse(s.textContent) : null;
   }
-  function randomId() {
-    var b = new Uint8Array(16);
-    crypto.getRandomValues(b);
-    var s = "";
-    for (var i = 0; i < b.length; i++) s += String.fromCharCode(b[i]);
-    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  }
   function store(kind, key, value) {
-    try { if (value === undefined) return window[kind].getItem(key); window[kind].setItem(key, value); } catch (e) { return null; }
-  }
-  function deviceId() {
-    var d = store("localStorage", DEVICE_KEY);
-    if (!d || !/^[A-Za-z0-9_-]{8,64}$/.test(d)) { d = randomId(); store("localStorage", DEVICE_KEY, d); }
-    return d;
+    try {
+      if (value === undefined) return window[kind].getItem(key);
+      if (value === null) window[kind].removeItem(key); else window[kind].setItem(key, value);
+    } catch (e) { return null; }
   }
   function api(method, url, body, token) {
     var headers = {};
@@ -39,19 +33,21 @@
     if (token) headers.Authorization = "Bearer " + token;
     return fetch(url, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" })
       .then(function (r) {
-        return r.json().catch(function () { return {}; }).then(function (j) { return { ok: r.ok, status: r.status, j: j }; });
+        var retry = Number(r.headers.get("Retry-After")) || 0;
+        return r.json().catch(function () { return {}; }).then(function (j) { return { ok: r.ok, status: r.status, j: j, retry: retry }; });
       })
-      .catch(function () { return { ok: false, status: 0, j: {} }; });
+      .catch(function () { return { ok: false, status: 0, j: {}, retry: 0 }; });
   }
   function errorText(res, fallback) {
     var d = res.j && res.j.detail;
-    return (d && d[0] && d[0].msg) || fallback || ("出错了(" + res.status + ")");
+    var m = (d && d[0] && d[0].msg) || fallback || ("出错了(" + res.status + ")");
+    return m.replace(/^[a-z_.-]+:/, "");   // "code:本课堂已满…" → the message alone
   }
   function formQuery(form) {
     if (!form) return "";
     var parts = [];
     new FormData(form).forEach(function (v, k) {
-      if (v === "" || k === "solutions") return;
+      if (v === "" || k === "solutions" || k === "hide") return;
       parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(v));
     });
     return parts.join("&");
@@ -61,9 +57,54 @@
     var a = Math.abs(x);
     return a !== 0 && (a >= 1e6 || a < 1e-3) ? x.toExponential(3) : Number(x.toPrecision(4)).toLocaleString("en-US");
   }
+  function truthText(res) {
+    if (typeof res.true_value === "number") return fmt(res.true_value) + (res.unit ? " " + res.unit : "");
+    return res.true_value === true ? "是" : res.true_value === false ? "否" : String(res.true_value);
+  }
   function plotColors() {
     var ink = getComputedStyle(document.body).color || "#1f2933";
-    return { ink: ink, accent: "#e4572e", fill: "rgba(228,87,46,0.35)" };
+    return { ink: ink, accent: "#e4572e", fill: "rgba(228,87,46,0.45)", truth: "#2f9e44" };
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;   // text, never markup (nicknames, labels)
+    return e;
+  }
+
+  // ---------------------------------------------------------------- hidden means absent
+  // While a question is open (not revealed), its card is loaded with hide=<key> (the engine leaves
+  // the value out of the HTML) and solutions=off; every fragment a slider asks for carries the same.
+  function pendingQ(q) { return q && q.status !== "revealed" ? q : null; }
+  function maskParams(q, card) {
+    var p = pendingQ(q);
+    return p && p.card === card ? "hide=" + encodeURIComponent(p.key) + "&solutions=off" : "";
+  }
+  function stageUrl(card, query, q) {
+    var extra = maskParams(q, card), qs = [query, extra].filter(Boolean).join("&");
+    return "/live/card/" + encodeURIComponent(card) + (qs ? "?" + qs : "");
+  }
+  var currentQ = null;   // the question the page knows (both views set it)
+  document.addEventListener("htmx:configRequest", function (e) {
+    var elt = e.detail.elt, path = e.detail.path || "";
+    if (!elt || !elt.closest || path.indexOf("/live/card/") === 0) return;
+    var box = elt.closest("#live-stage, .live-snap-body");
+    var p = pendingQ(currentQ), card = elt.closest(".card");
+    if (!box || !p || !card || card.dataset.card !== p.card) return;
+    var params = e.detail.parameters;
+    if (params && typeof params.append === "function") {
+      if (params.get && params.get("hide") === p.key) return;
+      params.append("hide", p.key);
+      if (params.set) params.set("solutions", "off");
+    } else if (params) { params.hide = p.key; params.solutions = "off"; }
+  });
+  // …and on screen the masked tile shows "?" (also while an older page still holds the number)
+  function maskFor(q) {
+    var p = pendingQ(q);
+    currentQ = q;
+    document.body.classList.toggle("live-asking", !!p);
+    $$(".stat.live-masked").forEach(function (e) { e.classList.remove("live-masked"); });
+    if (p) $$('#live-stage .stat[data-key="' + p.key + '"], .live-snap .stat[data-key="' + p.key + '"]').forEach(function (e) { e.classList.add("live-masked"); });
   }
 
   // ---------------------------------------------------------------- the stage (card shell swapped in)
@@ -75,7 +116,7 @@
     if (!lc) return { card: "", query: "" };
     return { card: lc.dataset.card, query: formQuery($("form.controls", lc)) };
   }
-  function loadStage(card, query) {
+  function loadStage(card, query, q) {
     var stage = $("#live-stage");
     return new Promise(function (resolve) {
       var done = false;
@@ -93,124 +134,114 @@
       stage.addEventListener("card:drawn", drawn);
       ["htmx:responseError", "htmx:sendError"].forEach(function (n) { document.addEventListener(n, failed); });
       setTimeout(finish, 4000);
-      window.htmx.ajax("GET", "/live/card/" + encodeURIComponent(card) + (query ? "?" + query : ""),
-        { target: stage, swap: "innerHTML" }).catch(finish);
+      window.htmx.ajax("GET", stageUrl(card, query, q), { target: stage, swap: "innerHTML" }).catch(finish);
     });
   }
   function animatedPlot() { return $("#live-stage .fig.animated .plot"); }
-  function whenPlotted(el, fn, tries) {
+  function whenPlotted(e, fn, tries) {
     tries = tries || 0;
-    if (el && el._transitionData && el._transitionData._frames && el._transitionData._frames.length && el.on) return fn(el);
-    if (tries < 80) setTimeout(function () { whenPlotted(el, fn, tries + 1); }, 50);
+    if (e && e._transitionData && e._transitionData._frames && e._transitionData._frames.length && e.on) return fn(e);
+    if (tries < 80) setTimeout(function () { whenPlotted(e, fn, tries + 1); }, 50);
   }
   function showFrame(name) {
-    var el = animatedPlot();
-    if (!el || name === null || name === undefined || !window.Plotly) return;
-    whenPlotted(el, function () {
-      window.Plotly.animate(el, [String(name)], { mode: "immediate", frame: { duration: 0, redraw: false }, transition: { duration: 0 } });
+    var p = animatedPlot();
+    if (!p || name === null || name === undefined || !window.Plotly) return;
+    whenPlotted(p, function () {
+      window.Plotly.animate(p, [String(name)], { mode: "immediate", frame: { duration: 0, redraw: false }, transition: { duration: 0 } });
     });
-  }
-  // While a question is open, its answer stays hidden on every screen: the tile's number (a
-  // "predict" question) or the exercise's worked solution.
-  function maskFor(q) {
-    var open = q && q.status !== "revealed";
-    document.body.classList.toggle("live-asking", !!open);
-    $$(".stat.live-masked").forEach(function (el) { el.classList.remove("live-masked"); });
-    if (open) $$('#live-stage .stat[data-key="' + q.key + '"]').forEach(function (el) { el.classList.add("live-masked"); });
   }
 
-  // ---------------------------------------------------------------- results: counts, shares, histogram
-  function resultsText(res) {
-    var n = res.answered, s = res.shares || {};
-    var pct = function (k) { return Math.round(100 * (s[k] || 0)) + "%"; };
-    var truth = typeof res.true_value === "number" ? fmt(res.true_value) + (res.unit ? " " + res.unit : "") :
-      (res.true_value === true ? "是" : res.true_value === false ? "否" : String(res.true_value));
-    return "真值 " + truth + " · " + n + " 人作答 · 正确 " + pct("correct") + " · 接近 " + pct("close") + " · 不对 " + pct("incorrect");
-  }
-  function stepTrace(h, horizontal) {
-    var xs = h.edges.slice(), ys = h.counts.concat([h.counts[h.counts.length - 1] || 0]);
-    var c = plotColors();
-    var t = { type: "scatter", mode: "lines", name: OVERLAY, line: { color: c.accent, width: 2 }, fillcolor: c.fill, hoverinfo: "skip" };
-    if (horizontal) { t.x = ys; t.y = xs; t.line.shape = "vh"; t.fill = "tozerox"; }
-    else { t.x = xs; t.y = ys; t.line.shape = "hv"; t.fill = "tozeroy"; }
-    return t;
-  }
-  function trueLine(v, onY, label, log) {
-    // shapes take data values; annotations on a log axis take log10 of them
-    var c = plotColors(), at = log ? Math.log10(v) : v;
-    var shape = onY ? { type: "line", xref: "paper", yref: "y", x0: 0, x1: 1, y0: v, y1: v, line: { color: c.accent, width: 3 } }
-      : { type: "line", xref: "x", yref: "paper", x0: v, x1: v, y0: 0, y1: 1, line: { color: c.accent, width: 3 } };
-    var ann = onY ? { xref: "paper", yref: "y", x: 1, y: at, text: label, showarrow: false, xanchor: "right", yanchor: "bottom", font: { color: c.accent, size: 14 } }
-      : { xref: "x", yref: "paper", x: at, y: 0.92, text: label, showarrow: false, xanchor: "left", font: { color: c.accent, size: 14 } };
-    return { shape: shape, ann: ann };
-  }
-  function overlay(el, res) {
-    var h = res.histogram, onY = res.axis.axis === "y";
-    var top = Math.max(1, Math.max.apply(null, h.counts)) * 3;
-    var idx = [];
-    (el.data || []).forEach(function (t, i) { if (t.name === OVERLAY) idx.push(i); });
-    var p = idx.length ? window.Plotly.deleteTraces(el, idx) : Promise.resolve();
-    return p.then(function () {
-      var t = stepTrace(h, onY);
-      if (onY) t.xaxis = "x9"; else t.yaxis = "y9";
-      return window.Plotly.addTraces(el, t);
-    }).then(function () {
-      var lay = el.layout || {}, mark = trueLine(res.true_value, onY, "真值 " + fmt(res.true_value), res.axis.log);
-      var upd = {
-        shapes: (lay.shapes || []).filter(function (s) { return !s.liveTruth; }).concat([Object.assign(mark.shape, { liveTruth: true })]),
-        annotations: (lay.annotations || []).filter(function (a) { return (a.text || "").indexOf("真值 ") !== 0; }).concat([mark.ann])
-      };
-      var ax = { overlaying: onY ? "x" : "y", side: onY ? "top" : "right", range: [0, top], showgrid: false,
-        title: { text: "人数" }, zeroline: false };
-      upd[onY ? "xaxis9" : "yaxis9"] = ax;
-      return window.Plotly.relayout(el, upd);
+  // ---------------------------------------------------------------- results: the room's own panel
+  // The histogram is a panel of its own (bins from the answers' spread, computed by the server),
+  // the true value marked on it and the 正确/接近/不对 shares beside it in large type. On the card's
+  // own axis (projector only) the answers are a rug of short ticks: never a second axis.
+  function sharesBox(res) {
+    var s = res.shares || {}, box = el("div", "live-verdicts");
+    ["correct", "close", "incorrect"].forEach(function (k) {
+      var d = el("div", "live-verdict live-verdict-" + k);
+      d.appendChild(el("span", "live-verdict-pct", Math.round(100 * (s[k] || 0)) + "%"));
+      d.appendChild(el("span", "live-verdict-name", VERDICT[k] + " " + ((res.verdicts || {})[k] || 0) + " 人"));
+      box.appendChild(d);
     });
+    return box;
   }
-  function standalone(box, res) {
-    var div = document.createElement("div");
-    div.className = "live-hist";
-    box.appendChild(div);
-    var c = plotColors(), data, layout = {
-      height: 240, margin: { l: 48, r: 16, t: 16, b: 48 }, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
-      font: { color: c.ink, size: 13 }, showlegend: false, yaxis: { title: { text: "人数" }, rangemode: "tozero" }
+  function histPlot(div, res, big) {
+    var c = plotColors(), h = res.histogram, font = big ? 20 : 14, data, layout = {
+      height: big ? 340 : 230, margin: { l: big ? 64 : 44, r: 16, t: 30, b: big ? 64 : 48 },
+      paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", bargap: 0.04,
+      font: { color: c.ink, size: font }, showlegend: false,
+      yaxis: { title: { text: "人数" }, rangemode: "tozero", dtick: undefined, gridcolor: "rgba(128,128,128,0.25)" }
     };
-    if (res.histogram) {
-      var h = res.histogram;
-      data = [stepTrace(h, false)];
-      layout.xaxis = { type: h.log ? "log" : "linear", title: { text: res.unit || "" } };
-      var mark = trueLine(res.true_value, false, "真值 " + fmt(res.true_value), h.log);
-      layout.shapes = [mark.shape];
-      layout.annotations = [mark.ann];
+    if (h) {
+      var t = function (x) { return h.log ? Math.log10(x) : x; };
+      var mids = [], widths = [], texts = [];
+      for (var i = 0; i < h.counts.length; i++) {
+        mids.push((t(h.edges[i]) + t(h.edges[i + 1])) / 2);
+        widths.push(t(h.edges[i + 1]) - t(h.edges[i]));
+        texts.push(h.counts[i] ? String(h.counts[i]) : "");
+      }
+      data = [{ type: "bar", x: mids, y: h.counts, width: widths, marker: { color: c.fill, line: { color: c.accent, width: 2 } },
+        text: texts, textposition: "outside", cliponaxis: false, hoverinfo: "skip" }];
+      var top = Math.max(1, Math.max.apply(null, h.counts));
+      layout.yaxis.range = [0, top * 1.25];
+      if (top <= 10) layout.yaxis.dtick = 1;
+      layout.xaxis = { title: { text: (res.label || "") + (res.unit ? "(" + res.unit + ")" : "") + (h.log ? ",对数刻度" : "") } };
+      if (h.log) {   // log bins drawn on a linear axis of log10 values, ticked in the values themselves
+        var lo = Math.floor(t(h.edges[0])), hi = Math.ceil(t(h.edges[h.edges.length - 1])), tv = [], tt = [];
+        for (var k = lo; k <= hi; k++) { tv.push(k); tt.push(fmt(Math.pow(10, k))); }
+        layout.xaxis.tickvals = tv; layout.xaxis.ticktext = tt;
+      }
+      layout.xaxis.range = [t(h.edges[0]), t(h.edges[h.edges.length - 1])];
+      var x = t(res.true_value);
+      layout.shapes = [{ type: "line", xref: "x", yref: "paper", x0: x, x1: x, y0: 0, y1: 1, line: { color: c.truth, width: 4 } }];
+      layout.annotations = [{ xref: "x", yref: "paper", x: x, y: 1.02, yanchor: "bottom", showarrow: false,
+        text: "真值 " + truthText(res), font: { color: c.truth, size: font + 2 } }];
     } else {
       var keys = Object.keys(res.options || {});
       data = [{ type: "bar", x: keys.map(function (k) { return k === "true" ? "是" : k === "false" ? "否" : k; }),
-        y: keys.map(function (k) { return res.options[k]; }), marker: { color: c.accent } }];
+        y: keys.map(function (k) { return res.options[k]; }), marker: { color: c.fill, line: { color: c.accent, width: 2 } },
+        text: keys.map(function (k) { return String(res.options[k]); }), textposition: "outside", cliponaxis: false }];
+      layout.yaxis.range = [0, Math.max(1, Math.max.apply(null, data[0].y)) * 1.25];
     }
-    window.Plotly.newPlot(div, data, layout, { displaylogo: false, responsive: true, displayModeBar: false });
+    window.Plotly.newPlot(div, data, layout, { displaylogo: false, responsive: true, displayModeBar: false, staticPlot: true });
   }
-  function showResults(box, res) {
+  function showResults(box, res, opts) {
+    opts = opts || {};
     box.hidden = false;
     box.textContent = "";
-    var p = document.createElement("p");
-    p.className = "live-res-text";
-    p.textContent = resultsText(res);
-    box.appendChild(p);
+    var head = el("div", "live-res-head");
+    head.appendChild(el("p", "live-res-text", "真值 " + truthText(res) + " · " + res.answered + " 人作答"));
+    box.appendChild(head);
+    var body = el("div", "live-res-body");
+    var plot = el("div", "live-hist");
+    body.appendChild(plot);
+    body.appendChild(sharesBox(res));
+    box.appendChild(body);
     if (res.histogram && (res.histogram.below || res.histogram.above)) {
-      var o = document.createElement("p");
-      o.className = "muted";
-      o.textContent = "图外:偏小 " + res.histogram.below + " 人 · 偏大 " + res.histogram.above + " 人";
-      box.appendChild(o);
+      box.appendChild(el("p", "muted", "图外:偏小 " + res.histogram.below + " 人 · 偏大 " + res.histogram.above + " 人"));
     }
+    if (window.Plotly) histPlot(plot, res, !!opts.big);
+    if (opts.rug) rug(res);
+  }
+  // The answers as ticks along the card's own axis (where the quantity has one), the true value a line.
+  function rug(res) {
     var sc = stageCard();
-    var el = res.axis && sc && sc.dataset.card === res.card && document.getElementById("plot-" + res.card + "-" + res.axis.figure);
-    if (el && el.data && res.histogram) {
-      overlay(el, res);
-      if (document.body.classList.contains("live-control")) el.scrollIntoView({ block: "center" });
-      var n = document.createElement("p");
-      n.className = "muted";
-      n.textContent = "分布画在卡片自己的坐标轴上(橙色)。";
-      box.appendChild(n);
-    } else { standalone(box, res); }
+    var p = res.axis && sc && sc.dataset.card === res.card && document.getElementById("plot-" + res.card + "-" + res.axis.figure);
+    if (!p || !p.layout || !window.Plotly || !res.answers) return;
+    var c = plotColors(), onY = res.axis.axis === "y", seen = {}, shapes = [];
+    res.answers.forEach(function (a) {
+      if (typeof a.norm !== "number" || !isFinite(a.norm) || (res.axis.log && a.norm <= 0)) return;
+      var k = Number(a.norm.toPrecision(3));
+      if (seen[k] || shapes.length >= 400) return;
+      seen[k] = 1;
+      shapes.push(onY ? { type: "line", xref: "paper", yref: "y", x0: 0, x1: 0.035, y0: k, y1: k, line: { color: c.accent, width: 3 }, liveRug: true }
+        : { type: "line", xref: "x", yref: "paper", x0: k, x1: k, y0: 0, y1: 0.06, line: { color: c.accent, width: 3 }, liveRug: true });
+    });
+    var v = res.true_value;
+    shapes.push(onY ? { type: "line", xref: "paper", yref: "y", x0: 0, x1: 1, y0: v, y1: v, line: { color: c.truth, width: 3, dash: "dot" }, liveRug: true }
+      : { type: "line", xref: "x", yref: "paper", x0: v, x1: v, y0: 0, y1: 1, line: { color: c.truth, width: 3, dash: "dot" }, liveRug: true });
+    var keep = (p.layout.shapes || []).filter(function (s) { return !s.liveRug; });
+    window.Plotly.relayout(p, { shapes: keep.concat(shapes) });
   }
 
   // ================================================================= presenter: 开课
@@ -227,8 +258,33 @@
     });
   }
 
+  // ================================================================= the CSV export (control view, ended page)
+  function csvButton(code, token) {
+    var b = $(".live-csv");
+    if (!b) return;
+    if (!token) { b.disabled = true; b.title = "没有教师令牌"; return; }
+    b.addEventListener("click", function () {
+      var msg = $(".live-csv-msg");
+      fetch("/api/live/" + code + "/results.csv", { headers: { Authorization: "Bearer " + token }, cache: "no-store" })
+        .then(function (r) {
+          if (!r.ok) throw new Error("HTTP " + r.status);
+          return r.blob();
+        })
+        .then(function (blob) {
+          var a = document.createElement("a");
+          a.href = URL.createObjectURL(blob);
+          a.download = "live-" + code + "-results.csv";
+          document.body.appendChild(a);
+          a.click();
+          setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+          if (msg) msg.textContent = "已下载";
+        })
+        .catch(function (e) { if (msg) msg.textContent = "下载失败(" + e.message + ")"; });
+    });
+  }
+
   // ================================================================= control view (projector)
-  // c: { code, token, say(text), frame, question, pub: {…} } shared by the parts below.
+  // c: { code, token, say(text), frame, question, … } shared by the parts below.
   function initControl(data) {
     var c = { code: data.code, token: takeToken(data.code), frame: data.state.frame, question: data.state.question };
     var auth = $(".live-auth");
@@ -236,11 +292,15 @@
     c.call = function (method, path, body) { return api(method, "/api/live/" + c.code + path, body, c.token); };
     if (!c.token) { c.say("没有教师令牌:此页只能看,不能操作"); document.body.classList.add("live-readonly"); }
     else c.say("已授权");
+    currentQ = c.question;
     controlPublishing(c, data.state);
+    controlHall(c);   // before the keys: Esc closes the hall view first
     controlKeys(c);
     controlLock(c);
     controlQuestions(c);
     controlSnapshots(c);
+    controlEnd(c);
+    csvButton(c.code, c.token);
     c.afterLoad();
     showFrame(c.frame);
     c.showQuestion(c.question);
@@ -279,7 +339,7 @@
       c.frame = null;
       c.goingTo = card;
       c.publish({ card: card, query: query || "", frame: null });
-      return loadStage(card, query).then(function () { c.goingTo = null; c.afterLoad(); });
+      return loadStage(card, query, c.question).then(function () { c.goingTo = null; c.afterLoad(); });
     };
     c.afterLoad = function () {
       var lc = stageCard(), bar = $(".present-bar");
@@ -304,13 +364,13 @@
     });
   }
   function watchFrames(c) {
-    var el = animatedPlot();
-    if (!el) return;
-    whenPlotted(el, function () {
-      if (el.dataset.liveWatch) return;
-      el.dataset.liveWatch = "1";
-      el.on("plotly_animatingframe", function (ev) { c.frame = ev.name; c.publish(c.current()); });
-      el.on("plotly_sliderchange", function (ev) { if (ev && ev.step) { c.frame = String(ev.step.args[0][0]); c.publish(c.current()); } });
+    var p = animatedPlot();
+    if (!p) return;
+    whenPlotted(p, function () {
+      if (p.dataset.liveWatch) return;
+      p.dataset.liveWatch = "1";
+      p.on("plotly_animatingframe", function (ev) { c.frame = ev.name; c.publish(c.current()); });
+      p.on("plotly_sliderchange", function (ev) { if (ev && ev.step) { c.frame = String(ev.step.args[0][0]); c.publish(c.current()); } });
     });
   }
   // N/P and Esc belong to the class here: N/P change the card for everyone, Esc stays put; the
@@ -351,6 +411,36 @@
       });
     });
   }
+  // 下课: after a confirmation, DELETE the class; the page then shows the ended class (summary, CSV).
+  function controlEnd(c) {
+    var b = $(".live-end");
+    if (!b) return;
+    b.addEventListener("click", function () {
+      if (!window.confirm("下课?学生会看到“课堂已结束”和小结,之后不能再作答。结果仍可下载 CSV。")) return;
+      b.disabled = true;
+      c.call("DELETE", "").then(function (res) {
+        if (res.status === 204 || res.status === 410) { location.replace(location.pathname); return; }
+        b.disabled = false;
+        c.say(errorText(res, "下课失败"));
+      });
+    });
+  }
+  // The join code and QR large enough for the back of the hall (a full-screen view; Esc or a click closes).
+  function controlHall(c) {
+    var view = $(".live-hall"), open = $(".live-hall-open");
+    if (!view || !open) return;
+    function toggle(on) {
+      view.hidden = !on;
+      open.setAttribute("aria-expanded", on ? "true" : "false");
+      if (on) view.focus(); else open.focus();
+    }
+    open.addEventListener("click", function () { toggle(view.hidden); });
+    view.addEventListener("click", function () { toggle(false); });
+    window.addEventListener("keydown", function (e) {
+      if (!view.hidden && (e.key === "Escape" || e.key === "Enter" || e.key === " ")) { e.preventDefault(); e.stopImmediatePropagation(); toggle(false); }
+    }, true);
+    c.hallFollowers = function (n) { var s = $(".live-hall-followers"); if (s) s.textContent = n; };
+  }
   // 提问 / 收卷 / 公布: the question list follows the card on the stage; the panel shows how many
   // answered, and the results only once revealed (the projector is public).
   function controlQuestions(c) {
@@ -374,12 +464,20 @@
     $(".live-close").addEventListener("click", function () { act("close"); });
     $(".live-reveal").addEventListener("click", function () { act("reveal"); });
     $(".live-names").addEventListener("change", function () { shown = null; c.refreshResults(); });
+    $(".live-results-close").addEventListener("click", function () { $(".live-results-panel").hidden = true; });
     c.showQuestion = function (q) {
       c.question = q;
       maskFor(q);
       qbox.hidden = !q;
+      // the stage follows the mask: masked while the question is open, unmasked once revealed
+      var lc = stageCard(), st = stageState();
+      var want = lc && maskParams(q, lc.dataset.card) ? pendingQ(q).key : "";
+      if (lc && !c.goingTo && !c.remasking && want !== (lc.dataset.hide || "")) {
+        c.remasking = true;
+        loadStage(st.card, st.query, q).then(function () { c.remasking = false; c.afterLoad(); shown = null; c.refreshResults(); });
+      }
       if (!q) return;
-      $(".live-q-title").innerHTML = q.prompt_html;
+      $(".live-q-title").innerHTML = q.prompt_html;   // the server's own rendering of the card's text
       $(".live-q-status").textContent = { open: "作答中", closed: "已收卷", revealed: "已公布" }[q.status];
       $(".live-close").disabled = q.status !== "open";
       $(".live-reveal").disabled = q.status === "revealed";
@@ -391,19 +489,24 @@
       c.call("GET", "/questions/" + q.qid + "/results").then(function (res) {
         if (!res.ok) return;
         $(".live-answered").textContent = res.j.answered;
-        var box = $(".live-results"), names = $(".live-names").checked;
-        if (q.status !== "revealed") { box.hidden = true; shown = null; return; }
-        var sig = q.qid + ":" + res.j.answered + ":" + names;
+        var box = $(".live-results"), panel = $(".live-results-panel"), names = $(".live-names").checked;
+        if (q.status !== "revealed") { panel.hidden = true; shown = null; return; }
+        var sig = q.qid + ":" + res.j.answered + ":" + names + ":" + (stageCard() ? stageCard().dataset.hide : "");
         if (sig === shown) return;
+        var first = shown === null || shown.split(":")[0] !== String(q.qid);
         shown = sig;
-        showResults(box, Object.assign({ card: q.card }, res.j));
+        if (first) panel.hidden = false;   // 公布: the panel opens once per question; 收起 keeps it shut
+        showResults(box, Object.assign({ card: q.card }, res.j), { big: true, rug: true });
         if (names && res.j.answers) box.appendChild(namesList(res.j.answers));
       });
     };
     c.refresh = function () {
       api("GET", "/api/live/" + c.code).then(function (res) {
-        if (!res.ok) return;
+        if (res.status === 410) { location.replace(location.pathname); return; }
+        if (!res.ok) { if (res.status === 503 || res.status === 0) c.say(errorText(res, "连接中断,正在重试…")); return; }
+        if (c.token) c.say("已授权");
         $(".live-followers").textContent = res.j.followers;
+        if (c.hallFollowers) c.hallFollowers(res.j.followers);
         var q = res.j.question;
         if (JSON.stringify(q) !== JSON.stringify(c.question) || (q && q.status === "open")) c.showQuestion(q);
       });
@@ -421,9 +524,8 @@
         var g = document.createElement("optgroup");
         g.label = groups[src];
         items.forEach(function (a) {
-          var o = document.createElement("option");
+          var o = el("option", "", a.label + (a.unit ? "(" + a.unit + ")" : ""));
           o.value = a.key;
-          o.textContent = a.label + (a.unit ? "(" + a.unit + ")" : "");
           g.appendChild(o);
         });
         sel.appendChild(g);
@@ -431,12 +533,9 @@
     });
   }
   function namesList(answers) {
-    var ul = document.createElement("ul");
-    ul.className = "live-names-list";
+    var ul = el("ul", "live-names-list");
     answers.forEach(function (a) {
-      var li = document.createElement("li");   // nicknames are text, never markup
-      li.textContent = (a.nick || "匿名") + ":" + a.value + (a.unit ? " " + a.unit : "") + " · " + (VERDICT[a.verdict] || a.verdict);
-      ul.appendChild(li);
+      ul.appendChild(el("li", "", (a.nick || "匿名") + ":" + a.value + (a.unit ? " " + a.unit : "") + " · " + (VERDICT[a.verdict] || a.verdict)));
     });
     return ul;
   }
@@ -462,7 +561,7 @@
     showBtn.addEventListener("click", function () {
       var grid = $(".live-snaps-grid");
       grid.textContent = "";
-      $$(".live-snap-pick:checked", list).forEach(function (cb, i) { grid.appendChild(snapshotCell(snaps[cb.value], i)); });
+      $$(".live-snap-pick:checked", list).forEach(function (cb, i) { grid.appendChild(snapshotCell(snaps[cb.value], i, c.question)); });
       $(".live-snaps").hidden = false;
     });
     $(".live-snaps-close").addEventListener("click", function () { $(".live-snaps").hidden = true; $(".live-snaps-grid").textContent = ""; });
@@ -474,39 +573,45 @@
         .replace(/ hx-preserve="true"/g, "");
     });
   }
+  function snapLabel(s) {
+    // the server's words for the state ("批大小 B = 64 请求 · …"): whole items, never cut mid-number
+    return s.label || (s.query ? "自定义设置" : "默认设置");
+  }
   function snapshotItem(s) {
-    var li = document.createElement("li"), label = document.createElement("label"), cb = document.createElement("input");
-    cb.type = "checkbox"; cb.value = s.sid; cb.className = "live-snap-pick";
+    var li = el("li"), label = el("label"), cb = el("input", "live-snap-pick");
+    cb.type = "checkbox"; cb.value = s.sid;
     label.appendChild(cb);
-    label.appendChild(document.createTextNode(" " + (s.nick || "匿名") + " · " + s.title + (s.query ? " · " + readable(s.query).slice(0, 60) : "")));
+    label.appendChild(document.createTextNode(" " + (s.nick || "匿名") + " · " + s.title));
     li.appendChild(label);
+    li.appendChild(el("span", "live-snap-state", snapLabel(s)));
     return li;
   }
-  function readable(query) {
-    try { return decodeURIComponent(query.replace(/\+/g, " ")); } catch (e) { return query; }
-  }
-  function snapshotCell(s, i) {
-    var cell = document.createElement("div"), h = document.createElement("h3"), body = document.createElement("div");
-    cell.className = "live-snap";
-    h.textContent = (s.nick || "匿名") + " · " + s.title;
-    body.className = "live-snap-body";
+  function snapshotCell(s, i, q) {
+    var cell = el("div", "live-snap"), body = el("div", "live-snap-body");
+    cell.appendChild(el("h3", "", (s.nick || "匿名") + " · " + s.title));
+    cell.appendChild(el("p", "live-snap-state", snapLabel(s)));
     body.dataset.snap = "s" + i;
-    cell.appendChild(h);
     cell.appendChild(body);
-    window.htmx.ajax("GET", "/cards/" + encodeURIComponent(s.card) + "/fragment" + (s.query ? "?" + s.query : ""), { target: body, swap: "innerHTML" });
+    var extra = maskParams(q, s.card), qs = [s.query, extra].filter(Boolean).join("&");
+    window.htmx.ajax("GET", "/cards/" + encodeURIComponent(s.card) + "/fragment" + (qs ? "?" + qs : ""), { target: body, swap: "innerHTML" })
+      .then(function () { maskFor(q); });
     return cell;
   }
 
   // ================================================================= follower view (phones)
-  // f: { code, dev, latest (the class's state), shown (what the stage shows), exploring, … }
+  // f: { code, cred, latest (the class's state), shown (what the stage shows), exploring, … }
   function initFollow(data) {
-    var f = { code: data.code, dev: deviceId(), latest: data.state, exploring: false, busy: null, es: null, backoff: 1000,
-      shown: { card: data.state.card, query: data.state.query, frame: null } };
+    var f = { code: data.code, cred: store("localStorage", CRED_KEY + data.code), latest: data.state, exploring: false,
+      busy: null, es: null, backoff: 1000, shown: { card: data.state.card, query: data.state.query, frame: null } };
+    var lc0 = stageCard();   // the mask the page was served with
+    f.shown.mask = lc0 && lc0.dataset.hide ? "hide=" + encodeURIComponent(lc0.dataset.hide) + "&solutions=off" : "";
     var nick = $(".live-nick");
     nick.value = store("localStorage", NICK_KEY) || "";
     nick.addEventListener("change", function () { store("localStorage", NICK_KEY, nick.value.trim()); });
     f.nick = function () { return nick.value.trim() || null; };
     f.status = function (t) { $(".live-status").textContent = t; };
+    f.notice = function (t) { var n = $(".live-notice"); n.hidden = !t; n.textContent = t || ""; };
+    currentQ = f.latest.question;
     followModes(f);
     followStream(f);
     followAnswering(f);
@@ -521,37 +626,42 @@
     f.follow();   // a ▶ frame the instructor is on
     f.rejoin();
   }
-  // 跟随老师 (controls off, the stage tracks the class) · 自由探索 (controls on, 分享给老师) · 锁定.
+  // 跟随老师 (controls behind 参数, the stage tracks the class) · 自由探索 (controls on, 分享给老师) · 锁定.
   function followModes(f) {
-    var modeBtn = $(".live-mode"), shareBtn = $(".live-share"), notice = $(".live-notice");
+    var modeBtn = $(".live-mode"), shareBtn = $(".live-share"), paramsBtn = $(".live-params");
     f.setControls = function () {
       var on = f.exploring && !f.latest.locked;
       $$("#live-stage form.controls input, #live-stage form.controls select, #live-stage form.controls textarea, #live-stage form.controls button")
-        .forEach(function (el) { el.disabled = !on; });
+        .forEach(function (e) { e.disabled = !on; });
       modeBtn.textContent = on ? "跟随老师" : "自由探索";
       modeBtn.setAttribute("aria-pressed", on ? "true" : "false");
       modeBtn.disabled = !!f.latest.locked;
       modeBtn.title = f.latest.locked ? "老师已锁定:全班跟随当前画面" : "";
       shareBtn.hidden = !on;
+      paramsBtn.hidden = on;   // exploring: the controls are out anyway
       document.body.classList.toggle("live-exploring", on);
       document.body.classList.toggle("live-locked", !!f.latest.locked);
     };
+    paramsBtn.addEventListener("click", function () {
+      var open = !document.body.classList.contains("live-params-open");
+      document.body.classList.toggle("live-params-open", open);
+      paramsBtn.setAttribute("aria-expanded", open ? "true" : "false");
+    });
     f.follow = function () {
       if (f.exploring && !f.latest.locked) {
         var moved = f.latest.card !== f.shown.card;
-        notice.hidden = !moved;
-        notice.textContent = moved ? "老师已切换到另一张卡片;点“跟随老师”回到全班画面。" : "";
+        f.notice(moved ? "老师已切换到另一张卡片;点“跟随老师”回到全班画面。" : "");
         return;
       }
-      notice.hidden = true;
       if (f.busy) return;   // the newest state is applied once the current swap is drawn
       var want = { card: f.latest.card, query: f.latest.query, frame: f.latest.frame };
-      if (want.card === f.shown.card && want.query === f.shown.query) {
+      var mask = maskParams(f.latest.question, want.card);
+      if (want.card === f.shown.card && want.query === f.shown.query && mask === f.shown.mask) {
         if (want.frame !== f.shown.frame) { f.shown.frame = want.frame; showFrame(want.frame); }
         f.setControls();
         return;
       }
-      f.busy = loadStage(want.card, want.query).then(function () {
+      f.busy = loadStage(want.card, want.query, f.latest.question).then(function () {
         f.busy = null;
         var lc = stageCard();
         if (!lc || lc.dataset.card !== want.card) {   // the fetch failed (Wi-Fi, a proxy's 502): not shown, retry
@@ -560,7 +670,7 @@
           return;
         }
         f.retry = 0;
-        f.shown = { card: want.card, query: want.query, frame: null };
+        f.shown = { card: want.card, query: want.query, frame: null, mask: mask };
         f.setControls();
         maskFor(f.latest.question);
         if (want.frame !== null && want.frame !== undefined) { f.shown.frame = want.frame; showFrame(want.frame); }
@@ -574,26 +684,32 @@
     });
     shareBtn.addEventListener("click", function () {
       var st = stageState();
-      api("POST", "/api/live/" + f.code + "/share", { device: f.dev, nick: f.nick(), card: st.card, query: st.query }).then(function (res) {
-        notice.hidden = false;
-        notice.textContent = res.ok ? "已分享给老师。" : errorText(res, "分享失败");
+      f.send("/share", { nick: f.nick(), card: st.card, query: st.query }).then(function (res) {
+        f.notice(res.ok ? "已分享给老师。" : errorText(res, "分享失败"));
       });
     });
   }
   // The stream: EventSource resumes with Last-Event-ID by itself; when it gives up (the server said
-  // no, or was away), rejoin after a growing pause — never a page reload.
+  // no, or was away), rejoin after the server's Retry-After or a growing pause — never a page reload
+  // (only 下课 reloads: the server then shows the ended class and its summary).
   function followStream(f) {
     f.onState = function (st) {
+      if (st.ended) { f.ended(); return; }
       var qChanged = JSON.stringify(st.question) !== JSON.stringify(f.latest.question);
       f.latest = st;
       if (st.locked) f.exploring = false;
+      if (qChanged) f.showQuestion(st.question);
       f.follow();
       f.setControls();
-      if (qChanged) f.showQuestion(st.question);
+    };
+    f.ended = function () {
+      if (f.es) f.es.close();
+      f.es = null;
+      location.replace(location.pathname);
     };
     f.connect = function () {
       if (f.es) f.es.close();
-      var es = f.es = new EventSource("/api/live/" + f.code + "/events?device=" + encodeURIComponent(f.dev));
+      var es = f.es = new EventSource("/api/live/" + f.code + "/events?participant=" + encodeURIComponent(f.cred || ""));
       es.onopen = function () { f.status("已连接"); f.backoff = 1000; document.body.classList.remove("live-offline"); };
       es.onmessage = function (e) {
         var st;
@@ -601,21 +717,71 @@
         if (st.seq < f.latest.seq || (st.seq === f.latest.seq && JSON.stringify(st) === JSON.stringify(f.latest))) return;
         f.onState(st);
       };
+      es.addEventListener("ended", function () { f.ended(); });
+      es.addEventListener("status", function (e) {
+        var s;
+        try { s = JSON.parse(e.data); } catch (err) { return; }
+        f.status(s.ok ? "已连接" : "课堂服务暂时中断,正在等待恢复…");
+        document.body.classList.toggle("live-offline", !s.ok);
+      });
       es.onerror = function () {
         f.status("重新连接中…");
         document.body.classList.add("live-offline");
-        if (es.readyState === 2) { f.es = null; setTimeout(f.rejoin, f.backoff); f.backoff = Math.min(f.backoff * 2, 15000); }
+        if (es.readyState === 2) { f.es = null; f.probe(); }
       };
     };
+    // EventSource gave up (the server refused the stream): ask the stream itself why, and wait as
+    // long as it says (Retry-After) — a full class, a store that is away, a class that ended
+    f.probe = function () {
+      var ctl = new AbortController();
+      fetch("/api/live/" + f.code + "/events?participant=" + encodeURIComponent(f.cred || ""), { signal: ctl.signal, cache: "no-store" })
+        .then(function (r) {
+          if (r.ok) { ctl.abort(); f.later(f.rejoin, 0); return; }   // it would open now: join and follow again
+          return r.json().catch(function () { return {}; }).then(function (j) {
+            var res = { ok: false, status: r.status, j: j, retry: Number(r.headers.get("Retry-After")) || 0 };
+            if (r.status === 410) { f.ended(); return; }
+            if (r.status === 403) f.cred = null;   // a credential the class no longer takes: a new one
+            f.status(errorText(res, "连接中断,正在重试…"));
+            f.later(f.rejoin, res.retry);
+          });
+        })
+        .catch(function () { f.later(f.rejoin, 0); });
+    };
+    // wait the server's Retry-After when it gave one, else a pause that grows to 15 s (with jitter:
+    // a hall of phones does not come back in one burst)
+    f.later = function (fn, retry) {
+      var ms = retry ? retry * 1000 : f.backoff;
+      if (!retry) f.backoff = Math.min(f.backoff * 2, 15000);
+      setTimeout(fn, ms * (0.8 + 0.4 * Math.random()));
+    };
     f.rejoin = function () {
-      api("POST", "/api/live/" + f.code + "/join", { device: f.dev, nick: f.nick() }).then(function (res) {
-        if (res.status === 503 || res.status === 404) {
-          f.status(errorText(res));
-          if (res.status === 503) setTimeout(f.rejoin, 15000);
+      api("POST", "/api/live/" + f.code + "/join", { participant: f.cred || null, nick: f.nick() }).then(function (res) {
+        if (res.status === 410) { f.ended(); return; }
+        if (res.status === 404) { f.status(errorText(res)); return; }
+        if (!res.ok) {
+          f.status(res.status === 429 ? "人多,稍后自动重试…" : errorText(res, "连接中断,正在重试…"));
+          f.later(f.rejoin, res.retry);
           return;
         }
-        if (res.ok && res.j.state && res.j.state.seq >= f.latest.seq) f.onState(res.j.state);
+        f.cred = res.j.participant;
+        store("localStorage", CRED_KEY + f.code, f.cred);
+        if (res.j.state && res.j.state.seq >= f.latest.seq) f.onState(res.j.state);
         f.connect();
+      });
+    };
+    // answers and shares carry the credential; one the server no longer takes (a new class with this
+    // code, a changed secret) is replaced by rejoining, and the request is sent once more
+    f.send = function (path, body) {
+      var go = function () { return api("POST", "/api/live/" + f.code + path, Object.assign({ participant: f.cred }, body)); };
+      return go().then(function (res) {
+        if (res.status !== 403 || !res.j.detail || res.j.detail[0].field !== "participant") return res;
+        f.cred = null;
+        return api("POST", "/api/live/" + f.code + "/join", { participant: null, nick: f.nick() }).then(function (j) {
+          if (!j.ok) return res;
+          f.cred = j.j.participant;
+          store("localStorage", CRED_KEY + f.code, f.cred);
+          return go();
+        });
       });
     };
     document.addEventListener("visibilitychange", function () {   // a phone waking up
@@ -629,15 +795,16 @@
       maskFor(q);
       $(".live-question").hidden = !q;
       if (!q) return;
-      $(".live-q-prompt").innerHTML = q.prompt_html;
+      $(".live-q-prompt").innerHTML = q.prompt_html;   // the server's own rendering of the card's text
       $(".live-q-numeric").hidden = q.kind !== "numeric";
       $(".live-q-options").hidden = q.kind === "numeric";
       if (answeredQid !== q.qid) { answeredQid = q.qid; resetAnswerForm(form, q); msg.textContent = ""; }
       var open = q.status === "open";
-      $$("input, select, button", form).forEach(function (el) { el.disabled = !open; });
+      $$("input, select, button", form).forEach(function (e) { e.disabled = !open; });
       if (!open) msg.textContent = q.status === "revealed" ? "已公布" : "已收卷,等待老师公布";
       if (q.status !== "revealed") return;
-      api("GET", "/api/live/" + f.code + "/questions/" + q.qid + "/results?device=" + encodeURIComponent(f.dev)).then(function (res) {
+      var url = "/api/live/" + f.code + "/questions/" + q.qid + "/results" + (f.cred ? "?participant=" + encodeURIComponent(f.cred) : "");
+      api("GET", url).then(function (res) {
         if (!res.ok) return;
         showResults($(".live-q-results"), Object.assign({ card: q.card }, res.j));
         if (res.j.mine) msg.textContent = "你的答案:" + (VERDICT[res.j.mine.verdict] || res.j.mine.verdict);
@@ -649,9 +816,8 @@
       if (!q || q.status !== "open") return;
       var body = answerBody(form, q);
       if (typeof body === "string") { msg.textContent = body; return; }
-      body.device = f.dev;
       body.nick = f.nick();
-      api("POST", "/api/live/" + f.code + "/questions/" + q.qid + "/answers", body).then(function (res) {
+      f.send("/questions/" + q.qid + "/answers", body).then(function (res) {
         msg.textContent = res.ok ? "已提交(收卷前可以修改)" : errorText(res, "提交失败");
       });
     });
@@ -661,13 +827,13 @@
     form.reset();
     $(".live-q-results").hidden = true;
     unitSel.textContent = "";
-    (q.units || []).forEach(function (u) { var o = document.createElement("option"); o.value = u; o.textContent = u; unitSel.appendChild(o); });
+    (q.units || []).forEach(function (u) { var o = el("option", "", u); o.value = u; unitSel.appendChild(o); });
     unitSel.hidden = !(q.units && q.units.length);
     $(".live-q-unit").textContent = unitSel.hidden ? (q.unit || "") : "";
     opts.querySelectorAll("label").forEach(function (l) { l.remove(); });
     var choices = q.options && Object.keys(q.options).length ? q.options : { "true": "是", "false": "否" };
     Object.keys(choices).forEach(function (v) {
-      var l = document.createElement("label"), r = document.createElement("input");
+      var l = el("label"), r = document.createElement("input");
       r.type = "radio"; r.name = "choice"; r.value = v;
       l.appendChild(r);
       l.appendChild(document.createTextNode(" " + choices[v] + " "));
@@ -693,5 +859,6 @@
     if (!data) return;
     if (document.body.classList.contains("live-control")) initControl(data);
     else if (document.body.classList.contains("live-follow")) initFollow(data);
+    else if (document.body.classList.contains("live-ended-control")) csvButton(data.code, store("sessionStorage", TOKEN_KEY + data.code));
   });
 })();

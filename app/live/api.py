@@ -1,5 +1,6 @@
-"""The live-class JSON API (the contract in issue 16). Writes that steer the class need the
-instructor's token; followers may only join, answer and share snapshots."""
+"""The live-class JSON API (the contract in issues 16 and 25). Writes that steer the class need the
+instructor's token; followers may only join, answer and share, each with the participant credential
+that join hands out (one phone, one vote). Limits are counted per client address (app/live/limits.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import math
 import time
 from typing import Annotated, Any, TypeAlias
 
-from fastapi import APIRouter, Depends, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import exercises
 from ..cards import Question, resolve
@@ -17,16 +20,33 @@ from ..chapters import reading_order
 from ..labels import label_to_id, search
 from ..text import rich
 from . import cardinfo
-from .deps import Instructor, LiveSession, card_state, check_token, fail, json_body
+from .deps import (
+    AnySession,
+    Instructor,
+    LiveSession,
+    address,
+    card_state,
+    check_token,
+    fail,
+    json_body,
+    keys,
+    participant_of,
+    qid_param,
+)
 from .ids import new_code, new_token, token_hash
 from .limits import (
     ANSWER_WINDOW_S,
     ANSWERS_PER_WINDOW,
+    IDLE_TTL_S,
     JOIN_WINDOW_S,
-    JOINS_PER_WINDOW,
+    JOINS_PER_ADDRESS,
+    MAX_ANSWER,
+    MAX_CLASSES_PER_ADDRESS,
     MAX_FOLLOWERS,
+    MAX_FOLLOWERS_PER_ADDRESS,
     MAX_QUESTIONS,
     MAX_SESSIONS,
+    REJOINS_PER_PARTICIPANT,
     SNAPSHOT_WINDOW_S,
     SNAPSHOTS_PER_WINDOW,
 )
@@ -51,16 +71,17 @@ from .models import (
     errors,
     request_body,
 )
-from .results import summary, to_question_unit
+from .results import class_summary, results_csv, summary, to_question_unit
 from .store import Full, Session, get_store
 
 router = APIRouter(tags=["课堂"])
-CreateBody: TypeAlias = Annotated[CreateIn, Depends(json_body(CreateIn, optional=True))]
+CreateBody: TypeAlias = Annotated[CreateIn, Depends(json_body(CreateIn))]
 StateBody: TypeAlias = Annotated[StateIn, Depends(json_body(StateIn))]
 AskBody: TypeAlias = Annotated[AskIn, Depends(json_body(AskIn))]
 AnswerBody: TypeAlias = Annotated[AnswerIn, Depends(json_body(AnswerIn))]
 JoinBody: TypeAlias = Annotated[JoinIn, Depends(json_body(JoinIn))]
 SnapshotBody: TypeAlias = Annotated[SnapshotIn, Depends(json_body(SnapshotIn))]
+Qid: TypeAlias = Annotated[int, Depends(qid_param)]
 NO_STORE = {"Cache-Control": "no-store"}
 
 
@@ -68,8 +89,23 @@ def ok(data: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(data, status_code=status, headers=NO_STORE)
 
 
-def full_class() -> HTTPException:
-    return fail(503, "code", f"本课堂已满:最多 {MAX_FOLLOWERS:,} 人同时跟随", "full")
+def full_class(why: str = "followers") -> HTTPException:
+    """The class cannot take one more connected follower: the whole class (503) or this address's
+    share of it (429); the phone retries after Retry-After."""
+    if why == "address":
+        return fail(
+            429,
+            "code",
+            f"同一网络地址在本课堂最多 {MAX_FOLLOWERS_PER_ADDRESS:,} 人同时在线",
+            "too_many",
+            {"Retry-After": "30"},
+        )
+    return fail(503, "code", f"本课堂已满:最多 {MAX_FOLLOWERS:,} 人同时在线", "full", {"Retry-After": "30"})
+
+
+def retry_after(window_s: int) -> dict:
+    """Retry-After for a fixed window: the seconds until the next one starts."""
+    return {"Retry-After": str(max(1, math.ceil(window_s - time.time() % window_s)))}
 
 
 def public_state(s: Session, followers: int) -> dict:
@@ -77,9 +113,10 @@ def public_state(s: Session, followers: int) -> dict:
 
 
 def changed(new: Session | None, code: str) -> Session:
-    """The session after a store change; None means it was purged meanwhile: 404, as the lookup says."""
+    """The class after a store change; None means it ended or expired meanwhile: 410 / 404, as the
+    lookup would say."""
     if new is None:
-        raise fail(404, "code", f"没有课堂码为 {code[:12]} 的课堂(可能已结束或过期)", "not_found")
+        raise fail(410, "code", f"课堂 {code} 已结束或已过期", "ended")
     return new
 
 
@@ -131,25 +168,43 @@ async def askable(card: str, request: Request) -> JSONResponse:
     )
 
 
-# ------------------------------------------------------------------ sessions and state
+# ------------------------------------------------------------------ classes and their state
 
 
 @router.post(
     "/api/live",
     status_code=201,
     response_model=Created,
-    responses=errors(413, 422, 503),
-    openapi_extra=request_body(CreateIn, required=False),
+    responses=errors(413, 415, 422, 429, 503),
+    openapi_extra=request_body(CreateIn),
     summary="开课:新建课堂,返回课堂码与教师令牌",
+    description="请求体至少是 {}(从书的第一张卡片开始)。"
+    f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂(下课或过期后名额归还);"
+    f"课堂在老师最后一次操作 {IDLE_TTL_S // 3600} 小时后过期。",
 )
 async def create(request: Request, data: CreateBody) -> JSONResponse:
     card, params = card_state(data.card or reading_order()[0], data.query)
+    owner = (await keys()).address(address(request))
     token, store = new_token(), get_store()
     for _ in range(20):
         try:
-            s = await store.create(new_code(), token_hash(token), card.id, data.query)
-        except Full:
-            raise fail(503, "code", f"本实例同时开课的课堂已达上限({MAX_SESSIONS} 个),请稍后再试", "full") from None
+            s = await store.create(new_code(), token_hash(token), card.id, data.query, owner)
+        except Full as e:
+            if e.args and e.args[0] == "owner":
+                raise fail(
+                    429,
+                    "code",
+                    f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂:请先下课一个",
+                    "too_many",
+                    {"Retry-After": "60"},
+                ) from None
+            raise fail(
+                503,
+                "code",
+                f"本实例同时开课的课堂已达上限({MAX_SESSIONS} 个),请稍后再试",
+                "full",
+                {"Retry-After": "60"},
+            ) from None
         if s is not None:
             break
     else:
@@ -166,15 +221,49 @@ async def create(request: Request, data: CreateBody) -> JSONResponse:
     )
 
 
-@router.get("/api/live/{code}", response_model=StateOut, responses=errors(404, 422), summary="课堂的当前状态")
+class ClassRoute(APIRoute):
+    """``/api/live/{code}`` is two routes (GET the state, DELETE = 下课): a 405 there names both."""
+
+    async def handle(self, scope, receive, send) -> None:
+        if self.methods and scope["method"] not in self.methods:
+            raise StarletteHTTPException(405, headers={"Allow": "GET, DELETE"})
+        await super().handle(scope, receive, send)
+
+
 async def state(s: LiveSession) -> JSONResponse:
+    """课堂的当前状态 (followers = connected event streams)."""
     return ok(public_state(s, await get_store().followers(s.code)))
+
+
+router.add_api_route(
+    "/api/live/{code}",
+    state,
+    methods=["GET"],
+    response_model=StateOut,
+    responses=errors(404, 410, 422, 503),
+    summary="课堂的当前状态",
+    route_class_override=ClassRoute,
+)
+
+
+@router.delete(
+    "/api/live/{code}",
+    status_code=204,
+    responses=errors(401, 403, 404, 410, 503),
+    summary="教师:下课(学生看到“课堂已结束”与小结;之后课堂答 410,名额归还)",
+)
+async def end_class(s: Instructor) -> Response:
+    store = get_store()
+    questions = await store.questions(s.code)
+    answers = {q["qid"]: await store.answers(s.code, q["qid"]) for q in questions}
+    changed(await store.end(s.code, class_summary(s, questions, answers)), s.code)
+    return Response(status_code=204, headers=NO_STORE)
 
 
 @router.put(
     "/api/live/{code}/state",
     response_model=SeqOut,
-    responses=errors(401, 403, 404, 413, 422),
+    responses=errors(401, 403, 404, 410, 413, 415, 422, 503),
     openapi_extra=request_body(StateIn),
     summary="教师:切换卡片或参数(全班跟随)",
 )
@@ -192,7 +281,7 @@ async def _lock(s: Session, locked: bool) -> JSONResponse:
 @router.post(
     "/api/live/{code}/lock",
     response_model=SeqOut,
-    responses=errors(401, 403, 404, 422),
+    responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:锁定全班在当前卡片与状态",
 )
 async def lock(s: Instructor) -> JSONResponse:
@@ -200,7 +289,10 @@ async def lock(s: Instructor) -> JSONResponse:
 
 
 @router.post(
-    "/api/live/{code}/unlock", response_model=SeqOut, responses=errors(401, 403, 404, 422), summary="教师:解除锁定"
+    "/api/live/{code}/unlock",
+    response_model=SeqOut,
+    responses=errors(401, 403, 404, 410, 422, 503),
+    summary="教师:解除锁定",
 )
 async def unlock(s: Instructor) -> JSONResponse:
     return await _lock(s, False)
@@ -209,18 +301,33 @@ async def unlock(s: Instructor) -> JSONResponse:
 @router.post(
     "/api/live/{code}/join",
     response_model=Joined,
-    responses=errors(404, 413, 422, 429, 503),
+    responses=errors(404, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(JoinIn),
-    summary="学生:加入课堂(可选昵称)",
+    summary="学生:加入课堂,得到参与凭证(重连时带上旧凭证,保持同一身份)",
+    description=f"新参与者:同一网络地址每 {JOIN_WINDOW_S} 秒最多 {JOINS_PER_ADDRESS} 个(一个大教室在同一 NAT 后也够用);"
+    f"带着本课堂凭证重连:每个参与者每 {JOIN_WINDOW_S} 秒最多 {REJOINS_PER_PARTICIPANT} 次。"
+    "凭证若不属于本课堂(伪造、别的课堂、同码的旧课堂),换发一个新的。在线人数只数连着事件流的人,不数加入次数。",
 )
-async def join(s: LiveSession, data: JoinBody) -> JSONResponse:
-    store = get_store()
-    if not await store.allow(f"j:{s.code}:{data.device}", JOINS_PER_WINDOW, JOIN_WINDOW_S):
-        raise fail(429, "device", "加入太频繁,请稍候", "rate_limited")
-    n = await store.join(s.code, data.device)
-    if n is None:
-        raise full_class()
-    return ok({"followers": n, "state": s.event()})
+async def join(request: Request, s: LiveSession, data: JoinBody) -> JSONResponse:
+    store, k = get_store(), await keys()
+    epoch = k.epoch(s.code, s.token_hash)
+    p = k.open(data.participant) if data.participant else None
+    if p is not None and p.code == s.code and p.epoch == epoch:
+        if not await store.allow(f"r:{s.code}:{p.pid}", REJOINS_PER_PARTICIPANT, JOIN_WINDOW_S):
+            raise fail(429, "participant", "重连太频繁,请稍候", "rate_limited", retry_after(JOIN_WINDOW_S))
+        credential = data.participant
+    else:
+        bucket = f"j:{s.code}:{k.address(address(request))}"
+        if not await store.allow(bucket, JOINS_PER_ADDRESS, JOIN_WINDOW_S):
+            raise fail(
+                429,
+                "code",
+                f"同一网络地址每分钟最多加入 {JOINS_PER_ADDRESS} 人,稍后自动重试",
+                "rate_limited",
+                retry_after(JOIN_WINDOW_S),
+            )
+        credential, p = k.issue(s.code, epoch)
+    return ok({"participant": credential, "followers": await store.followers(s.code), "state": s.event()})
 
 
 # ------------------------------------------------------------------ questions
@@ -230,8 +337,8 @@ def _question_record(card, params, query: str, key: str) -> dict:
     view = compute(card, params)
     item = cardinfo.find(card, params, view, key)
     if item is None:
-        keys = "、".join(a.key for a in cardinfo.askables(card, params, view))[:300]
-        raise fail(422, "key", f"不是这张卡片可问的题目;可选:{keys}", "unknown_key")
+        keys_ = "、".join(a.key for a in cardinfo.askables(card, params, view))[:300]
+        raise fail(422, "key", f"不是这张卡片可问的题目;可选:{keys_}", "unknown_key")
     q, expected = item.question, cardinfo.expected(view, key)
     if isinstance(expected, float) and not math.isfinite(expected):
         raise fail(422, "key", "这个量在当前参数下没有有限值", "not_finite")
@@ -243,6 +350,7 @@ def _question_record(card, params, query: str, key: str) -> dict:
         "source": item.source,
         "prompt": q.prompt,
         "prompt_html": str(rich(q.prompt)),
+        "conditions": cardinfo.state_label(card, params),
         "unit": q.unit,
         "units": dict(q.units),
         "kind": q.kind,
@@ -257,7 +365,7 @@ def _question_record(card, params, query: str, key: str) -> dict:
     "/api/live/{code}/questions",
     status_code=201,
     response_model=QidOut,
-    responses=errors(401, 403, 404, 413, 422, 429),
+    responses=errors(401, 403, 404, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(AskIn),
     summary="教师:向全班提问(练习题或“预测这个数”)",
 )
@@ -290,6 +398,8 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
             raise fail(422, "value", "须为数字", "float_parsing") from None
         if not math.isfinite(value):
             raise fail(422, "value", "须为有限数", "finite_number")
+        if abs(value) > MAX_ANSWER:
+            raise fail(422, "value", f"绝对值须不超过 {MAX_ANSWER:g}", "less_than_equal")
         allowed = [rec["unit"], *rec.get("units", {})]
         if data.unit is not None and data.unit not in allowed:
             raise fail(422, "unit", "不是可选单位;可选:" + "、".join(u for u in allowed if u), "literal_error")
@@ -315,19 +425,26 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
 @router.post(
     "/api/live/{code}/questions/{qid}/answers",
     response_model=Accepted,
-    responses=errors(404, 409, 413, 422, 429),
+    responses=errors(403, 404, 409, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(AnswerIn),
-    summary="学生:作答(每台设备一份,收卷前可改)",
+    summary="学生:作答(凭参与凭证,一人一份,收卷前可改,以最后一次为准)",
 )
-async def answer(s: LiveSession, qid: int, data: AnswerBody) -> JSONResponse:
+async def answer(s: LiveSession, qid: Qid, data: AnswerBody) -> JSONResponse:
+    p = participant_of(await keys(), s, data.participant)
     rec = await _question(s, qid)
     if rec["status"] != "open":
         raise fail(409, "qid", "已收卷,不能再作答", "closed")
     ans = _checked_answer(rec, data)
     store = get_store()
-    if not await store.allow(f"a:{s.code}:{data.device}", ANSWERS_PER_WINDOW, ANSWER_WINDOW_S):
-        raise fail(429, "device", f"作答太频繁:每 {ANSWER_WINDOW_S} 秒最多 {ANSWERS_PER_WINDOW} 次", "rate_limited")
-    outcome = await store.answer(s.code, qid, data.device, ans)
+    if not await store.allow(f"a:{s.code}:{p.pid}", ANSWERS_PER_WINDOW, ANSWER_WINDOW_S):
+        raise fail(
+            429,
+            "participant",
+            f"作答太频繁:每 {ANSWER_WINDOW_S} 秒最多 {ANSWERS_PER_WINDOW} 次",
+            "rate_limited",
+            retry_after(ANSWER_WINDOW_S),
+        )
+    outcome = await store.answer(s.code, qid, p.pid, ans)
     if outcome == "closed":
         raise fail(409, "qid", "已收卷,不能再作答", "closed")
     return ok({"accepted": True})
@@ -343,45 +460,72 @@ async def _status(s: Session, qid: int, status: str) -> JSONResponse:
 @router.post(
     "/api/live/{code}/questions/{qid}/close",
     response_model=SeqOut,
-    responses=errors(401, 403, 404, 422),
+    responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:收卷",
 )
-async def close(s: Instructor, qid: int) -> JSONResponse:
+async def close(s: Instructor, qid: Qid) -> JSONResponse:
     return await _status(s, qid, "closed")
 
 
 @router.post(
     "/api/live/{code}/questions/{qid}/reveal",
     response_model=SeqOut,
-    responses=errors(401, 403, 404, 422),
+    responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:公布结果",
 )
-async def reveal(s: Instructor, qid: int) -> JSONResponse:
+async def reveal(s: Instructor, qid: Qid) -> JSONResponse:
     return await _status(s, qid, "revealed")
 
 
 @router.get(
     "/api/live/{code}/questions/{qid}/results",
     response_model=Results,
-    responses=errors(403, 404, 422),
+    responses=errors(403, 404, 410, 422, 503),
     summary="作答结果:人数总是可见;分布与真值需令牌或公布后",
 )
 async def results(
-    request: Request, s: LiveSession, qid: int, full: bool = False, device: str | None = None
+    request: Request,
+    s: LiveSession,
+    qid: Qid,
+    participant: Annotated[str | None, Query(description="自己的参与凭证:公布后附上自己的判定")] = None,
+    full: Annotated[str, Query(description="true:要求完整结果(需令牌或已公布,否则 403)")] = "",
 ) -> JSONResponse:
     rec = await _question(s, qid)
     teacher = check_token(request, s, required=False)
     shown = teacher or rec["status"] == "revealed"
-    if full and not shown:
+    if full.lower() in ("1", "true", "yes") and not shown:
         raise fail(403, "qid", "结果在老师公布前不可见", "forbidden")
     store = get_store()
     if not shown:
         return ok(summary(rec, {}, full=False) | {"answered": await store.count_answers(s.code, qid)})
     answers = await store.answers(s.code, qid)
     out = summary(rec, answers, full=True, names=teacher)
-    if device and device in answers:
-        out["mine"] = {"verdict": answers[device]["verdict"], "value": answers[device]["value"]}
+    if participant:
+        p = participant_of(await keys(), s, participant[:200])
+        if p.pid in answers:
+            out["mine"] = {"verdict": answers[p.pid]["verdict"], "value": answers[p.pid]["value"]}
     return ok(out)
+
+
+@router.get(
+    "/api/live/{code}/results.csv",
+    responses={
+        200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "每题一行起,逐个答案一行"},
+        **errors(401, 403, 404, 503),
+    },
+    response_class=Response,
+    summary="教师:导出全部题目、真值与答案(CSV;未留昵称者匿名;下课后仍可导出)",
+)
+async def export_csv(request: Request, s: AnySession) -> Response:
+    check_token(request, s)
+    store = get_store()
+    questions = await store.questions(s.code)
+    answers = {q["qid"]: await store.answers(s.code, q["qid"]) for q in questions}
+    return Response(
+        results_csv(questions, answers).encode("utf-8-sig"),  # the BOM: spreadsheet programs read it as UTF-8
+        media_type="text/csv; charset=utf-8",
+        headers={**NO_STORE, "Content-Disposition": f'attachment; filename="live-{s.code}-results.csv"'},
+    )
 
 
 # ------------------------------------------------------------------ snapshots
@@ -391,18 +535,32 @@ async def results(
     "/api/live/{code}/share",
     status_code=201,
     response_model=SidOut,
-    responses=errors(404, 413, 422, 429),
+    responses=errors(403, 404, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(SnapshotIn),
-    summary="学生:把自己的卡片状态分享给老师",
+    summary="学生:把自己的卡片状态分享给老师(凭参与凭证)",
 )
 async def share(s: LiveSession, data: SnapshotBody) -> JSONResponse:
-    card, _ = card_state(data.card, data.query)
+    p = participant_of(await keys(), s, data.participant)
+    card, params = card_state(data.card, data.query)
     store = get_store()
-    if not await store.allow(f"s:{s.code}:{data.device}", SNAPSHOTS_PER_WINDOW, SNAPSHOT_WINDOW_S):
-        raise fail(429, "device", f"分享太频繁:每 {SNAPSHOT_WINDOW_S} 秒最多 {SNAPSHOTS_PER_WINDOW} 次", "rate_limited")
+    if not await store.allow(f"s:{s.code}:{p.pid}", SNAPSHOTS_PER_WINDOW, SNAPSHOT_WINDOW_S):
+        raise fail(
+            429,
+            "participant",
+            f"分享太频繁:每 {SNAPSHOT_WINDOW_S} 秒最多 {SNAPSHOTS_PER_WINDOW} 次",
+            "rate_limited",
+            retry_after(SNAPSHOT_WINDOW_S),
+        )
     sid = await store.add_snapshot(
         s.code,
-        {"nick": data.nick or "", "card": card.id, "query": data.query, "title": card.display_title, "t": time.time()},
+        {
+            "nick": data.nick or "",
+            "card": card.id,
+            "query": data.query,
+            "title": card.display_title,
+            "label": cardinfo.state_label(card, params),
+            "t": time.time(),
+        },
     )
     return ok({"sid": sid}, 201)
 
@@ -410,7 +568,7 @@ async def share(s: LiveSession, data: SnapshotBody) -> JSONResponse:
 @router.get(
     "/api/live/{code}/snapshots",
     response_model=Snapshots,
-    responses=errors(401, 403, 404, 422),
+    responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:学生分享的快照",
 )
 async def snapshots(s: Instructor) -> JSONResponse:

@@ -1,16 +1,19 @@
 """Card-facing glue for the live class, in one small adapter: which outputs of a card a class can be
-asked about (its 练习 questions and its numeric tiles), their label and unit, and which figure axis a
-quantity lives on, all read from the card's output declaration (``axis=`` where a quantity has one;
-otherwise an axis whose title names the quantity's unit)."""
+asked about (its 练习 questions and its numeric tiles), their label and unit, the conditions a
+question is asked under (the parameters as the card labels them, "批大小 B = 8 请求"), and which
+figure axis a quantity lives on, all read from the card's declarations (``axis=`` where a quantity
+has one; otherwise an axis whose title names the quantity's unit)."""
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
-from ..cards import Card, Params, Question, View, tiles
+from ..cards import Card, ControlSpec, Params, Question, View, controls_of, tiles
+
+MAX_VALUE_CHARS = 24  # a free-text parameter value (a custom GPU spec) is shortened past this, whole
 
 
 @dataclass(frozen=True)
@@ -27,21 +30,96 @@ def _is_number(v: Any) -> TypeGuard[float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+@dataclass(frozen=True)
+class Condition:
+    """One parameter as the card labels it: ``label`` (批大小 B), ``sym`` (B), ``value`` (8 请求)."""
+
+    name: str
+    label: str
+    sym: str
+    value: str
+
+    @property
+    def text(self) -> str:
+        """For plain text (snapshot labels, lists): 批大小 B = 8 请求."""
+        return f"{_plain(self.label)} = {self.value}"
+
+    @property
+    def short(self) -> str:
+        """For a question's prompt: the symbol as maths when it is one ($B$ = 8 请求), else the label."""
+        if self.sym and self.sym != self.label and re.fullmatch(r"[A-Za-zα-ωΑ-Ω_{}0-9\\]+", self.sym):
+            return f"${self.sym}$ = {self.value}"
+        return self.text
+
+
+def _number(v: float) -> str:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _value(spec: ControlSpec, v: Any) -> str:
+    """A parameter's value as the card's control shows it, with its unit (never cut mid-number)."""
+    if spec.custom == "model" and isinstance(v, str) and v not in (spec.options or {}):
+        return "自定义模型"
+    if isinstance(spec.options, dict) and v in spec.options:
+        text = str(spec.options[v])
+    elif isinstance(v, bool):
+        text = "是" if v else "否"
+    elif isinstance(v, (int, float)):
+        text = _number(v)
+    elif isinstance(v, (list, tuple)):
+        text = "、".join(_number(x) if isinstance(x, (int, float)) else str(x) for x in v)
+    else:
+        text = str(v)
+        if len(text) > MAX_VALUE_CHARS:
+            text = text[: MAX_VALUE_CHARS - 1] + "…"
+    unit = spec.unit if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
+    if not unit:
+        return text
+    return f"{text}{unit}" if unit in ("%", "×", "°") or unit.startswith("×") else f"{text} {unit}"
+
+
+def conditions(card: Card, params: Params) -> list[Condition]:
+    """The parameters that differ from the card's defaults, in the card's order: what a question is
+    asked under, or a snapshot shows (the rest is as the book has it)."""
+    defaults = card.defaults()
+    out = []
+    for spec in controls_of(card.params):
+        v = getattr(params, spec.name, None)
+        if v is None or v == getattr(defaults, spec.name, None):
+            continue
+        out.append(Condition(spec.name, spec.label, spec.sym, _value(spec, v)))
+    return out
+
+
+def state_label(card: Card, params: Params) -> str:
+    """A state in words: 批大小 B = 64 请求 · 带宽可用比例 = 70%, or 默认设置."""
+    return " · ".join(c.text for c in conditions(card, params)) or "默认设置"
+
+
+def _asked_under(conds: list[Condition]) -> str:
+    return "、".join(c.short for c in conds)
+
+
 def askables(card: Card, params: Params, view: View) -> list[Askable]:
     """The card's exercise questions (not open-ended ones), then its numeric tiles ("predict this
-    number", checked like an exercise against the same output)."""
-    out = [
-        Askable(q.key, _plain(q.prompt)[:60], "exercise", q)
-        for q in view.questions
-        if q.kind != "open" and q.key in view.outputs
-    ]
+    number", checked like an exercise against the same output). Each prompt states the conditions
+    it is asked under (the parameters moved from the defaults): "$B$ = 8 请求 时,理想吞吐是多少?"."""
+    conds = _asked_under(conditions(card, params))
+    out = []
+    for q in view.questions:
+        if q.kind == "open" or q.key not in view.outputs:
+            continue
+        prompt = f"{conds} 时:{q.prompt}" if conds else q.prompt
+        out.append(Askable(q.key, _plain(q.prompt)[:60], "exercise", replace(q, prompt=prompt)))
     taken = {a.key for a in out}
     for s in tiles(card, view, params):
         if s.key in taken or s.key not in view.outputs or not _is_number(view.outputs[s.key]):
             continue
         taken.add(s.key)
         label = _plain(s.label)
-        prompt = f"预测:{s.label} 是多少?"
+        prompt = f"{conds} 时,{s.label}是多少?" if conds else f"按默认设置,{s.label}是多少?"
         out.append(Askable(s.key, label, "tile", Question(s.key, prompt, s.unit, kind="numeric")))
     return out
 

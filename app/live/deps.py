@@ -1,20 +1,25 @@
-"""Request plumbing shared by the live routes: field-named errors, size-capped JSON bodies, the
-session lookup and the instructor's capability check (FastAPI ``Annotated`` dependencies)."""
+"""Request plumbing shared by the live routes: field-named errors, size-capped JSON bodies (JSON
+only: 415 otherwise), the class lookup (404 unknown, 410 ended), the instructor's capability check,
+the client's address and the participant credential (FastAPI ``Annotated`` dependencies)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qsl
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 from pydantic import BaseModel, ValidationError
+from starlette.requests import HTTPConnection
 
 from ..cards import REGISTRY, Card, resolve
 from ..state import ParamError, parse_query
+from .address import client_address
+from .credentials import Keys, Participant
 from .ids import normalise_code, token_matches
-from .limits import MAX_BODY_BYTES
-from .store import Session, get_store
+from .limits import BODY_READ_TIMEOUT_S, MAX_BODY_BYTES, MAX_QUESTIONS
+from .store import Session, get_store, settings
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -61,20 +66,31 @@ def _from_validation(e: ValidationError) -> HTTPException:
     return HTTPException(422, detail=items)
 
 
-def json_body(model: type[M], optional: bool = False) -> Callable[[Request], Any]:
-    """A dependency that reads at most MAX_BODY_BYTES and validates them as ``model``."""
+def is_json(content_type: str) -> bool:
+    """``application/json`` (any parameters, any case): what every live JSON route takes."""
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
+
+
+def json_body(model: type[M]) -> Callable[[Request], Any]:
+    """A dependency that takes only ``application/json`` (415 otherwise: a form or ``text/plain``
+    post from another site cannot join or answer for a visitor's browser), reads at most
+    MAX_BODY_BYTES within BODY_READ_TIMEOUT_S and validates them as ``model``."""
 
     async def read(request: Request) -> M:
+        if not is_json(request.headers.get("content-type", "")):
+            raise fail(415, "content-type", "须为 application/json", "unsupported_media_type")
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise fail(413, "body", f"请求体过大(上限 {MAX_BODY_BYTES // 1024} KB)", "too_large")
         raw = bytearray()
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > MAX_BODY_BYTES:
-                raise fail(413, "body", f"请求体过大(上限 {MAX_BODY_BYTES // 1024} KB)", "too_large")
-        if optional and not raw.strip():
-            return model()
+        try:
+            async with asyncio.timeout(BODY_READ_TIMEOUT_S):
+                async for chunk in request.stream():
+                    raw += chunk
+                    if len(raw) > MAX_BODY_BYTES:
+                        raise fail(413, "body", f"请求体过大(上限 {MAX_BODY_BYTES // 1024} KB)", "too_large")
+        except TimeoutError:
+            raise fail(408, "body", f"请求体 {BODY_READ_TIMEOUT_S:g} 秒内未收完", "timeout") from None
         try:
             return model.model_validate_json(bytes(raw))
         except ValidationError as e:
@@ -83,27 +99,106 @@ def json_body(model: type[M], optional: bool = False) -> Callable[[Request], Any
     return read
 
 
-async def live_session(code: str) -> Session:
-    """The session named in the path (codes are case-insensitive), or 404."""
+def gone(code: str) -> HTTPException:
+    return HTTPException(
+        404,
+        detail=[
+            {
+                "loc": ["path", "code"],
+                "field": "code",
+                "type": "not_found",
+                "msg": f"code:没有课堂码为 {code[:12]} 的课堂(可能已结束或过期)",
+                "input": None,
+            }
+        ],
+    )
+
+
+def ended(code: str) -> HTTPException:
+    return HTTPException(
+        410,
+        detail=[
+            {
+                "loc": ["path", "code"],
+                "field": "code",
+                "type": "ended",
+                "msg": f"code:课堂 {code} 已结束(老师已下课)",
+                "input": None,
+            }
+        ],
+    )
+
+
+async def any_session(code: str) -> Session:
+    """The class named in the path, ended or not (codes are case-insensitive), or 404."""
     norm = normalise_code(code)
     s = await get_store().get(norm) if norm else None
     if s is None:
-        raise HTTPException(
-            404,
-            detail=[
-                {
-                    "loc": ["path", "code"],
-                    "field": "code",
-                    "type": "not_found",
-                    "msg": f"没有课堂码为 {code[:12]} 的课堂(可能已结束或过期)",
-                    "input": None,
-                }
-            ],
-        )
+        raise gone(code)
+    return s
+
+
+async def live_session(code: str) -> Session:
+    """The class named in the path while it runs: 404 unknown, 410 once ended (下课)."""
+    s = await any_session(code)
+    if s.ended is not None:
+        raise ended(s.code)
     return s
 
 
 LiveSession = Annotated[Session, Depends(live_session)]
+AnySession = Annotated[Session, Depends(any_session)]
+
+
+QID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": MAX_QUESTIONS}
+
+
+def qid_param(qid: Annotated[str, Path(description=f"题号(1…{MAX_QUESTIONS})", json_schema_extra=QID_SCHEMA)]) -> int:
+    """A question number from the path: 1…MAX_QUESTIONS, else 422 naming ``qid`` (never an overflow
+    in the store)."""
+    if not (qid.isascii() and qid.isdigit() and len(qid) <= 6 and 1 <= int(qid) <= MAX_QUESTIONS):
+        raise HTTPException(
+            422,
+            detail=[
+                {
+                    "loc": ["path", "qid"],
+                    "field": "qid",
+                    "type": "out_of_range",
+                    "msg": f"qid:题号须为 1 到 {MAX_QUESTIONS} 的整数",
+                    "input": qid[:24],
+                }
+            ],
+        )
+    return int(qid)
+
+
+def address(conn: HTTPConnection) -> str:
+    """The client's counted address (see app/live/address.py), in clear: hash it before storing."""
+    return client_address(conn, settings().trusted_proxies)
+
+
+_keys: dict[bytes, Keys] = {}
+
+
+async def keys() -> Keys:
+    """The deployment's keys: from ``AIINFRA_SECRET``, else from the secret the store keeps."""
+    configured = settings().secret
+    secret = configured.get_secret_value().encode() if configured else await get_store().secret()
+    k = _keys.get(secret)
+    if k is None:
+        _keys.clear()
+        k = _keys[secret] = Keys(secret)
+    return k
+
+
+def participant_of(k: Keys, s: Session, credential: str | None, field: str = "participant") -> Participant:
+    """The participant a credential names, if it was issued for this very class; 403 otherwise
+    (missing, forged, altered, or another class's): such a request counts for nothing."""
+    p = k.open(credential) if credential else None
+    if p is None or p.code != s.code or p.epoch != k.epoch(s.code, s.token_hash):
+        why = "缺少参与凭证,请先加入课堂" if not credential else "参与凭证无效或不属于这个课堂,请重新加入"
+        raise fail(403, field, why, "forbidden")
+    return p
 
 
 def bearer(request: Request) -> str | None:

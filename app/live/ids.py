@@ -11,7 +11,6 @@ ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L
 CODE_LEN = 6
 CODE_RE = re.compile(f"^[{ALPHABET}]{{{CODE_LEN}}}$")
 TOKEN_BYTES = 24  # 192 bits (≥ 128 required)
-DEVICE_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def new_code() -> str:

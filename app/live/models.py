@@ -2,35 +2,41 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..errors import ErrorBody
-from .limits import DEVICE_MAX, DEVICE_MIN, MAX_QUERY_LEN, NICK_MAX
+from .limits import MAX_QUERY_LEN, NICK_MAX, PARTICIPANT_MAX
+
+# Invisible characters a name could hide behind or use to spoof another on the projector: format
+# characters (bidi embeddings/overrides/isolates U+202A–E, U+2066–9, marks U+200E/F, U+061C;
+# zero-width U+200B–D, U+2060, U+FEFF; tags), line/paragraph separators, surrogates, private use
+# and unassigned code points. They are removed; control characters are refused.
+_DROPPED = frozenset({"Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 
 
-def _clean_nick(v: str | None) -> str | None:
-    """Nicknames: trimmed, no control characters; escaped wherever they are shown."""
+def clean_nick(v: str | None) -> str | None:
+    """Nicknames: NFC, no control characters (refused), no invisible ones (removed), runs of spaces
+    made one; escaped wherever they are shown."""
     if v is None:
         return None
-    v = v.strip()
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in v):
+    v = unicodedata.normalize("NFC", v)
+    if any(unicodedata.category(ch) == "Cc" for ch in v):
         raise ValueError("含有控制字符")
-    return v or None
+    v = "".join(ch for ch in v if unicodedata.category(ch) not in _DROPPED)
+    return " ".join(v.split()) or None
 
 
-Device = Annotated[
-    str,
-    Field(
-        min_length=DEVICE_MIN,
-        max_length=DEVICE_MAX,
-        pattern=r"^[A-Za-z0-9_-]+$",
-        description="随机设备号(存于浏览器 localStorage)",
-    ),
-]
 Nick = Annotated[
-    str | None, Field(None, max_length=NICK_MAX, description=f"可选昵称(≤ {NICK_MAX} 字)"), AfterValidator(_clean_nick)
+    str | None,
+    Field(None, max_length=NICK_MAX, description=f"可选昵称(≤ {NICK_MAX} 字;不可见字符会被去掉)"),
+    AfterValidator(clean_nick),
+]
+Credential = Annotated[
+    str | None,
+    Field(None, max_length=PARTICIPANT_MAX, description="加入课堂时得到的参与凭证(存于浏览器 localStorage)"),
 ]
 
 
@@ -72,19 +78,19 @@ class AskIn(Strict):
 
 
 class AnswerIn(Strict):
-    device: Device
+    participant: Credential = None
     value: float | bool | Annotated[str, Field(max_length=50)]
     unit: Annotated[str | None, Field(None, max_length=20)] = None
     nick: Nick = None
 
 
 class JoinIn(Strict):
-    device: Device
+    participant: Credential = Field(None, description="上次加入得到的凭证(重连时带上,保持同一身份);没有则新发一个")
     nick: Nick = None
 
 
 class SnapshotIn(Strict):
-    device: Device
+    participant: Credential = None
     nick: Nick = None
     card: CardId
     query: Query = ""
@@ -127,7 +133,8 @@ class Accepted(BaseModel):
 
 
 class Joined(BaseModel):
-    followers: int
+    participant: str = Field(description="参与凭证:作答、预测与分享都要带上;一台设备一份,一题一票")
+    followers: int = Field(description="此刻连着事件流的人数")
     state: dict
 
 
@@ -157,13 +164,16 @@ class Askables(BaseModel):
 
 ERROR_TEXT = {
     401: "缺少教师令牌",
-    403: "教师令牌不对 / 结果未公布",
+    403: "教师令牌不对 / 参与凭证缺失、伪造或属于别的课堂 / 结果未公布",
     404: "没有这个课堂、题目或卡片",
+    408: "请求体未按时收完",
     409: "已收卷",
+    410: "课堂已结束(下课)",
     413: "请求体过大",
+    415: "请求体须为 application/json",
     422: "参数或请求体不对(指明字段)",
-    429: "太频繁",
-    503: "课堂已满 / 实例课堂数已满",
+    429: "太频繁,或同一地址的课堂数 / 在线人数已达上限(见 Retry-After)",
+    503: "课堂已满 / 实例课堂数已满 / 课堂服务暂时不可用(见 Retry-After)",
 }
 
 

@@ -1,5 +1,10 @@
 """Live-class pages: join, follow (students' phones), control (the projector), the QR code and the
-card stage both views swap in. The stage is a pure function of its URL."""
+card stage both views swap in. The stage is a pure function of its URL.
+
+Hidden means absent: while a question is open (not yet revealed) the stage of its card is rendered
+with the asked output masked (``hide=<key>``: the card engine leaves every trace of its value out:
+tiles, prose, tables, figures) and without worked solutions, on the follower page, the control page and
+every stage load either makes; the SSE events never carry the value."""
 
 from __future__ import annotations
 
@@ -10,15 +15,16 @@ from markupsafe import Markup
 
 from ..cards import REGISTRY
 from ..chapters import neighbours
-from ..render import fragment_html, render
-from .deps import card_state, live_session
+from ..render import Reading, fragment_html, render
+from .deps import any_session, card_state
 from .ids import normalise_code
-from .limits import NICK_MAX
+from .limits import ENDED_KEEP_S, NICK_MAX
 from .store import Session, get_store
 
 router = APIRouter(include_in_schema=False)
 NO_STORE = {"Cache-Control": "no-store"}
 STAGE_CACHE = "public, max-age=86400"
+MAX_HIDE = 4  # outputs one stage URL may mask
 
 
 def follow_url(request: Request, code: str) -> str:
@@ -26,24 +32,60 @@ def follow_url(request: Request, code: str) -> str:
     return f"{str(request.base_url).rstrip('/')}/live/{code}"
 
 
-def qr_svg(url: str) -> Markup:
+def qr_svg(url: str, cls: str = "qr") -> Markup:
     """The follow link as an inline SVG QR code, drawn here by segno (no network)."""
     svg = segno.make(url, error="m").svg_inline(
-        scale=1, omitsize=True, border=2, dark="#000", light="#fff", svgclass="qr", title="扫码加入课堂"
+        scale=1, omitsize=True, border=2, dark="#000", light="#fff", svgclass=cls, title="扫码加入课堂"
     )
     return Markup(svg)
 
 
-def stage_html(card_id: str, query: str) -> str:
+def masked(s: Session) -> tuple[tuple[str, ...], bool]:
+    """What the stage of ``s``'s current card must leave out: the asked output while its question
+    is not revealed (and then no worked solutions either)."""
+    q = s.question
+    if q and q.get("status") != "revealed" and q.get("card") == s.card:
+        return (q["key"],), False
+    return (), True
+
+
+def stage_html(card_id: str, query: str, hide: tuple[str, ...] = (), solutions: bool = True) -> str:
     """The card shell (controls + result fragment) in the given state, and its neighbours."""
     card, params = card_state(card_id, query)
     prev_c, next_c = neighbours(card.id)
-    frag = fragment_html(card, params)
-    return render("live/_stage.html", card=card, params=params, fragment=frag, prev=prev_c or "", next=next_c or "")
+    frag = fragment_html(card, params, Reading(solutions=solutions, hide=frozenset(hide)))
+    return render(
+        "live/_stage.html",
+        card=card,
+        params=params,
+        fragment=frag,
+        prev=prev_c or "",
+        next=next_c or "",
+        hide=" ".join(hide),
+        solutions=solutions,
+    )
+
+
+def session_stage(s: Session) -> Markup:
+    hide, solutions = masked(s)
+    return Markup(stage_html(s.card, s.query, hide, solutions))
 
 
 def not_found(message: str, status: int = 404) -> HTMLResponse:
     return HTMLResponse(render("live/join.html", message=message, code=""), status_code=status, headers=NO_STORE)
+
+
+def ended_page(s: Session, control: bool) -> HTMLResponse:
+    """课堂已结束 and its summary (410: the class is gone, this page says how it went)."""
+    body = render(
+        "live/ended.html",
+        session=s,
+        summary=s.summary or {},
+        control=control,
+        data={"code": s.code},
+        keep_hours=ENDED_KEEP_S // 3600,
+    )
+    return HTMLResponse(body, status_code=410, headers=NO_STORE)
 
 
 async def _session_or_none(code: str) -> Session | None:
@@ -66,11 +108,27 @@ def join_page(code: str = "") -> Response:
 
 @router.get("/live/card/{name}", response_class=HTMLResponse)
 def stage(name: str, request: Request) -> Response:
+    """A stage; ``hide=<output>`` (repeatable) masks an output, ``solutions=off`` leaves out the
+    worked solutions (what the views ask for while a question is open)."""
+    items = request.query_params.multi_items()
+    hide = tuple(sorted({v[:100] for k, v in items if k == "hide" and v}))[:MAX_HIDE]
+    solutions = not any(k == "solutions" and v == "off" for k, v in items)
+    query = "&".join(f"{k}={v}" for k, v in _raw_pairs(request.url.query) if k not in ("hide", "solutions"))
     try:
-        body = stage_html(name, request.url.query)
+        body = stage_html(name, query, hide, solutions)
     except HTTPException as e:  # unknown card or rejected query: the card routes' messages
         return HTMLResponse(render("_errors.html", card=REGISTRY.get(name), errors=e.detail), status_code=e.status_code)
     return HTMLResponse(body, headers={"Cache-Control": STAGE_CACHE})
+
+
+def _raw_pairs(query: str) -> list[tuple[str, str]]:
+    """The query's pairs as sent (still percent-encoded), in order."""
+    out = []
+    for part in query.split("&"):
+        if part:
+            k, _, v = part.partition("=")
+            out.append((k, v))
+    return out
 
 
 @router.get("/live/{code}", response_class=HTMLResponse)
@@ -80,8 +138,10 @@ async def follow_page(code: str, request: Request) -> Response:
         return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。请核对课堂码。")
     if s.code != code:
         return RedirectResponse(f"/live/{s.code}", status_code=307)
+    if s.ended is not None:
+        return ended_page(s, control=False)
     data = {"code": s.code, "state": s.event(), "nick_max": NICK_MAX}
-    body = render("live/follow.html", session=s, stage=Markup(stage_html(s.card, s.query)), data=data)
+    body = render("live/follow.html", session=s, stage=session_stage(s), data=data)
     return HTMLResponse(body, headers=NO_STORE)
 
 
@@ -92,15 +152,18 @@ async def control_page(code: str, request: Request) -> Response:
     s = await _session_or_none(code)
     if s is None:
         return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。")
+    if s.ended is not None:
+        return ended_page(s, control=True)
     url = follow_url(request, s.code)
     data = {"code": s.code, "state": s.event(), "follow_url": url}
     body = render(
         "live/control.html",
         session=s,
-        stage=Markup(stage_html(s.card, s.query)),
+        stage=session_stage(s),
         data=data,
         follow_url=url,
         qr=qr_svg(url),
+        qr_big=qr_svg(url, "qr qr-big"),
     )
     return HTMLResponse(body, headers=NO_STORE)
 
@@ -109,7 +172,7 @@ async def control_page(code: str, request: Request) -> Response:
 async def qr(code: str, request: Request) -> Response:
     import io
 
-    s = await live_session(code)
+    s = await any_session(code)
     buf = io.BytesIO()
     segno.make(follow_url(request, s.code), error="m").save(buf, kind="svg", scale=8, border=2, title="扫码加入课堂")
     return Response(buf.getvalue(), media_type="image/svg+xml", headers=NO_STORE)

@@ -1,16 +1,26 @@
 """A question's results: counts for everyone; histogram, true value and verdict shares for the
-instructor (or for all after 公布). Numeric answers are compared in the question's own unit."""
+instructor (or for all after 公布). Numeric answers are compared in the question's own unit.
+Also the class's summary at 下课 and the instructor's CSV export."""
 
 from __future__ import annotations
 
+import csv
+import io
 import math
+import time
 from collections import Counter
+from datetime import UTC, datetime
 
 import numpy as np
 
 VERDICTS = ("correct", "close", "incorrect")
-MAX_BINS = 20
-ROBUST_FROM = 20  # with fewer answers every one is on the chart
+VERDICT_TEXT = {"correct": "正确", "close": "接近", "incorrect": "不对"}
+MAX_BINS = 30
+MIN_BINS = 4
+ROBUST_FROM = 20  # with fewer answers every one is on the chart; from here the 5th–95th percentile
+LOG_SPAN = 100.0  # answers spanning more than two decades are binned in log space
+LOG_STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0)  # bin widths in decades
+LOG_REACH = 8  # decades either side of the true value a log chart spans at most (the rest: below/above)
 
 
 def to_question_unit(rec: dict, value: float, unit: str | None) -> float:
@@ -22,7 +32,7 @@ def to_question_unit(rec: dict, value: float, unit: str | None) -> float:
 
 def summary(rec: dict, answers: dict[str, dict], *, full: bool, names: bool = False) -> dict:
     """What the results endpoint returns. ``full``: with histogram, true value and shares;
-    ``names``: also the individual answers (instructor only)."""
+    ``names``: also the individual answers (instructor only: the projector's rug of ticks)."""
     out = {"qid": rec["qid"], "status": rec["status"], "answered": len(answers)}
     if not full:
         return out
@@ -31,6 +41,7 @@ def summary(rec: dict, answers: dict[str, dict], *, full: bool, names: bool = Fa
     out.update(
         {
             "key": rec["key"],
+            "label": rec.get("label", rec["key"]),
             "unit": rec["unit"],
             "kind": rec["kind"],
             "true_value": rec["expected"],
@@ -40,9 +51,11 @@ def summary(rec: dict, answers: dict[str, dict], *, full: bool, names: bool = Fa
         }
     )
     if rec["kind"] == "numeric":
-        log = bool(rec.get("axis") and rec["axis"].get("log"))
+        truth = float(rec["expected"])
         out["histogram"] = histogram(
-            [a["norm"] for a in answers.values() if a.get("norm") is not None], float(rec["expected"]), log=log
+            [a["norm"] for a in answers.values() if a.get("norm") is not None],
+            truth,
+            resolution=abs(truth) * rec.get("rel_tol", 0.01),
         )
     else:
         opts = Counter(str(a["value"]).lower() for a in answers.values())
@@ -51,49 +64,197 @@ def summary(rec: dict, answers: dict[str, dict], *, full: bool, names: bool = Fa
         }
     if names:
         out["answers"] = [
-            {"nick": a.get("nick") or "", "value": a["value"], "unit": a.get("unit"), "verdict": a["verdict"]}
+            {
+                "nick": a.get("nick") or "",
+                "value": a["value"],
+                "unit": a.get("unit"),
+                "norm": a.get("norm"),
+                "verdict": a["verdict"],
+            }
             for a in sorted(answers.values(), key=lambda a: a["t"])
         ]
     return out
 
 
-def histogram(values: list[float], truth: float, *, log: bool = False) -> dict:
-    """Bins over the bulk of the answers (5th–95th percentile once there are ROBUST_FROM) and the true value; answers beyond
-    are counted as ``below``/``above`` so one wild answer cannot flatten the chart. ``log`` bins
-    evenly in log space (for a quantity on a log axis); non-positive answers then count as below."""
+def _nice(step: float) -> float:
+    """The 1-2-5 step nearest ``step`` (in log terms): bin edges a hall can read."""
+    if not step > 0 or not math.isfinite(step):
+        return 1.0
+    k = math.floor(math.log10(step))
+    return min((m * 10.0**k for m in (1, 2, 5, 10)), key=lambda c: abs(math.log10(c / step)))
+
+
+def histogram(values: list[float], truth: float, *, log: bool | None = None, resolution: float = 0.0) -> dict:
+    """Bins from the answers' own spread: Freedman–Diaconis width (2·IQR·n^(-1/3)) rounded to a
+    1-2-5 step, edges on multiples of it, over every answer (or the 5th–95th percentile once there
+    are ROBUST_FROM; the rest counted ``below``/``above`` so one wild answer cannot flatten the chart)
+    and the true value. Answers spanning more than two decades are binned in log space (``log``
+    forces it either way); non-positive answers then count as below. ``resolution``: no linear bin is
+    narrower than this (the question's 正确 band: finer bins would split answers that are all right)."""
     vals = np.array([v for v in values if math.isfinite(v)], dtype=float)
-    log = log and truth > 0
-    pos = vals[vals > 0] if log else vals
-    lo, hi = _span(pos, truth)
-    f = np.log10 if log else (lambda x: x)
-    nb = int(min(MAX_BINS, max(5, math.ceil(math.sqrt(max(len(pos), 1))) * 2)))
-    edges_t = np.linspace(f(lo), f(hi), nb + 1)
+    if log is None:
+        pos = vals[vals > 0]
+        bulk = _bulk(pos) if len(pos) else pos
+        log = truth > 0 and len(bulk) >= 2 and float(bulk.max()) / float(bulk.min()) > LOG_SPAN
+    log = bool(log and truth > 0)
+    used = vals[vals > 0] if log else vals
+    t = np.log10(used) if log else used
+    ft = math.log10(truth) if log else truth
+    bulk = _bulk(t)
+    if log:
+        bulk = bulk[(bulk >= ft - LOG_REACH) & (bulk <= ft + LOG_REACH)]
+    lo = min([ft, *([float(bulk.min())] if len(bulk) else [])])
+    hi = max([ft, *([float(bulk.max())] if len(bulk) else [])])
+    width = _width(t, lo, hi, log, resolution)
+    lo = math.floor(lo / width + 1e-9) * width
+    hi = (math.floor(hi / width + 1e-9) + 1) * width  # the largest answer is inside, never on the last edge
+    while (hi - lo) / width < MIN_BINS:
+        lo, hi = lo - width, hi + width
+        if log is False and truth >= 0 and lo < 0 <= float(min(t, default=0)):
+            lo = 0.0  # nobody answered a negative number: the chart starts at 0
+    nb = int(round((hi - lo) / width))
+    edges_t = lo + width * np.arange(nb + 1)
+    counts, _ = np.histogram(t, bins=edges_t) if len(t) else (np.zeros(nb, int), None)
     edges = 10**edges_t if log else edges_t
-    counts, _ = np.histogram(f(pos), bins=edges_t) if len(pos) else (np.zeros(nb, int), None)
-    below = int(np.sum(pos < edges[0])) + (len(vals) - len(pos))
-    above = int(np.sum(pos > edges[-1]))
+    below = int(np.sum(t < edges_t[0])) + (len(vals) - len(used))
+    above = int(np.sum(t > edges_t[-1]))
     return {
-        "edges": [float(e) for e in edges],
+        "edges": [float(_tidy(e)) for e in edges],
         "counts": [int(c) for c in counts],
         "below": below,
         "above": above,
         "log": log,
+        "width": float(width),
     }
 
 
-def _span(vals: np.ndarray, truth: float) -> tuple[float, float]:
-    pts = [truth]
-    if len(vals) >= ROBUST_FROM:
-        pts += [float(np.percentile(vals, 5)), float(np.percentile(vals, 95))]
-    elif len(vals):
-        pts += [float(vals.min()), float(vals.max())]
-    lo, hi = min(pts), max(pts)
-    if lo == hi:
-        pad = abs(lo) * 0.1 or 1.0
-        lo, hi = lo - pad, hi + pad
-        if truth > 0 and lo <= 0:
-            lo = truth / 2
-    else:
-        pad = (hi - lo) * 0.05
-        lo, hi = (lo - pad if lo - pad > 0 or lo <= 0 else lo * 0.9), hi + pad
-    return lo, hi
+def _bulk(t: np.ndarray) -> np.ndarray:
+    """The answers the chart spans: all of them, or the 5th–95th percentile from ROBUST_FROM on."""
+    if len(t) < ROBUST_FROM:
+        return t
+    lo, hi = np.percentile(t, [5, 95])
+    return t[(t >= lo) & (t <= hi)]
+
+
+def _width(t: np.ndarray, lo: float, hi: float, log: bool, resolution: float = 0.0) -> float:
+    span = hi - lo
+    n = len(t)
+    iqr = float(np.subtract(*np.percentile(t, [75, 25]))) if n >= 2 else 0.0
+    raw = 2 * iqr * n ** (-1 / 3) if iqr > 0 else (span / 8 if span > 0 else 0.0)
+    if raw <= 0:  # every answer the same as the truth: a few bins around it
+        raw = 0.1 if log else (abs(lo) * 0.05 or 1.0)
+    if span > 0:
+        raw = max(raw, span / MAX_BINS)
+    if not log and resolution > 0:
+        raw = max(raw, resolution)
+    if log:  # a decade at most (a hall reads "1, 10, 100" at a glance), unless that makes too many bins
+        w = min(LOG_STEPS, key=lambda c: abs(math.log(c / raw))) if raw < 1 else 1.0
+        return max(w, float(math.ceil(span / MAX_BINS)))
+    w = _nice(raw)
+    while span > 0 and span / w > MAX_BINS:
+        w = _nice(w * 2.2)
+    return w
+
+
+def _tidy(x: float) -> float:
+    """Edges without float noise (0.30000000000000004 → 0.3)."""
+    return float(f"{x:.12g}")
+
+
+# ------------------------------------------------------------------ 下课: the summary and the export
+
+
+def class_summary(session, questions: list[dict], answers: dict[int, dict[str, dict]]) -> dict:
+    """What followers see once the class ended: each question, how many answered, and for those
+    revealed the true value and the shares (an unrevealed question's value stays unsaid)."""
+    qs = []
+    for rec in questions:
+        got = answers.get(rec["qid"], {})
+        item = {
+            "qid": rec["qid"],
+            "label": rec.get("label", rec["key"]),
+            "conditions": rec.get("conditions", ""),
+            "status": rec["status"],
+            "answered": len(got),
+            "unit": rec["unit"],
+            "kind": rec["kind"],
+        }
+        if rec["status"] == "revealed":
+            s = summary(rec, got, full=True)
+            item["true_value"] = rec["expected"]
+            item["shares"] = s["shares"]
+        qs.append(item)
+    people = {p for got in answers.values() for p in got}
+    return {
+        "asked": len(qs),
+        "participants": len(people),
+        "minutes": max(0, round((time.time() - session.created) / 60)),
+        "questions": qs,
+    }
+
+
+CSV_COLUMNS = (
+    "题号",
+    "题目",
+    "卡片",
+    "查询串",
+    "条件",
+    "真值",
+    "单位",
+    "状态",
+    "作答人数",
+    "昵称",
+    "答案",
+    "答案单位",
+    "换算为题目单位",
+    "判定",
+    "作答时间(UTC)",
+)
+
+
+def _cell(text: str) -> str:
+    """Text a participant typed, made safe for a spreadsheet (no formula from a nickname)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _when(t: float | None) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S") if t else ""
+
+
+def results_csv(questions: list[dict], answers: dict[int, dict[str, dict]]) -> str:
+    """Every question with its true value, then one row per answer (anonymous unless the student
+    gave a nickname; no participant id, no address)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(CSV_COLUMNS)
+    for rec in questions:
+        got = sorted(answers.get(rec["qid"], {}).values(), key=lambda a: a["t"])
+        truth = rec["expected"]
+        head = [
+            rec["qid"],
+            rec.get("label", rec["key"]),
+            rec["card"],
+            rec.get("query", ""),
+            rec.get("conditions", ""),
+            "是" if truth is True else "否" if truth is False else truth,
+            rec["unit"],
+            {"open": "作答中", "closed": "已收卷", "revealed": "已公布"}.get(rec["status"], rec["status"]),
+            len(got),
+        ]
+        if not got:
+            w.writerow(head + [""] * 6)
+        for a in got:
+            value = a["value"]
+            shown = "是" if value is True else "否" if value is False else value
+            w.writerow(
+                head
+                + [
+                    _cell(a.get("nick") or "") or "匿名",
+                    _cell(shown) if isinstance(shown, str) else shown,
+                    a.get("unit") or "",
+                    "" if a.get("norm") is None else a["norm"],
+                    VERDICT_TEXT.get(a["verdict"], a["verdict"]),
+                    _when(a.get("t")),
+                ]
+            )
+    return buf.getvalue()

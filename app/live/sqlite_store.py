@@ -1,10 +1,13 @@
 """The embedded store: one SQLite file (stdlib ``sqlite3``), created on the first live write, so a
 server that never ran a class writes nothing. One process only (followers and rate limits are
-counted in memory); a multi-worker start without Redis is refused (deploy/gunicorn.conf.py)."""
+counted in memory); a multi-worker start without Redis is refused (deploy/gunicorn.conf.py).
+A locked or unreadable file raises StoreUnavailable (503), never a 500."""
 
 from __future__ import annotations
 
+import functools
 import json
+import secrets
 import sqlite3
 import time
 from collections import defaultdict
@@ -12,28 +15,56 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from .limits import IDLE_TTL_S, MAX_FOLLOWERS, MAX_SESSIONS, MAX_SNAPSHOTS, PRESENCE_TTL_S
-from .store import AnswerOutcome, Full, Session, Store, public_question
+from .limits import (
+    ENDED_KEEP_S,
+    IDLE_TTL_S,
+    MAX_CLASSES_PER_ADDRESS,
+    MAX_FOLLOWERS,
+    MAX_FOLLOWERS_PER_ADDRESS,
+    MAX_SESSIONS,
+    MAX_SNAPSHOTS,
+    PRESENCE_TTL_S,
+    STORE_TIMEOUT_S,
+)
+from .store import AnswerOutcome, Full, Session, Store, StoreUnavailable, public_question
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions(code TEXT PRIMARY KEY, token_hash TEXT NOT NULL, card TEXT NOT NULL,
   query TEXT NOT NULL, frame TEXT, seq INTEGER NOT NULL, locked INTEGER NOT NULL, question TEXT,
-  nq INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, touched REAL NOT NULL);
+  nq INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, touched REAL NOT NULL,
+  owner TEXT NOT NULL DEFAULT '', ended REAL, summary TEXT);
 CREATE TABLE IF NOT EXISTS questions(code TEXT, qid INTEGER, rec TEXT NOT NULL, PRIMARY KEY(code, qid));
 CREATE TABLE IF NOT EXISTS answers(code TEXT, qid INTEGER, device TEXT, ans TEXT NOT NULL,
   PRIMARY KEY(code, qid, device));
 CREATE TABLE IF NOT EXISTS snapshots(sid INTEGER PRIMARY KEY AUTOINCREMENT, code TEXT NOT NULL, snap TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS snapshots_code ON snapshots(code, sid);
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
 """
-COLS = "code, token_hash, card, query, frame, seq, locked, question, created, touched"
+# columns added since the first schema: an older file gains them on open (nothing in it is lost)
+ADDED = {"owner": "TEXT NOT NULL DEFAULT ''", "ended": "REAL", "summary": "TEXT"}
+COLS = "code, token_hash, card, query, frame, seq, locked, question, created, touched, owner, ended, summary"
+
+
+def _guarded(fn):
+    """sqlite3 errors (a locked or unreadable file) become StoreUnavailable: 503, not 500."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args, **kwargs):
+        try:
+            return await fn(*args, **kwargs)
+        except sqlite3.OperationalError as e:
+            raise StoreUnavailable(f"sqlite: {e}") from e
+
+    return wrapper
 
 
 class SQLiteStore(Store):
     def __init__(self, path: Path, publish: Callable[[dict], None]):
         self.path, self.publish = Path(path), publish
         self._db: sqlite3.Connection | None = None
-        self._presence: dict[str, dict[str, float]] = defaultdict(dict)
+        self._presence: dict[str, dict[str, tuple[float, str]]] = defaultdict(dict)
         self._hits: dict[tuple[str, int], int] = {}
+        self._secret: bytes | None = None
 
     # ------------------------------------------------------------------ connection
     @overload
@@ -47,10 +78,14 @@ class SQLiteStore(Store):
             if not create and not self.path.exists():
                 return None
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=5)
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=STORE_TIMEOUT_S)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(SCHEMA)
+            have = {row[1] for row in db.execute("PRAGMA table_info(sessions)")}
+            for col, decl in ADDED.items():
+                if col not in have:
+                    db.execute(f"ALTER TABLE sessions ADD COLUMN {col} {decl}")
             self._db = db
         return self._db
 
@@ -69,42 +104,73 @@ class SQLiteStore(Store):
     def _session(row) -> Session | None:
         if row is None:
             return None
-        code, th, card, query, frame, seq, locked, q, created, touched = row
-        return Session(code, th, card, query, frame, seq, bool(locked), json.loads(q) if q else None, created, touched)
+        code, th, card, query, frame, seq, locked, q, created, touched, owner, ended, summary = row
+        return Session(
+            code,
+            th,
+            card,
+            query,
+            frame,
+            seq,
+            bool(locked),
+            json.loads(q) if q else None,
+            created,
+            touched,
+            owner or "",
+            ended,
+            json.loads(summary) if summary else None,
+        )
 
     def _read_session(self, db, code: str) -> Session | None:
         return self._session(db.execute(f"SELECT {COLS} FROM sessions WHERE code=?", (code,)).fetchone())
 
+    @staticmethod
+    def _open_clause() -> tuple[str, tuple]:
+        """Classes that count: not ended, touched by their instructor within IDLE_TTL_S."""
+        return "ended IS NULL AND touched >= ?", (time.time() - IDLE_TTL_S,)
+
     # ------------------------------------------------------------------ sessions
-    async def create(self, code: str, token_hash: str, card: str, query: str) -> Session | None:
+    @_guarded
+    async def create(self, code: str, token_hash: str, card: str, query: str, owner: str) -> Session | None:
         await self.purge()
         now = time.time()
+        where, args = self._open_clause()
 
         def tx(db):
-            n = db.execute("SELECT COUNT(*) FROM sessions WHERE touched >= ?", (now - IDLE_TTL_S,)).fetchone()[0]
-            if n >= MAX_SESSIONS:
+            if db.execute(f"SELECT COUNT(*) FROM sessions WHERE {where}", args).fetchone()[0] >= MAX_SESSIONS:
                 raise Full("sessions")
+            mine = db.execute(f"SELECT COUNT(*) FROM sessions WHERE owner=? AND {where}", (owner, *args)).fetchone()[0]
+            if mine >= MAX_CLASSES_PER_ADDRESS:
+                raise Full("owner")
             if db.execute("SELECT 1 FROM sessions WHERE code=?", (code,)).fetchone():
                 return None
             db.execute(
-                f"INSERT INTO sessions({COLS}) VALUES(?,?,?,?,NULL,1,0,NULL,?,?)",
-                (code, token_hash, card, query, now, now),
+                "INSERT INTO sessions(code, token_hash, card, query, frame, seq, locked, question, created, touched, "
+                "owner) VALUES(?,?,?,?,NULL,1,0,NULL,?,?,?)",
+                (code, token_hash, card, query, now, now, owner),
             )
             return self._read_session(db, code)
 
         return self._write(tx)
 
+    @_guarded
     async def get(self, code: str) -> Session | None:
         db = self._conn(create=False)
         if db is None:
             return None
         s = self._read_session(db, code)
-        return s if s and s.touched >= time.time() - IDLE_TTL_S else None
+        if s is None:
+            return None
+        if s.ended is not None:
+            return s if s.ended >= time.time() - ENDED_KEEP_S else None
+        return s if s.touched >= time.time() - IDLE_TTL_S else None
 
     def _bump(self, db, code: str, sets: dict[str, Any]) -> Session | None:
+        """An instructor's change: seq + 1, touched = now (idle expiry counts from here)."""
         cols = "".join(f", {k}=?" for k in sets)
         cur = db.execute(
-            f"UPDATE sessions SET seq=seq+1, touched=?{cols} WHERE code=?", (time.time(), *sets.values(), code)
+            f"UPDATE sessions SET seq=seq+1, touched=?{cols} WHERE code=? AND ended IS NULL",
+            (time.time(), *sets.values(), code),
         )
         return self._read_session(db, code) if cur.rowcount else None
 
@@ -113,16 +179,32 @@ class SQLiteStore(Store):
             self.publish(s.event())
         return s
 
+    @_guarded
     async def change(self, code: str, **fields: Any) -> Session | None:
         sets = {
             k: (int(v) if k == "locked" else v) for k, v in fields.items() if k in ("card", "query", "frame", "locked")
         }
         return self._changed(self._write(lambda db: self._bump(db, code, sets)))
 
+    @_guarded
+    async def end(self, code: str, summary: dict) -> Session | None:
+        def tx(db):
+            cur = db.execute(
+                "UPDATE sessions SET seq=seq+1, ended=?, summary=? WHERE code=? AND ended IS NULL",
+                (time.time(), json.dumps(summary, ensure_ascii=False), code),
+            )
+            return self._read_session(db, code) if cur.rowcount else None
+
+        s = self._changed(self._write(tx))
+        if s is not None:
+            self._presence.pop(code, None)
+        return s
+
     # ------------------------------------------------------------------ questions and answers
+    @_guarded
     async def ask(self, code: str, rec: dict) -> Session | None:
         def tx(db):
-            row = db.execute("SELECT nq, question FROM sessions WHERE code=?", (code,)).fetchone()
+            row = db.execute("SELECT nq, question FROM sessions WHERE code=? AND ended IS NULL", (code,)).fetchone()
             if row is None:
                 return None
             if row[1]:
@@ -150,24 +232,36 @@ class SQLiteStore(Store):
         )
         return rec
 
+    @_guarded
     async def set_status(self, code: str, qid: int, status: str) -> Session | None:
         def tx(db):
+            if db.execute("SELECT 1 FROM sessions WHERE code=? AND ended IS NULL", (code,)).fetchone() is None:
+                return None
             rec = self._set_rec_status(db, code, qid, status)
             if rec is None:
                 return None
             cur = self._read_session(db, code)
             if cur is not None and cur.question and cur.question["qid"] == qid:
                 return self._bump(db, code, {"question": json.dumps(public_question(rec), ensure_ascii=False)})
+            db.execute("UPDATE sessions SET touched=? WHERE code=?", (time.time(), code))  # an action all the same
             return cur
 
         return self._changed(self._write(tx))
 
+    @_guarded
     async def question(self, code: str, qid: int) -> dict | None:
         db = self._conn(create=False)
         row = db and db.execute("SELECT rec FROM questions WHERE code=? AND qid=?", (code, qid)).fetchone()
         return json.loads(row[0]) if row else None
 
-    async def answer(self, code: str, qid: int, device: str, ans: dict) -> AnswerOutcome:
+    @_guarded
+    async def questions(self, code: str) -> list[dict]:
+        db = self._conn(create=False)
+        rows = db.execute("SELECT rec FROM questions WHERE code=? ORDER BY qid", (code,)).fetchall() if db else []
+        return [json.loads(r[0]) for r in rows]
+
+    @_guarded
+    async def answer(self, code: str, qid: int, participant: str, ans: dict) -> AnswerOutcome:
         def tx(db):
             row = db.execute("SELECT rec FROM questions WHERE code=? AND qid=?", (code, qid)).fetchone()
             if row is None:
@@ -176,13 +270,13 @@ class SQLiteStore(Store):
                 return "closed"
             db.execute(
                 "INSERT OR REPLACE INTO answers VALUES(?,?,?,?)",
-                (code, qid, device, json.dumps(ans, ensure_ascii=False)),
+                (code, qid, participant, json.dumps(ans, ensure_ascii=False)),
             )
-            db.execute("UPDATE sessions SET touched=? WHERE code=?", (time.time(), code))
-            return "ok"
+            return "ok"  # a student's answer is not the instructor's action: touched stays
 
         return self._write(tx)
 
+    @_guarded
     async def answers(self, code: str, qid: int) -> dict[str, dict]:
         db = self._conn(create=False)
         rows = (
@@ -190,11 +284,13 @@ class SQLiteStore(Store):
         )
         return {d: json.loads(a) for d, a in rows}
 
+    @_guarded
     async def count_answers(self, code: str, qid: int) -> int:
         db = self._conn(create=False)
         return db.execute("SELECT COUNT(*) FROM answers WHERE code=? AND qid=?", (code, qid)).fetchone()[0] if db else 0
 
     # ------------------------------------------------------------------ snapshots
+    @_guarded
     async def add_snapshot(self, code: str, snap: dict) -> int:
         def tx(db):
             cur = db.execute(
@@ -205,11 +301,11 @@ class SQLiteStore(Store):
                 "(SELECT sid FROM snapshots WHERE code=? ORDER BY sid DESC LIMIT ?)",
                 (code, code, MAX_SNAPSHOTS),
             )
-            db.execute("UPDATE sessions SET touched=? WHERE code=?", (time.time(), code))
             return cur.lastrowid
 
         return self._write(tx)
 
+    @_guarded
     async def snapshots(self, code: str) -> list[dict]:
         db = self._conn(create=False)
         rows = (
@@ -220,25 +316,28 @@ class SQLiteStore(Store):
         return [{"sid": sid, **json.loads(s)} for sid, s in rows]
 
     # ------------------------------------------------------------------ presence and rates (in memory: one process)
-    def _live(self, code: str) -> dict[str, float]:
+    def _live(self, code: str) -> dict[str, tuple[float, str]]:
         seen, cut = self._presence[code], time.time() - PRESENCE_TTL_S
-        for d in [d for d, t in seen.items() if t < cut]:
-            del seen[d]
+        for p in [p for p, (t, _) in seen.items() if t < cut]:
+            del seen[p]
         return seen
 
-    async def join(self, code: str, device: str) -> int | None:
+    async def connect(self, code: str, participant: str, address: str) -> int:
         seen = self._live(code)
-        if device not in seen and len(seen) >= MAX_FOLLOWERS:
-            return None
-        seen[device] = time.time()
+        if participant not in seen:
+            if len(seen) >= MAX_FOLLOWERS:
+                raise Full("followers")
+            if sum(1 for _, a in seen.values() if a == address) >= MAX_FOLLOWERS_PER_ADDRESS:
+                raise Full("address")
+        seen[participant] = (time.time(), address)
         return len(seen)
 
-    async def leave(self, code: str, device: str) -> None:
-        self._presence[code].pop(device, None)
+    async def leave(self, code: str, participant: str, address: str) -> None:
+        self._presence[code].pop(participant, None)
 
-    async def refresh(self, code: str, devices: list[str]) -> None:
+    async def refresh(self, code: str, present: list[tuple[str, str]]) -> None:
         now = time.time()
-        self._presence[code].update({d: now for d in devices})
+        self._presence[code].update({p: (now, a) for p, a in present})
 
     async def followers(self, code: str) -> int:
         return len(self._live(code))
@@ -251,13 +350,42 @@ class SQLiteStore(Store):
             self._hits = {k: v for k, v in self._hits.items() if k[1] >= win - 1}
         return n <= limit
 
+    # ------------------------------------------------------------------ the check route's view, the key, purging
+    @_guarded
+    async def pending(self, card: str) -> list[dict]:
+        db = self._conn(create=False)
+        if db is None:
+            return []
+        where, args = self._open_clause()
+        rows = db.execute(f"SELECT question FROM sessions WHERE question IS NOT NULL AND {where}", args).fetchall()
+        qs = [json.loads(r[0]) for r in rows]
+        return [q for q in qs if q["card"] == card and q["status"] != "revealed"]
+
+    @_guarded
+    async def secret(self) -> bytes:
+        if self._secret is None:
+
+            def tx(db):
+                db.execute("INSERT OR IGNORE INTO meta VALUES('secret', ?)", (secrets.token_hex(32),))
+                return db.execute("SELECT v FROM meta WHERE k='secret'").fetchone()[0]
+
+            self._secret = bytes.fromhex(self._write(tx))
+        return self._secret
+
+    @_guarded
     async def purge(self) -> int:
         now = time.time()
         if self._conn(create=False) is None:
             return 0
 
         def tx(db):
-            old = [r[0] for r in db.execute("SELECT code FROM sessions WHERE touched < ?", (now - IDLE_TTL_S,))]
+            old = [
+                r[0]
+                for r in db.execute(
+                    "SELECT code FROM sessions WHERE (ended IS NULL AND touched < ?) OR ended < ?",
+                    (now - IDLE_TTL_S, now - ENDED_KEEP_S),
+                )
+            ]
             for code in old:
                 for table in ("answers", "questions", "snapshots", "sessions"):
                     db.execute(f"DELETE FROM {table} WHERE code=?", (code,))
@@ -265,3 +393,8 @@ class SQLiteStore(Store):
             return len(old)
 
         return self._write(tx)
+
+    async def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

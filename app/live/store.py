@@ -2,8 +2,10 @@
 
 Two implementations: SQLite (embedded default, one process; ``Settings.live_db`` sets the file) and
 Redis (``Settings.redis_url``: the store of record *and* the fan-out across workers and instances).
-Every change bumps the session's ``seq`` and is published as one event (the session's public state)
-to the process hub, which wakes the SSE connections of that session.
+Every change bumps the class's ``seq`` and is published as one event (the class's public state) to
+the process hub, which wakes the SSE connections of that class. A store that cannot answer (Redis
+down or hung, SQLite locked) raises :class:`StoreUnavailable` within ``STORE_TIMEOUT_S``: the routes
+answer 503 with the app's error body (``app/live/errors.py``), never a 500.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ AnswerOutcome = Literal["ok", "closed", "missing"]
 
 
 class Full(Exception):
-    """A limit is reached (sessions per instance, followers per session)."""
+    """A limit is reached; ``args[0]`` names it: sessions, owner, followers, address."""
+
+
+class StoreUnavailable(Exception):
+    """The store did not answer in time or refused the connection (503, retry shortly)."""
 
 
 @dataclass
@@ -32,11 +38,15 @@ class Session:
     locked: bool
     question: dict | None  # public view of the current question (see public_question)
     created: float
-    touched: float
+    touched: float  # the instructor's last action: idle expiry counts from here
+    owner: str = ""  # the hashed address that started the class (open classes per address)
+    ended: float | None = None  # 下课: the class answers 410 from then on
+    summary: dict | None = None  # what followers see once it ended
 
     def event(self) -> dict[str, Any]:
-        """What every follower receives on each change (never the token, never answers)."""
-        return {
+        """What every follower receives on each change (never the token, never answers, never the
+        asked output's value)."""
+        out: dict[str, Any] = {
             "code": self.code,
             "card": self.card,
             "query": self.query,
@@ -45,26 +55,35 @@ class Session:
             "locked": self.locked,
             "question": self.question,
         }
+        if self.ended is not None:
+            out["ended"] = True
+            out["summary"] = self.summary
+        return out
+
+
+PUBLIC_KEYS = ("qid", "card", "key", "query", "prompt", "prompt_html", "unit", "kind", "options", "status", "label")
 
 
 def public_question(rec: dict) -> dict:
-    """A question as followers see it: no expected value, no answers."""
-    keys = ("qid", "card", "key", "query", "prompt", "prompt_html", "unit", "kind", "options", "status", "label")
-    out = {k: rec.get(k) for k in keys}
+    """A question as followers see it: no expected value, no answers, no axis (which would say
+    where the true value lies)."""
+    out = {k: rec.get(k) for k in PUBLIC_KEYS}
     out["units"] = [rec["unit"], *rec.get("units", {})] if rec.get("units") else []
     return out
 
 
 class Store(ABC):
     """What the routes need from live-class state. All methods are coroutines; a change returns the
-    session after it (with its new seq) or None when the session does not exist."""
+    class after it (with its new seq) or None when the class does not exist or has ended."""
 
     @abstractmethod
-    async def create(self, code: str, token_hash: str, card: str, query: str) -> Session | None:
-        """A new session; None when ``code`` is taken. Raises Full past MAX_SESSIONS."""
+    async def create(self, code: str, token_hash: str, card: str, query: str, owner: str) -> Session | None:
+        """A new class; None when ``code`` is taken. Raises Full("sessions") past MAX_SESSIONS and
+        Full("owner") past MAX_CLASSES_PER_ADDRESS open classes of ``owner``."""
 
     @abstractmethod
-    async def get(self, code: str) -> Session | None: ...
+    async def get(self, code: str) -> Session | None:
+        """The class (an ended one too, until ENDED_KEEP_S), or None."""
 
     @abstractmethod
     async def change(self, code: str, **fields: Any) -> Session | None:
@@ -79,11 +98,20 @@ class Store(ABC):
         """closed / revealed; publishes when it is the current question."""
 
     @abstractmethod
+    async def end(self, code: str, summary: dict) -> Session | None:
+        """下课: the class is ended (its slot freed, its owner's count down), followers get one last
+        event with ``summary``; it answers 410 until ENDED_KEEP_S, then is gone."""
+
+    @abstractmethod
     async def question(self, code: str, qid: int) -> dict | None: ...
 
     @abstractmethod
-    async def answer(self, code: str, qid: int, device: str, ans: dict) -> AnswerOutcome:
-        """One answer per device (the latest replaces), only while the question is open."""
+    async def questions(self, code: str) -> list[dict]:
+        """Every question of the class, in order (full records: the instructor's export)."""
+
+    @abstractmethod
+    async def answer(self, code: str, qid: int, participant: str, ans: dict) -> AnswerOutcome:
+        """One answer per participant (the latest replaces), only while the question is open."""
 
     @abstractmethod
     async def answers(self, code: str, qid: int) -> dict[str, dict]: ...
@@ -98,15 +126,17 @@ class Store(ABC):
     async def snapshots(self, code: str) -> list[dict]: ...
 
     @abstractmethod
-    async def join(self, code: str, device: str) -> int | None:
-        """Count ``device`` as a follower; the follower count, or None when the session is full."""
+    async def connect(self, code: str, participant: str, address: str) -> int:
+        """``participant`` has an open stream: the count of connected followers. Raises
+        Full("followers") at MAX_FOLLOWERS and Full("address") at MAX_FOLLOWERS_PER_ADDRESS
+        (someone already connected always comes back)."""
 
     @abstractmethod
-    async def leave(self, code: str, device: str) -> None: ...
+    async def leave(self, code: str, participant: str, address: str) -> None: ...
 
     @abstractmethod
-    async def refresh(self, code: str, devices: list[str]) -> None:
-        """Devices with a connection in this process are still here."""
+    async def refresh(self, code: str, present: list[tuple[str, str]]) -> None:
+        """(participant, address) pairs with a stream in this process are still here."""
 
     @abstractmethod
     async def followers(self, code: str) -> int: ...
@@ -116,15 +146,23 @@ class Store(ABC):
         """Fixed-window rate limit: False once ``bucket`` was hit ``limit`` times in this window."""
 
     @abstractmethod
+    async def pending(self, card: str) -> list[dict]:
+        """The current, not yet revealed questions of open classes on ``card`` (public views)."""
+
+    @abstractmethod
+    async def secret(self) -> bytes:
+        """This deployment's signing key when none is configured: made once, kept in the store
+        (so every worker, instance and restart shares it)."""
+
+    @abstractmethod
     async def purge(self) -> int:
-        """Drop sessions idle longer than IDLE_TTL_S; how many went."""
+        """Drop classes idle longer than IDLE_TTL_S and ended ones past ENDED_KEEP_S; how many went."""
 
     async def start(self, hub) -> None:  # noqa: B027  (a hook: most stores deliver in-process)
         """Begin delivering published events to ``hub`` (Redis: the one subscriber task)."""
 
-    async def current_seq(self, code: str) -> int | None:
-        s = await self.get(code)
-        return s.seq if s else None
+    async def close(self) -> None:  # noqa: B027
+        """Release connections (tests, shutdown)."""
 
 
 _store: Store | None = None
@@ -138,13 +176,18 @@ def configure(settings: Settings) -> None:
         _settings, _store = settings, None
 
 
+def settings() -> Settings:
+    """The settings the live class was configured with (the environment's before any app)."""
+    return _settings or from_environment()
+
+
 def get_store() -> Store:
     """The process's store, chosen once from the settings (nothing is opened until first use)."""
     global _store
     if _store is None:
         from .hub import HUB
 
-        s = _settings or from_environment()
+        s = settings()
         if s.redis_url:
             from .redis_store import RedisStore
 
@@ -158,7 +201,7 @@ def get_store() -> Store:
 
 def keepalive_s() -> float:
     """Seconds between keep-alive comments on the event streams (and presence beats)."""
-    return (_settings or from_environment()).live_keepalive_s
+    return settings().live_keepalive_s
 
 
 def set_store(store: Store | None) -> None:

@@ -161,7 +161,9 @@ def check_body_model(card: Card) -> type[BaseModel]:
     )
 
 
-def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -> dict[str, dict]:
+def _verdicts(
+    card: Card, view: Any, answers: dict, units: dict, reveal: bool, withheld: frozenset[str] = frozenset()
+) -> dict[str, dict]:
     qs = {q.key: q for q in view.questions}
     results = {}
     for k, v in answers.items():
@@ -171,7 +173,7 @@ def _verdicts(card: Card, view: Any, answers: dict, units: dict, reveal: bool) -
         expected = view.outputs.get(q.key)
         r = exercises.check(q, expected, v, units.get(k), card.outputs.get(q.key))
         r["text"] = exercises.VERDICT_TEXT.get(r["verdict"], r["verdict"])
-        if reveal:
+        if reveal and k not in withheld:  # a live class is asking it: no answer before 公布
             r["expected"] = plain(expected)
         results[k] = r
     return results
@@ -188,8 +190,11 @@ def _check_endpoint(card: Card):
         except ParamError as e:
             return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
         solutions = (await reading_of(request)).solutions
+        reveal = body.reveal and solutions
+        held = getattr(request.app.state, "live_withheld", None)  # app/live/checks.py, set in create_app
+        withheld = await held(card.id, params) if reveal and held else frozenset()
         view, _ = explain(card, params)  # traced: each answer is also held against its derivation's slips
-        results = _verdicts(card, view, answers, units, body.reveal and solutions)
+        results = _verdicts(card, view, answers, units, reveal, withheld)
         return JSONResponse(
             {"card": card.id, "results": results, "solutions": solutions}, headers={"Cache-Control": NO_STORE}
         )

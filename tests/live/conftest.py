@@ -4,8 +4,9 @@ Redis or nginx start them and skip only when the binary is missing (never under 
 
 from __future__ import annotations
 
+import itertools
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 from app.live.hub import HUB
@@ -25,16 +26,26 @@ def need(*binaries: str) -> None:
 
 @dataclass
 class Class:
-    """A started class: its code, the instructor's token and header."""
+    """A started class: its code, the instructor's token and header, and the participant credential
+    of each student a test names (joined once, on first use)."""
 
     code: str
     token: str
     follow_url: str
     control_url: str
+    creds: dict = field(default_factory=dict)
 
     @property
     def auth(self) -> dict:
         return {"Authorization": f"Bearer {self.token}"}
+
+    def who(self, client, name: str) -> str:
+        """The participant credential of the student called ``name`` (joining them if new)."""
+        if name not in self.creds:
+            r = client.post(f"/api/live/{self.code}/join", json={})
+            assert r.status_code == 200, r.text
+            self.creds[name] = r.json()["participant"]
+        return self.creds[name]
 
 
 @pytest.fixture
@@ -45,14 +56,30 @@ def store(tmp_path):
     set_store(None)
 
 
+PROXY = ("127.0.0.1", 50000)  # the in-process client's peer: a trusted proxy (the default AIINFRA_TRUSTED_PROXIES)
+_addresses = itertools.count(1)
+
+
+def new_address() -> str:
+    """A client address of its own (documentation range 198.18.0.0/15), sent as X-Forwarded-For."""
+    n = next(_addresses)
+    return f"198.18.{n // 250 % 250}.{n % 250 + 1}"
+
+
+def from_(address: str) -> dict:
+    return {"X-Forwarded-For": address}
+
+
 @pytest.fixture
 def client(store, app):
-    with TestClient(app) as c:
+    with TestClient(app, client=PROXY) as c:
         yield c
 
 
-def start_class(client, card: str = "eg-1-1", query: str = "") -> Class:
-    r = client.post("/api/live", json={"card": card, "query": query})
+def start_class(client, card: str = "eg-1-1", query: str = "", address: str | None = None) -> Class:
+    """A class started by an instructor at ``address`` (a new one each time unless named: the
+    open-classes-per-address limit has its own tests)."""
+    r = client.post("/api/live", json={"card": card, "query": query}, headers=from_(address or new_address()))
     assert r.status_code == 201, r.text
     return Class(**r.json())
 
@@ -88,7 +115,16 @@ def redis_url():
     proc.stop()
 
 
-def api_class(base: str, card: str = "eg-1-1", query: str = "") -> Class:
-    status, body = call(base, "POST", "/api/live", {"card": card, "query": query})
+def api_class(base: str, card: str = "eg-1-1", query: str = "", headers: dict | None = None) -> Class:
+    """A class on a real server, started from an address of its own (unless ``headers`` say one)."""
+    headers = headers or from_(new_address())
+    status, body = call(base, "POST", "/api/live", {"card": card, "query": query}, headers=headers)
     assert status == 201, body
     return Class(**body)
+
+
+def api_join(base: str, k: Class, credential: str | None = None, headers: dict | None = None) -> str:
+    """A participant of ``k`` over HTTP (a real server): its credential."""
+    status, body = call(base, "POST", f"/api/live/{k.code}/join", {"participant": credential}, headers=headers)
+    assert status == 200, body
+    return body["participant"]

@@ -25,10 +25,10 @@ def test_create_returns_code_token_and_links(client):
     assert r.headers["cache-control"] == "no-store"
 
 
-def test_create_without_body_starts_on_the_first_card(client):
+def test_create_with_an_empty_object_starts_on_the_first_card(client):
     from app.chapters import reading_order
 
-    r = client.post("/api/live")
+    r = client.post("/api/live", json={})
     assert r.status_code == 201
     assert client.get(f"/api/live/{r.json()['code']}").json()["card"] == reading_order()[0]
 
@@ -112,8 +112,9 @@ def ask(client, k, key="b_star", card="eg-1-1", query=""):
     return r.json()["qid"]
 
 
-def answer(client, k, qid, device, value, unit=None, **extra):
-    body = {"device": device, "value": value, **({"unit": unit} if unit else {}), **extra}
+def answer(client, k, qid, who, value, unit=None, **extra):
+    """``who`` names a student: they join once (getting their participant credential) and answer with it."""
+    body = {"participant": k.who(client, who), "value": value, **({"unit": unit} if unit else {}), **extra}
     return client.post(f"/api/live/{k.code}/questions/{qid}/answers", json=body)
 
 
@@ -134,7 +135,7 @@ def test_ask_an_exercise_question_with_unit_alternatives(client, klass):
     qid = ask(client, klass, q.key, card="ex-1-3")
     pub = client.get(f"/api/live/{klass.code}").json()["question"]
     assert pub["key"] == q.key and pub["unit"] == q.unit
-    assert answer(client, klass, qid, "device-0001", view.outputs[q.key]).json() == {"accepted": True}
+    assert answer(client, klass, qid, "student-0001", view.outputs[q.key]).json() == {"accepted": True}
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
     assert res["verdicts"]["correct"] == 1 and res["true_value"] == view.outputs[q.key]
 
@@ -156,12 +157,12 @@ def test_ask_rejects_a_key_the_card_cannot_ask(client, klass):
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "batch"
 
 
-def test_one_answer_per_device_the_latest_replaces(client, klass):
+def test_one_answer_per_participant_the_latest_replaces(client, klass):
     qid = ask(client, klass)
     truth = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()["true_value"]
-    assert answer(client, klass, qid, "device-0001", truth * 3).json() == {"accepted": True}
-    assert answer(client, klass, qid, "device-0001", truth).json() == {"accepted": True}
-    assert answer(client, klass, qid, "device-0002", truth * 1.03).status_code == 200
+    assert answer(client, klass, qid, "student-0001", truth * 3).json() == {"accepted": True}
+    assert answer(client, klass, qid, "student-0001", truth).json() == {"accepted": True}
+    assert answer(client, klass, qid, "student-0002", truth * 1.03).status_code == 200
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
     assert res["answered"] == 2
     assert res["verdicts"] == {"correct": 1, "close": 1, "incorrect": 0}
@@ -170,10 +171,10 @@ def test_one_answer_per_device_the_latest_replaces(client, klass):
 
 def test_closed_questions_refuse_answers_with_409(client, klass):
     qid = ask(client, klass)
-    assert answer(client, klass, qid, "device-0001", 100).status_code == 200
+    assert answer(client, klass, qid, "student-0001", 100).status_code == 200
     r = client.post(f"/api/live/{klass.code}/questions/{qid}/close", headers=klass.auth)
     assert r.status_code == 200 and r.json()["status"] == "closed"
-    r = answer(client, klass, qid, "device-0001", 148)
+    r = answer(client, klass, qid, "student-0001", 148)
     assert r.status_code == 409 and "收卷" in r.json()["detail"][0]["msg"]
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
     assert res["answers"][0]["value"] == 100  # the accepted answer stays as it was
@@ -183,14 +184,14 @@ def test_asking_again_closes_the_open_question(client, klass):
     q1 = ask(client, klass, "b_star")
     q2 = ask(client, klass, "t_mem_ms")
     assert q2 == q1 + 1
-    assert answer(client, klass, q1, "device-0001", 1).status_code == 409
-    assert answer(client, klass, q2, "device-0001", 20.9).status_code == 200
+    assert answer(client, klass, q1, "student-0001", 1).status_code == 409
+    assert answer(client, klass, q2, "student-0001", 20.9).status_code == 200
 
 
 def test_results_hidden_until_reveal(client, klass):
     qid = ask(client, klass)
     for i, v in enumerate([148, 150, 300, 20]):
-        assert answer(client, klass, qid, f"device-{i:04d}", v).status_code == 200
+        assert answer(client, klass, qid, f"student-{i:04d}", v).status_code == 200
     url = f"/api/live/{klass.code}/questions/{qid}/results"
     public = client.get(url)
     assert public.status_code == 200 and public.json() == {"qid": qid, "status": "open", "answered": 4}
@@ -212,15 +213,16 @@ def test_revealed_results_values(client, klass):
     truth = view.outputs["b_star"]
     qid = ask(client, klass, "b_star")
     for i, v in enumerate([truth, truth * 1.005, truth * 1.04, truth * 2, truth * 10]):
-        answer(client, klass, qid, f"device-{i:04d}", v)
+        answer(client, klass, qid, f"student-{i:04d}", v)
     client.post(f"/api/live/{klass.code}/questions/{qid}/reveal", headers=klass.auth)
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results").json()
     assert res["true_value"] == truth
     assert res["verdicts"] == {"correct": 2, "close": 1, "incorrect": 2}  # the grading rule: ×2 is 不对
     assert res["axis"] == {"figure": 0, "axis": "x", "log": True, "title": res["axis"]["title"]}
     h = res["histogram"]
-    assert h["log"] is True and h["edges"][0] <= truth <= h["edges"][-1]
-    assert sum(h["counts"]) == 5
+    # the answers span one decade (×1 … ×10): linear bins, whatever the card's axis is
+    assert h["log"] is False and h["edges"][0] <= truth <= h["edges"][-1]
+    assert sum(h["counts"]) == 5 and h["below"] == h["above"] == 0
 
 
 def test_answer_with_an_alternative_unit_is_converted(client, klass):
@@ -235,8 +237,8 @@ def test_answer_with_an_alternative_unit_is_converted(client, klass):
     q = next(q for q in view.questions if q.units)
     alt, factor = next(iter(q.units.items()))
     qid = ask(client, klass, q.key, card=card.id)
-    assert answer(client, klass, qid, "device-0001", view.outputs[q.key] / factor, alt).status_code == 200
-    r = answer(client, klass, qid, "device-0002", 1, "furlongs")
+    assert answer(client, klass, qid, "student-0001", view.outputs[q.key] / factor, alt).status_code == 200
+    r = answer(client, klass, qid, "student-0002", 1, "furlongs")
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "unit"
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
     assert res["verdicts"]["correct"] == 1
@@ -244,39 +246,59 @@ def test_answer_with_an_alternative_unit_is_converted(client, klass):
 
 def test_answer_values_are_validated(client, klass):
     qid = ask(client, klass)
-    assert answer(client, klass, qid, "device-0001", "lots").status_code == 422
-    assert answer(client, klass, qid, "device-0001", True).status_code == 422
-    assert answer(client, klass, qid, "bad id!", 3).status_code == 422
+    assert answer(client, klass, qid, "student-0001", "lots").status_code == 422
+    assert answer(client, klass, qid, "student-0001", True).status_code == 422
     assert (
         client.post(
-            f"/api/live/{klass.code}/questions/99/answers", json={"device": "device-0001", "value": 1}
+            f"/api/live/{klass.code}/questions/99/answers",
+            json={"participant": klass.who(client, "student-0001"), "value": 1},
         ).status_code
         == 404
     )
 
 
 def test_snapshots_shared_by_followers_listed_for_the_instructor(client, klass):
+    me = klass.who(client, "student-0001")
     r = client.post(
         f"/api/live/{klass.code}/share",
-        json={"device": "device-0001", "nick": "<b>小明</b>", "card": "eg-1-1", "query": "batch=64"},
+        json={"participant": me, "nick": "<b>小明</b>", "card": "eg-1-1", "query": "batch=64"},
     )
     assert r.status_code == 201 and r.json()["sid"] >= 1
     snaps = client.get(f"/api/live/{klass.code}/snapshots", headers=klass.auth).json()["snapshots"]
     assert [(s["nick"], s["card"], s["query"]) for s in snaps] == [("<b>小明</b>", "eg-1-1", "batch=64")]
-    assert "device" not in snaps[0]  # no personal data beyond the nickname
+    assert snaps[0]["label"] == "批大小 B = 64 请求"  # the parameter's own label and value, whole
+    assert "participant" not in snaps[0] and me.split(".")[3] not in str(snaps)  # no personal data beyond the nickname
     bad = client.post(
-        f"/api/live/{klass.code}/share", json={"device": "device-0002", "card": "eg-1-1", "query": "batch=-1"}
+        f"/api/live/{klass.code}/share",
+        json={"participant": klass.who(client, "student-0002"), "card": "eg-1-1", "query": "batch=-1"},
     )
     assert bad.status_code == 422
 
 
-def test_join_counts_followers(client, klass):
-    for i in range(3):
-        r = client.post(f"/api/live/{klass.code}/join", json={"device": f"device-{i:04d}"})
-        assert r.status_code == 200
-    assert r.json()["followers"] == 3 and r.json()["state"]["code"] == klass.code
-    client.post(f"/api/live/{klass.code}/join", json={"device": "device-0000"})  # the same device again
-    assert client.get(f"/api/live/{klass.code}").json()["followers"] == 3
+def test_join_hands_out_a_participant_and_a_rejoin_keeps_it(client, klass):
+    url = f"/api/live/{klass.code}/join"
+    first = client.post(url, json={})
+    assert first.status_code == 200 and first.headers["cache-control"] == "no-store"
+    cred = first.json()["participant"]
+    assert cred.startswith(f"p1.{klass.code}.") and first.json()["state"]["code"] == klass.code
+    again = client.post(url, json={"participant": cred, "nick": "小红"})
+    assert again.json()["participant"] == cred  # the same phone, the same participant
+    other = client.post(url, json={}).json()["participant"]
+    assert other != cred
+    # joining counts nobody: only a connected event stream makes a follower (tests/live/test_sse.py)
+    assert first.json()["followers"] == again.json()["followers"] == 0
+    assert client.get(f"/api/live/{klass.code}").json()["followers"] == 0
+
+
+def test_a_forged_or_foreign_credential_at_join_is_replaced(client, klass):
+    url = f"/api/live/{klass.code}/join"
+    cred = client.post(url, json={}).json()["participant"]
+    forged = cred[:-4] + ("AAAA" if not cred.endswith("AAAA") else "BBBB")
+    other = start_class(client)
+    foreign = client.post(f"/api/live/{other.code}/join", json={}).json()["participant"]
+    for bad in (forged, foreign, "p1.x.y.z.w", "garbage"):
+        got = client.post(url, json={"participant": bad}).json()["participant"]
+        assert got not in (bad, cred) and got.startswith(f"p1.{klass.code}.")
 
 
 def test_askable_lists_exercises_and_tiles(client):
@@ -312,16 +334,16 @@ def test_yes_no_and_choice_questions(client, klass):
     qid = ask(client, klass, "one_h100_bf16_fits", card="ex-1-2")  # the book: 放不下 (False)
     pub = client.get(f"/api/live/{klass.code}").json()["question"]
     assert pub["kind"] == "bool" and pub["options"] == {"true": "放得下", "false": "放不下"}
-    assert answer(client, klass, qid, "device-0001", False).status_code == 200
-    assert answer(client, klass, qid, "device-0002", "true").status_code == 200
-    assert answer(client, klass, qid, "device-0003", True).status_code == 200
-    assert answer(client, klass, qid, "device-0004", "maybe").status_code == 422
+    assert answer(client, klass, qid, "student-0001", False).status_code == 200
+    assert answer(client, klass, qid, "student-0002", "true").status_code == 200
+    assert answer(client, klass, qid, "student-0003", True).status_code == 200
+    assert answer(client, klass, qid, "student-0004", "maybe").status_code == 422
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
     assert res["options"] == {"true": 2, "false": 1} and res["verdicts"]["correct"] == 1
     assert res["true_value"] is False and "histogram" not in res
     qid = ask(client, klass, "bound_b64_half", card="ex-1-3")
-    assert answer(client, klass, qid, "device-0001", "compute").status_code == 200
-    r = answer(client, klass, qid, "device-0002", "network")
+    assert answer(client, klass, qid, "student-0001", "compute").status_code == 200
+    r = answer(client, klass, qid, "student-0002", "network")
     assert r.status_code == 422 and "memory" in r.json()["detail"][0]["msg"]
     res = client.get(f"/api/live/{klass.code}/questions/{qid}/results", headers=klass.auth).json()
     assert res["options"] == {"memory": 0, "compute": 1} and res["verdicts"]["correct"] == 1
@@ -339,8 +361,8 @@ def test_animation_frame_travels_with_the_state(client, klass):
     assert r.status_code == 422 and r.json()["detail"][0]["field"] == "frame"
 
 
-def test_a_session_purged_mid_request_is_404_not_a_crash(client, store, monkeypatch):
-    """The lookup found the session, then it went (idle purge) before the change: 404 on ``code``."""
+def test_a_session_purged_mid_request_is_410_not_a_crash(client, store, monkeypatch):
+    """The lookup found the class, then it went (idle purge) before the change: 410 on ``code``."""
     real_get = store.get
 
     async def get_then_purge(code):
@@ -356,5 +378,5 @@ def test_a_session_purged_mid_request_is_404_not_a_crash(client, store, monkeypa
     ):
         k = start_class(client)
         r = client.request(method, f"/api/live/{k.code}/{path}", json=body, headers=k.auth)
-        assert r.status_code == 404, (path, r.text)
-        assert r.json()["detail"][0]["field"] == "code" and r.json()["detail"][0]["type"] == "not_found"
+        assert r.status_code == 410, (path, r.text)
+        assert r.json()["detail"][0]["field"] == "code" and r.json()["detail"][0]["type"] == "ended"

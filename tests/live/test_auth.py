@@ -17,10 +17,11 @@ def setup(client, klass):
         f"/api/live/{klass.code}/questions", json={"card": "eg-1-1", "key": "b_star", "query": ""}, headers=klass.auth
     )
     qid = r.json()["qid"]
+    me = klass.who(client, "小红")
     client.post(
-        f"/api/live/{klass.code}/questions/{qid}/answers", json={"device": "device-0001", "value": 148, "nick": "小红"}
+        f"/api/live/{klass.code}/questions/{qid}/answers", json={"participant": me, "value": 148, "nick": "小红"}
     )
-    client.post(f"/api/live/{klass.code}/share", json={"device": "device-0001", "card": "eg-1-1", "query": "batch=8"})
+    client.post(f"/api/live/{klass.code}/share", json={"participant": me, "card": "eg-1-1", "query": "batch=8"})
     return klass, qid, client.get(f"/api/live/{klass.code}").json()
 
 
@@ -67,6 +68,16 @@ def test_close_needs_the_token(client, setup):
 def test_reveal_needs_the_token(client, setup):
     k, qid, before = setup
     _refused(client, "POST", f"/api/live/{k.code}/questions/{qid}/reveal", k, before)
+
+
+def test_end_needs_the_token(client, setup):
+    k, qid, before = setup
+    _refused(client, "DELETE", f"/api/live/{k.code}", k, before)
+
+
+def test_results_csv_needs_the_token(client, setup):
+    k, qid, before = setup
+    _refused(client, "GET", f"/api/live/{k.code}/results.csv", k, before)
 
 
 def test_snapshot_list_needs_the_token(client, setup):

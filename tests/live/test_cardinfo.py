@@ -61,3 +61,30 @@ def test_every_card_gives_askables_without_error():
             cardinfo.axis_of(c, v, a.key)
             n += 1
     assert n > 300
+
+
+def test_a_question_states_its_conditions():
+    c, p, v = state("eg-1-1", batch=8)
+    q = cardinfo.find(c, p, v, "throughput_tok_s").question
+    assert q.prompt.startswith("$B$ = 8 请求 时,") and q.prompt.endswith("是多少?")
+    c, p, v = state("eg-1-1")
+    assert cardinfo.find(c, p, v, "throughput_tok_s").question.prompt.startswith("按默认设置,")
+    c, p, v = state("ex-1-3", bw_eff_pct=50)
+    ex = next(a for a in cardinfo.askables(c, p, v) if a.source == "exercise")
+    assert ex.question.prompt.startswith("$η_β$ = 50% 时:")
+
+
+def test_states_in_the_parameters_own_words_and_whole_numbers():
+    c, p, _ = state("eg-1-1", batch=64, gpu="a100-80gb-sxm", bw_eff_pct=70)
+    label = cardinfo.state_label(c, p)
+    assert label == "加速器 = A100 80GB SXM (Ampere) · 批大小 B = 64 请求 · 带宽可用比例 = 70%"
+    c, p, _ = state("eg-1-1")
+    assert cardinfo.state_label(c, p) == "默认设置"
+    c, p, _ = state("eg-1-1", params_billion=405)
+    assert cardinfo.state_label(c, p) == "参数量 N = 405×10⁹"
+
+
+def test_every_cards_states_are_labelled():
+    for c in REGISTRY.values():
+        p = c.defaults()
+        assert cardinfo.state_label(c, p) == "默认设置", c.id

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 from bench.live_cluster import ROOT, Follower, call, free_port, run_coroutine, start_serve_prod, start_uvicorn
 
-from .conftest import api_class
+from .conftest import api_class, api_join
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,9 @@ def two_instances(redis_url, tmp_path_factory):
 
 async def _follow(ports, code, n_each, changes):
     stop = asyncio.Event()
-    fs = [Follower("127.0.0.1", port, code, f"device-{port}-{i:03d}") for port in ports for i in range(n_each)]
+    base = f"http://127.0.0.1:{ports[0]}"
+    creds = await asyncio.to_thread(lambda: [api_join(base, _K(code)) for _ in range(n_each * len(ports))])
+    fs = [Follower("127.0.0.1", port, code, creds.pop()) for port in ports for _ in range(n_each)]
     tasks = [asyncio.create_task(f.run(stop, reconnect=False)) for f in fs]
     await asyncio.wait_for(asyncio.gather(*(f.connected.wait() for f in fs)), 30)
     await asyncio.sleep(0.3)
@@ -43,6 +45,13 @@ async def _follow(ports, code, n_each, changes):
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     return fs
+
+
+class _K:
+    """Just a code, for api_join."""
+
+    def __init__(self, code):
+        self.code = code
 
 
 def test_followers_on_both_instances_get_every_change_in_order(two_instances):
@@ -62,42 +71,67 @@ def test_followers_on_both_instances_get_every_change_in_order(two_instances):
 
     fs = run_coroutine(_follow(ports, k.code, 10, changes))
     for f in fs:
-        assert f.seqs == list(range(1, 32)), (f.device, f.seqs)
+        assert f.seqs == list(range(1, 32)), (f.participant, f.seqs)
         assert f.lost == 0 and f.out_of_order == 0 and f.errors == 0
 
 
 def test_state_answers_and_followers_are_shared(two_instances):
-    (a, b), _ = two_instances
+    (a, b), ports = two_instances
     k = api_class(a)
     assert call(b, "GET", f"/api/live/{k.code}")[1]["seq"] == 1
     status, q = call(
         b, "POST", f"/api/live/{k.code}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k.token
     )
     assert status == 201
-    for i in range(40):
+    # a credential one instance issued is good on the other: the key is shared through Redis
+    creds = [api_join((a, b)[i % 2], k) for i in range(40)]
+    for i, cred in enumerate(creds):
         status, _ = call(
-            (a, b)[i % 2],
+            (b, a)[i % 2],
             "POST",
             f"/api/live/{k.code}/questions/{q['qid']}/answers",
-            {"device": f"device-{i:04d}", "value": 148},
+            {"participant": cred, "value": 148},
         )
         assert status == 200
-    for i in range(6):
-        call((a, b)[i % 2], "POST", f"/api/live/{k.code}/join", {"device": f"device-{i:04d}"})
     res = call(a, "GET", f"/api/live/{k.code}/questions/{q['qid']}/results", token=k.token)[1]
     assert res["answered"] == 40 and res["verdicts"]["correct"] == 40
-    assert call(b, "GET", f"/api/live/{k.code}")[1]["followers"] == 6
+    fs = run_coroutine(_hold(ports, k.code, creds[:6]))
+    assert fs == 6  # six streams, three on each instance, counted once each across both
     call(a, "POST", f"/api/live/{k.code}/questions/{q['qid']}/close", token=k.token)
-    assert (
-        call(b, "POST", f"/api/live/{k.code}/questions/{q['qid']}/answers", {"device": "device-0000", "value": 1})[0]
-        == 409
-    )
+    body = {"participant": creds[0], "value": 1}
+    assert call(b, "POST", f"/api/live/{k.code}/questions/{q['qid']}/answers", body)[0] == 409
     status, snap = call(
-        b, "POST", f"/api/live/{k.code}/share", {"device": "device-0001", "card": "eg-1-1", "query": "batch=3"}
+        b, "POST", f"/api/live/{k.code}/share", {"participant": creds[1], "card": "eg-1-1", "query": "batch=3"}
     )
     assert status == 201
     assert call(a, "GET", f"/api/live/{k.code}/snapshots", token=k.token)[1]["snapshots"][0]["query"] == "batch=3"
     assert call(a, "GET", f"/api/live/{k.code}/snapshots")[0] == 401
+
+
+async def _hold(ports, code, creds):
+    """Open a stream per credential (alternating instances) and read the follower count meanwhile."""
+    stop = asyncio.Event()
+    fs = [Follower("127.0.0.1", ports[i % 2], code, c) for i, c in enumerate(creds)]
+    tasks = [asyncio.create_task(f.run(stop, reconnect=False)) for f in fs]
+    await asyncio.wait_for(asyncio.gather(*(f.connected.wait() for f in fs)), 30)
+    await asyncio.sleep(0.3)
+    n = (await asyncio.to_thread(call, f"http://127.0.0.1:{ports[1]}", "GET", f"/api/live/{code}"))[1]["followers"]
+    stop.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return n
+
+
+def test_ending_on_one_instance_is_410_on_both_and_frees_the_slot(two_instances):
+    (a, b), _ = two_instances
+    me = {"X-Forwarded-For": "198.19.7.7"}
+    ks = [api_class(a, headers=me) for _ in range(5)]
+    assert call(b, "POST", "/api/live", {}, headers=me)[0] == 429  # open classes per address, across instances
+    assert call(b, "DELETE", f"/api/live/{ks[0].code}", token=ks[0].token)[0] == 204
+    assert call(a, "GET", f"/api/live/{ks[0].code}")[0] == 410
+    assert call(b, "GET", f"/api/live/{ks[0].code}")[0] == 410
+    assert call(a, "POST", "/api/live", {}, headers=me)[0] == 201
 
 
 def test_redis_keys_expire_after_idle(two_instances, redis_url):
@@ -106,7 +140,8 @@ def test_redis_keys_expire_after_idle(two_instances, redis_url):
     (a, _), _ = two_instances
     k = api_class(a)
     call(a, "POST", f"/api/live/{k.code}/questions", {"card": "eg-1-1", "key": "b_star", "query": ""}, k.token)
-    call(a, "POST", f"/api/live/{k.code}/questions/1/answers", {"device": "device-0001", "value": 148})
+    cred = api_join(a, k)
+    call(a, "POST", f"/api/live/{k.code}/questions/1/answers", {"participant": cred, "value": 148})
     r = redis.Redis.from_url(redis_url)
     keys = r.keys(f"aiinfra:live:*{k.code}*")
     assert len(keys) >= 4

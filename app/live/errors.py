@@ -1,0 +1,30 @@
+"""What a live route answers when the store cannot (Redis down or hung, SQLite locked): 503 with the
+app's one error shape and a Retry-After, within STORE_TIMEOUT_S, never a 500 or a reset connection.
+Pages get the same as a short HTML page."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from ..render import render
+from .limits import STORE_RETRY_AFTER_S
+from .store import StoreUnavailable
+
+log = logging.getLogger("aiinfra.live")
+MESSAGE = "课堂服务暂时不可用,请稍后重试"
+
+
+async def store_unavailable(request: Request, exc: Exception) -> Response:
+    log.warning("live store unavailable on %s %s: %s", request.method, request.url.path, exc)
+    headers = {"Retry-After": str(STORE_RETRY_AFTER_S), "Cache-Control": "no-store"}
+    if request.url.path.startswith("/api/"):
+        item = {"loc": ["store"], "field": "store", "type": "unavailable", "msg": f"store:{MESSAGE}", "input": None}
+        return JSONResponse({"detail": [item]}, status_code=503, headers=headers)
+    html = render("live/join.html", message=MESSAGE + "(几秒后刷新本页)", code="")
+    return HTMLResponse(html, status_code=503, headers=headers)
+
+
+__all__ = ["StoreUnavailable", "store_unavailable"]
