@@ -1,6 +1,6 @@
 """Scaffold a new card that renders at once: ``make card ID=kv-per-request SECTION=1.2``.
 
-Writes four new files and two catalog entries, and edits nothing else:
+Writes three new files and two catalog entries, and edits nothing else:
 
 - ``app/calculators/<slug>.py``: one stub formula per output (pure, traced, one-line docstring);
   each returns NaN until its formula is written, so the tile reads "—";
@@ -346,7 +346,6 @@ def suffix_units(root: Path) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------
 
 CARD_ID = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
-SECTION = re.compile(r"(\d+)\.(\d+|open|end)")
 TAKEN = {"trace", "TODO", "annotations"}  # module-level names of the stub module
 
 
@@ -486,8 +485,9 @@ def declaration_module(p: Plan) -> str:
     numeric = [f"p.{c.name}" for c in p.controls if c.numeric]
     values = [Br(f"{py(o.key)}: formulas.{fn_name(o.key)}(", list(numeric), ")") for o in p.outputs]
     headline = py(f"{PLACEHOLDER}:一句话,可引用输出 [[{p.outputs[0].key}]]")
+    compute = p.slug if p.slug not in builders | {"out", "outputs", "formulas", "Literal"} else f"{p.slug}_view"
     src += ["", "", *lines(Br("@card(", card_args, ")"))]
-    src.append(f"def {p.slug}(p: {p.params_class}) -> View:")
+    src.append(f"def {compute}(p: {p.params_class}) -> View:")
     src += lines(Br("values = {", list(values), "}", one_per_line=True), 4)
     src.append(f"    return View(values, headline={headline})")
     return "\n".join(src) + "\n"
@@ -570,7 +570,7 @@ def problems(root: Path, card_id: str, section: str) -> list[str]:
     ids = json.loads((root / "tests/data/catalog_ids.json").read_text(encoding="utf-8"))
     if card_id in ids:
         out.append(f"{card_id} is already in tests/data/catalog_ids.json (a card with that id exists)")
-    if not (root / f"app/chapters/ch{SECTION.fullmatch(section).group(1)}").is_dir():  # type: ignore[union-attr]
+    if not (root / f"app/chapters/ch{section.split('.')[0]}").is_dir():
         out.append(f"no chapter package app/chapters/ch{section.split('.')[0]}")
     return out
 
