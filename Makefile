@@ -57,6 +57,14 @@ test-fast: setup
 golden: setup
 	$(BIN)/python -m tests.web.golden
 
+# A new card that renders at once (scripts/new_card.py, docs/adding-cards.md): make card ID=kv-per-request SECTION=1.2;
+# parameters, outputs and book values come from its entry in the card catalog when it has one
+CARD_CATALOG ?= ../shared/catalog
+.PHONY: card
+card:
+	@test -n "$(ID)" -a -n "$(SECTION)" || { echo "usage: make card ID=<card-id> SECTION=<1.2> [CARD_CATALOG=<dir>]"; exit 2; }
+	$(PY) scripts/new_card.py $(ID) $(SECTION) --catalog $(CARD_CATALOG)
+
 bench: setup
 	$(BIN)/python bench/bench.py
 
