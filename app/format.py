@@ -99,6 +99,23 @@ def _trim(s: str) -> str:
     return f"{head}×{tail}" if tail else head
 
 
+STATED_WITHIN = 0.05  # a number on screen is never more than 5 % from its value
+
+
+def _faithful(v: float, s: str) -> str:
+    """``s`` (``v`` written to a fixed number of digits) when it states ``v`` within 5 % and shows
+    a nonzero value as nonzero; else ``v`` to as many significant figures as that takes (0.33 with no
+    decimals reads 0.33, not 0; 2.31 reads 2.3, not 2)."""
+    shown = float(s.replace(",", ""))
+    if v == 0 or abs(shown - v) <= STATED_WITHIN * abs(v):
+        return s
+    for sig in (2, 3, 4):
+        s = _trim(num(v, None, sig))
+        if abs(float(s.replace(",", "")) - v) <= STATED_WITHIN * abs(v):
+            return s
+    return s
+
+
 @dataclass(frozen=True)
 class NumberFormat:
     """How one quantity is written. ``digits``: fixed decimals, or ``sig``: significant figures (see
@@ -130,7 +147,7 @@ class NumberFormat:
             s = sci(v, self.sig or 4)
             s = _trim(s) if self.trim else s
         else:
-            s = num(v, self.digits, self.sig)
+            s = _faithful(v, num(v, self.digits, self.sig))
             s = _trim(s) if self.trim else s
             if not self.sep:
                 s = s.replace(",", "")

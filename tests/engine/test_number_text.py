@@ -23,6 +23,8 @@ def test_number_format_follows_num_and_the_trim_rule():
     for v in values:
         for digits, sig in ((None, None), (0, None), (2, None), (4, None), (None, 3), (None, 9)):
             text = fmt.num(v, digits, sig)
+            if v and abs(float(text.replace(",", "")) - v) > 0.05 * abs(v):
+                continue  # too few digits to state v: the faithful rule takes over (tested below)
             for trim in (False, True):
                 for sep in (True, False):
                     for signed in (False, True):
@@ -38,3 +40,19 @@ def test_number_format_follows_num_and_the_trim_rule():
                             sep,
                             signed,
                         )
+
+
+def test_a_number_on_screen_states_its_value_within_5_percent():
+    """Fixed decimals that would misstate a value (0.33 with none reads 0, 2.31 reads 2) give way to
+    significant figures; nothing nonzero reads 0."""
+    rnd = random.Random(5)
+    values = [0.33, 2.31, 0.004, -0.04, 1.05, 0.5, 2.5] + [rnd.random() * 10 ** rnd.randint(-5, 3) for _ in range(3000)]
+    for digits in (0, 1, 2):
+        form = fmt.NumberFormat(digits=digits, unit="×")
+        for v in values:
+            shown = form.text(v).removesuffix("×")
+            x = float(shown.replace(",", ""))
+            assert x != 0 and abs(x - v) <= 0.05 * abs(v), (v, digits, shown)
+    assert fmt.NumberFormat(digits=0, unit="×").text(0.33) == "0.33×"
+    assert fmt.NumberFormat(digits=0, unit="×").text(2.31) == "2.3×"
+    assert fmt.NumberFormat(digits=0, unit="×").text(148.2) == "148×"
