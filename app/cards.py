@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal, TypedDict, cast
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .derivation import Derivation, derive
-from .format import DEFAULT, plain, with_unit_text
+from .format import BRIEF, DEFAULT, plain, with_unit_text
 from .outputs import Out, fill, resolve_cond, undeclared
 from .trace import leaf, tracing
 
@@ -540,11 +540,16 @@ def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivati
         decl = card.outputs.get(key) or undeclared(key)
         shown = decl.fmt(value, approx=resolve_cond(decl.approx, view.ctx, params, view.outputs))
         try:
-            d = derive(value, decl.sym or label_text(decl.label, card, view, params) or key, shown, decl.rule)
+            d = derive(value, decl.sym or label_text(decl.label, card, view, params) or key, shown, decl.rule, term_text(decl))
         except RecursionError:  # a trace too deep to write out reads as unrecorded
             d = None
         out[key] = d if d is not None else Derivation(sym=key, formula="(未记录推导)", result=shown)
     return out
+
+
+def term_text(decl: Out) -> Callable[[float], str]:
+    """A term of an output's max/min as its derivation writes it: 4 significant figures, the output's unit."""
+    return lambda v: with_unit_text(BRIEF.text(v / decl.scale / 10**decl.exp), decl.display_unit)
 
 
 def tiles(card: Card, view: View, params: Params) -> list[Stat]:
