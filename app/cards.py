@@ -540,7 +540,9 @@ def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivati
         decl = card.outputs.get(key) or undeclared(key)
         shown = decl.fmt(value, approx=resolve_cond(decl.approx, view.ctx, params, view.outputs))
         try:
-            d = derive(value, decl.sym or label_text(decl.label, card, view, params) or key, shown, decl.rule, term_text(decl))
+            d = derive(
+                value, decl.sym or label_text(decl.label, card, view, params) or key, shown, decl.rule, term_text(decl)
+            )
         except RecursionError:  # a trace too deep to write out reads as unrecorded
             d = None
         out[key] = d if d is not None else Derivation(sym=key, formula="(未记录推导)", result=shown)

@@ -39,6 +39,7 @@ class FormulaDerivation(BaseModel):
     formula: str = Field(description="书中符号写的公式;模拟、搜索、拟合得到的值用文字写规则")
     substituted: str = Field(description="代入当前取值与单位后的同一公式")
     result: str = Field(description="按卡片的舍入显示的结果")
+    evaluated: str | None = Field(None, description="取 max/min 的公式:各项先算出的值,如 max(0.1415 ms, 20.9 ms)")
     check: str | None = Field(
         None,
         description="只含十进制数、+ - * / **、括号与 min max abs sqrt log log2 log10 exp "
