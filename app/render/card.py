@@ -11,7 +11,7 @@ from functools import cache, cached_property
 from typing import Any
 from urllib.parse import urlencode
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..cards import REGISTRY, Card, Question, Stat, View, cell_text, explain, label_text, run, slot, tiles
 from ..derivation import Derivation
@@ -86,14 +86,17 @@ def fill_html(
         elif key in hide:
             out += HIDDEN_TEXT
         elif hit[1] == "output" and _is_number(view.outputs.get(key)):
-            out += SLOT_BUTTON.format(key=key, value=hit[0])
+            out += slot_button(key, hit[0])
         else:
             out += hit[0]  # escaped as it is added
     return out
 
 
-# a numeric output filled into text: its value, as a button that opens its derivation
-SLOT_BUTTON = Markup('<button type="button" class="num why" data-key="{key}" aria-expanded="false">{value}</button>')
+def slot_button(key: str, value: str) -> Markup:
+    """A numeric output filled into text: its value, as a button that opens its derivation."""
+    return Markup(
+        f'<button type="button" class="num why" data-key="{escape(key)}" aria-expanded="false">{escape(value)}</button>'
+    )
 
 
 def _is_number(v: Any) -> bool:
