@@ -155,3 +155,13 @@ def test_live_values_name_the_case_of_each_conditional_of_the_card():
         vals = live_values(card, run(card, p), p)
         picked = [c.texts[int(vals[CASE_KEY + c.id])] for c in prose_conditionals()["gap-analysis"]]
         assert any(t.startswith(want) for t in picked), (measured, picked)
+
+
+def test_no_conditional_reads_a_value_its_card_asks():
+    """A case choice travels in every fragment (and a live question hides only its asked value's
+    number): no conditional may read an output that one of its card's questions asks."""
+    for cid, conds in prose_conditionals().items():
+        card = REGISTRY[cid]
+        asked = {q.key for q in run(card, card.defaults()).questions}
+        for c in conds:
+            assert not (c.names & asked), (cid, c.id, c.names & asked)
