@@ -109,9 +109,38 @@
     });
   }, true);
 
+  // A sentence that compares live numbers is a conditional (span.if): the card's live values name
+  // the case that holds at its state ("if:<id>"), the page's prose-if blocks carry each case's HTML.
+  var cases = null;                 // conditional id → each case's HTML
+  var served = new WeakMap();       // span.if → [its case as the server wrote it, that HTML]
+  function caseHtml(id, k) {
+    if (!cases) {
+      cases = {};
+      document.querySelectorAll("script.prose-if").forEach(function (s) {
+        try { Object.assign(cases, JSON.parse(s.textContent)); } catch (err) { /* no cases: as written */ }
+      });
+    }
+    return (cases[id] || [])[k];
+  }
+
+  function updateCases(card, vals) {
+    document.querySelectorAll('span.if[data-card="' + card + '"]').forEach(function (el) {
+      var k = vals["if:" + el.dataset.if];
+      if (k === undefined || k === el.dataset.case) return;
+      if (!served.has(el)) served.set(el, [el.dataset.case, el.innerHTML]);
+      var first = served.get(el);
+      // the server's case keeps its page markup (glossary terms); another case comes from the JSON
+      var html = k === first[0] ? first[1] : (k === "-1" ? "" : caseHtml(el.dataset.if, Number(k)));
+      if (html === undefined) return;
+      el.innerHTML = html;
+      el.dataset.case = k;
+    });
+  }
+
   function updateLive(s) {
     var vals;
     try { vals = JSON.parse(s.textContent); } catch (err) { return; }
+    updateCases(s.dataset.card, vals);
     document.querySelectorAll('a.live[data-card="' + s.dataset.card + '"]').forEach(function (a) {
       var k = a.dataset.key + (a.dataset.flag ? "|" + a.dataset.flag : "");
       if (!(k in vals)) return;

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import Any
@@ -19,6 +20,7 @@ from ..exercises import RULE_TEXT
 from ..outputs import split, undeclared
 from ..state import query_string, to_query
 from ..text import markdown, rich
+from ..text.cond import Conditional, conditionals
 from ..text.glossary import Scope
 from .env import env, gloss
 from .figures import legend_items, wire_figure
@@ -349,24 +351,60 @@ def card_json(card: Card, params: Any) -> dict:
 # --------------------------------------------------------------------------- numbers the prose quotes
 
 
-def live_number(cid: str, key: str, flag: str = "") -> Markup | None:
-    """A number the prose quotes from a card (``[[eg-1-1.t_mem_ms]]``): its value at the card's
-    defaults, as a link to the card that the page script keeps equal to the card's current state."""
-    card = REGISTRY.get(cid)
-    if card is None:
-        return None
-    p = card.defaults()
-    hit = slot(card, run(card, p), p, key, flag)
-    if hit is None or hit[1] == "ctx":
-        return None
-    return Markup(env.get_template("_parts.html").module.live_number(card, key, flag, hit[0]))  # type: ignore[attr-defined]
+class LiveProse:
+    """What the section prose's live parts render with (``markdown(text, live_number)``): a number
+    the prose quotes from a card (``live_number("eg-1-1", "t_mem_ms")``) and the case of a conditional
+    (:mod:`app.text.cond`) that holds, both at the card's defaults; the page script keeps them equal
+    to the card's current state (:func:`live_values`)."""
+
+    def __call__(self, cid: str, key: str, flag: str = "") -> Markup | None:
+        """A live number: its value at the card's defaults, as a link to the card."""
+        card = REGISTRY.get(cid)
+        if card is None:
+            return None
+        p = card.defaults()
+        hit = slot(card, run(card, p), p, key, flag)
+        if hit is None or hit[1] == "ctx":
+            return None
+        return Markup(env.get_template("_parts.html").module.live_number(card, key, flag, hit[0]))  # type: ignore[attr-defined]
+
+    def branch(self, c: Conditional) -> int:
+        """The case of ``c`` that holds at its card's defaults (0 for a card that is not registered:
+        the first case, which the prose writes for the defaults)."""
+        card = REGISTRY.get(c.card)
+        if card is None:
+            return 0
+        p = card.defaults()
+        return c.choose(state_lookup(card, run(card, p), p))
+
+
+live_number = LiveProse()
+
+
+def state_lookup(card: Card, view: View, params: Any) -> Callable[[str], Any]:
+    """A condition's names at a state: an output, else a param, else a ``ctx`` value; ``at_defaults``
+    is whether the state is the card's defaults (the prose may then say "书中的数")."""
+
+    def get(name: str) -> Any:
+        if name == "at_defaults":
+            return params == card.defaults()
+        if name in view.outputs:
+            return view.outputs[name]
+        if params is not None and name in type(params).model_fields:
+            return getattr(params, name)
+        if name in view.ctx:
+            return view.ctx[name]
+        raise KeyError(f"{card.id} has no output, param or ctx value {name!r}")
+
+    return get
 
 
 @cache
 def prose_slots() -> dict[str, tuple[tuple[str, str], ...]]:
-    """Which (output, flags) of each card some section's prose quotes: the fragment ships exactly
-    those, formatted, so the page can keep its prose equal to the card's state. Sorted: every
-    worker must send the same bytes (and so the same ETag) for one state."""
+    """Which (output, flags) of each card some section's prose quotes (in any case of a
+    conditional): the fragment ships exactly those, formatted, so the page can keep its prose equal
+    to the card's state. Sorted: every worker must send the same bytes (and so the same ETag) for
+    one state."""
     from ..chapters import CHAPTERS, prose
     from ..text import LIVE
 
@@ -378,13 +416,36 @@ def prose_slots() -> dict[str, tuple[tuple[str, str], ...]]:
     return {k: tuple(sorted(v)) for k, v in found.items()}
 
 
+@cache
+def prose_conditionals() -> dict[str, tuple[Conditional, ...]]:
+    """The conditionals of every section's prose, by the card whose state decides them (each once,
+    in id order)."""
+    from ..chapters import CHAPTERS, prose
+
+    found: dict[str, dict[str, Conditional]] = {}
+    for ch in CHAPTERS.values():
+        for sec in ch.sections:
+            for c in conditionals(prose(sec.key)):
+                found.setdefault(c.card, {})[c.id] = c
+    return {k: tuple(v[i] for i in sorted(v)) for k, v in found.items()}
+
+
+CASE_KEY = "if:"  # a live value keyed ``if:<id>`` is the case of conditional <id> that holds
+
+
 def live_values(card: Card, view: View, params: Any) -> dict[str, str]:
-    """The formatted values of the prose-quoted outputs at this state, keyed ``key`` or ``key|flags``."""
+    """The formatted values of the prose-quoted outputs at this state, keyed ``key`` or ``key|flags``,
+    and for each conditional this card decides, the case that holds (``if:<id>`` → "0", "1", …)."""
     out = {}
     for key, flag in prose_slots().get(card.id, ()):
         hit = slot(card, view, params, key, flag)
         if hit and hit[1] != "ctx":
             out[f"{key}|{flag}" if flag else key] = hit[0]
+    conds = prose_conditionals().get(card.id, ())
+    if conds:
+        get = state_lookup(card, view, params)
+        for c in conds:
+            out[CASE_KEY + c.id] = str(c.choose(get))
     return out
 
 

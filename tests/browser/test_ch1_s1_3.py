@@ -81,7 +81,7 @@ def test_batch_drag_moves_the_tile_and_the_live_prose_number(page, server):
         "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
     )
     live = page.locator('a.live[data-card="eg-1-1"][data-key="t_compute_ms"]')
-    flops = page.locator('a.live[data-card="eg-1-1"][data-key="f_gflop"]')
+    flops = page.locator('a.live[data-card="eg-1-1"][data-key="f_per_gpu_gflop"]')
     assert live.inner_text() == "0.1415 ms" and flops.inner_text() == "140 GFLOP"
     assert _stat(page, "eg-1-1", "t_compute_ms") == "0.1415"
     page.locator("#eg-1-1-batch").evaluate(

@@ -48,7 +48,7 @@ PAGES = {
                 "r_w_gb",
                 "bw_eff_gbps",
                 "t_mem_ms",
-                "f_gflop",
+                "f_per_gpu_gflop",
                 "peak_eff_gflops",
                 "t_compute_ms",
                 "read_to_compute_ratio",
@@ -137,7 +137,7 @@ def test_a_moved_state_changes_the_live_values(client):
         "295",
     )
     assert after["r_w_gb|c"] == before["r_w_gb|c"] == "70 GB"
-    assert after["b_star|n"] == "295" and livevals(client, "eg-1-1", "?batch=64")["f_gflop|c"] == "8,960 GFLOP"
+    assert after["b_star|n"] == "295" and livevals(client, "eg-1-1", "?batch=64")["f_per_gpu_gflop|c"] == "8,960 GFLOP"
     # 1.4: a 100 Gbit/s link at minimum frames
     moved = livevals(client, "smartnic-cores", "?link_gbit_s=100")
     assert moved["packet_rate_wan|n"] == "14881" and moved["per_packet_ns"] == "6.72 ns"

@@ -45,6 +45,8 @@ EG11 = outputs(
     t_compute_ms=out("计算下界 F/Π", sig=4, sym="T_{comp}"),
     t_step_ms=out("单步下界 T_step", digits=2, em=True, sym="T_{step}"),
     read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0, approx=True),
+    compute_to_read_ratio=out("计算 ÷ 读取", unit="×", sig=2, approx=True, tile=False),  # the prose's 约 N 倍
+    step_to_target_ratio=out("单步下界 ÷ 目标", unit="×", sig=2, approx=True, tile=False),
     per_output_ms=out("每输出分摊", sig=3),
     throughput_tok_s=out("理想吞吐", sig=3),
     b_star=out("转折点 B* = b_WΠ/(2β)", unit="请求", digits=0, approx=True, sym="B^*", axis=(0, "x")),
@@ -144,6 +146,10 @@ def eg_1_1(p: Eg11Params) -> View:
     o = roofline.step_outputs(p.params_billion * 1e9, p.bytes_per_param, p.batch, bw, peak, p.target_ms, mq)
     o |= {"bw_eff_gbps": bw / 1e9, "peak_eff_gflops": peak / 1e9, "f_tok_gflop": o["f_gflop"] / p.batch}
     o |= tp_terms(p, mq, bw, peak)
+    o |= {
+        "compute_to_read_ratio": o["t_compute_ms"] / o["t_mem_ms"],
+        "step_to_target_ratio": o["t_step_ms"] / p.target_ms,
+    }
     grid = roofline.batch_grid(o["b_star"], p.batch)
     c = roofline.batch_curves(grid, o["t_mem_ms"], o["f_tok_gflop"] * 1e9 / p.tp, peak)
     c = o["chart"] = c if p.tp == 1 else parallel.with_comm(c, o["t_allreduce_ms"] / p.batch)

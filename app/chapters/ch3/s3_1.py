@@ -75,6 +75,10 @@ EG31 = outputs(
 def eg_3_1(p: Eg31Params) -> View:
     o, run, m = ld.eg31(p)
     kv_gb = o["step_read_write_gb"] - p.weight_gb
+    # the μ note's 两者差 …: words, not an output (a derivation would print μ_β to 4 figures, 2,796, and
+    # so hide the 0.001 % it explains); a plain number, as it enters no derivation
+    gap_pct = float(abs(o["mu_bw_per_card"] - ld.MU_BOOK) / ld.MU_BOOK * 100)
+    same = f"两者差 {gap_pct:.3f}%," if gap_pct >= 0.0005 else "两者几乎相同(差不到 0.001%),"
     notes = [
         Note(
             "$Q_{k+1} = \\max(0,\\ Q_k + A_k - \\mu\\Delta t)$;突发时积压 $(\\lambda w - \\mu)\\tau$,排空需 $(\\lambda w-\\mu)\\tau/\\mu$。",
@@ -83,8 +87,9 @@ def eg_3_1(p: Eg31Params) -> View:
         Note("到达按“流体”计:每秒的 4 条请求按占比拆成两类,一条请求的 G−1 步 decode 都记在它到达的那一秒。"),
         Note("积压显示取下整:递推得 [[backlog_end_steps]],书中印 [[backlog_end_steps_display]](四舍五入会多 1)。"),
         Note(
-            "每卡 μ:带宽公式 [[batch_seqs|n]] ÷ [[step_ms|d3]] 得 [[mu_bw_per_card]],书中取 2,795.66;两者差 0.001%,"
-            "页面默认用书中取值,可在“μ 来源”切到公式值。",
+            "每卡 μ:带宽公式 [[batch_seqs|n]] ÷ [[step_ms|d3]] 得 [[mu_bw_per_card]],书中取 2,795.66;"
+            + same
+            + "页面默认用书中取值,可在“μ 来源”切到公式值。",
             "book",
         ),
         Note(
@@ -313,8 +318,12 @@ def ex_3_1(p: Ex31Params) -> View:
             Figure(
                 rq.grouped_counts(["prefill 批次", "decode 轮数", "权重读取轮数"], counts, "次数(对数)", log=True),
                 "调用与权重读取(对数)",
-                "1 条请求要 [[ref_decode_rounds|n]] 轮 decode、读 [[ref_weight_read_rounds|n]] 遍权重;[[n_requests]]同步时只要 "
-                "[[decode_rounds|n]] 轮、[[weight_read_rounds|n]] 遍。",
+                "1 条请求要 [[ref_decode_rounds|n]] 轮 decode、读 [[ref_weight_read_rounds|n]] 遍权重;"
+                + (
+                    "n = 1 时两列是同一种做法。"
+                    if n == 1
+                    else "[[n_requests]]同步时只要 [[decode_rounds|n]] 轮、[[weight_read_rounds|n]] 遍。"
+                ),
             ),
             Figure(
                 rq.grouped_counts(
@@ -370,9 +379,13 @@ def ex_3_1(p: Ex31Params) -> View:
                 kind="open",
                 prompt="总输出一样,为什么还不足以判断多久做完?",
                 answer_text=s(
-                    "顺序执行的 decode 轮数差了 [[weight_read_ratio|n]] 倍([[ref_decode_rounds|n]] 对 [[decode_rounds|n]]),批量时权重也少读同样倍数;"
-                    f"但 {n} 条请求要 prefill [[prefill_tokens]],结束时共驻留 [[end_kv_mib_total]] KV(1 条时 [[ref_end_kv_mib_total]])。"
-                    "完成时间取决于有几轮必须依次执行、每轮读多少字节,而不只是输出 token 的总数。"
+                    (
+                        "n = 1 时两种做法相同,轮数和读取都一样;换成更多条同步生成,顺序执行的 decode 轮数才会少下来。"
+                        if n == 1
+                        else "顺序执行的 decode 轮数差了 [[weight_read_ratio|n]] 倍([[ref_decode_rounds|n]] 对 [[decode_rounds|n]]),批量时权重也少读同样倍数;"
+                        f"但 {n} 条请求要 prefill [[prefill_tokens]],结束时共驻留 [[end_kv_mib_total]] KV(1 条时 [[ref_end_kv_mib_total]])。"
+                    )
+                    + "完成时间取决于有几轮必须依次执行、每轮读多少字节,而不只是输出 token 的总数。"
                 ),
             ),
         ],

@@ -188,13 +188,21 @@ def eg_3_5(p: HoldoutParams) -> View:
             ),
             Figure(
                 charts.seed_strip([pool[x] for x in cb.SEED_RUNS], pool[cb.HOLDOUTS[0]], o["pred_h1"]),
-                *cb.FIGURES["eg-3-5.seeds"],
+                *cb.FIGURES[seed_words(o["resid_h1"], [pool[x] for x in (*cb.SEED_RUNS, cb.HOLDOUTS[0])])],
             ),
         ],
         tables=[_holdout_table(fit, fitted, held, o)],
         blocks=[Block("diagrams/eg-3-5.html", picker)],
         notes=cb.notes("eg-3-5", "eg-3-5.fit" if fit else "eg-3-5.book", "eg-3-5.leak" if leak else "", "eg-3-5.end"),
     )
+
+
+def seed_words(resid: float, reruns: list) -> str:
+    """Which words the seed strip's summary uses: H1's error beside the spread of the same configuration
+    under other seeds (the held-out run among them) — of one order (within 3×), far above, or far below."""
+    spread = max(r.loss for r in reruns) - min(r.loss for r in reruns)
+    ratio = abs(resid) / spread
+    return "eg-3-5.seeds.far" if ratio > 3 else "eg-3-5.seeds.near" if ratio < 1 / 3 else "eg-3-5.seeds"
 
 
 GPU_IDS = {"h100-sxm": "h100-sxm", "a100-sxm": "a100-80gb-sxm"}
