@@ -193,7 +193,8 @@ RULES: dict[str, str] = {
     "qwen3_next": f"{TF}/qwen3_next/modular_qwen3_next.py:门控注意力 q_proj 输出 2×;Gated DeltaNet 层;共享专家 + shared_expert_gate",
     "qwen3_5_text": f"{TF}/qwen3_5/modular_qwen3_5.py:门控注意力 q_proj 输出 2×;Gated DeltaNet(in_proj_qkv/z/b/a)",
     "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
-    "kimi_k2": "moonshotai/Kimi-K2.5 config.json:text_config 的 architectures 为 DeepseekV3ForCausalLM,按 DeepSeek-V3 结构计",
+    "kimi_k2": "Kimi K2 系列用 DeepSeek-V3 结构(moonshotai/Kimi-K2 的 config.json:architectures = DeepseekV3ForCausalLM、model_type = kimi_k2;Kimi-K2.5 的 text_config 同为 kimi_k2),按 "
+    f"{TF}/deepseek_v3/modeling_deepseek_v3.py 计",
 }
 
 
@@ -417,6 +418,7 @@ class ModelShape:
     stored_bytes: int = 0  # weights as the checkpoint stores them (0 → not computed: BF16)
     stored_expert_bytes: int = 0  # one routed expert of one MoE layer, as stored
     stored_label: str = ""  # how the checkpoint stores its weights
+    stored_method: str = ""  # quantization_config.quant_method ("" = unquantised)
 
     @property
     def params_total(self) -> int:
@@ -759,7 +761,11 @@ def _gdn(c: _Cfg) -> Mixer:
         other,
         state_bytes=state,
         dims={"conv_dim": conv_dim, "kernel": kern, "nv": nv, "dk": dk, "dv": dv, "ssm_bytes": ssm_b, "h": h},
-        rule=f"卷积状态 {conv_dim}×({kern}−1) × 2 B + 递推状态 {nv}×{dk}×{dv} × {ssm_b} B",
+        rule=(
+            "状态按模型 dtype(BF16,vLLM 的 mamba 缓存默认随模型 dtype)存;config.json 写 mamba_ssm_dtype = float32 时"
+            f"递推状态按 4 B({TF}/qwen3_next/modular_qwen3_next.py:conv_states 保留 kernel − 1 步的输入,"
+            "recurrent_states 为每个 value 头一个 d_k × d_v 矩阵)"
+        ),
     )
 
 
@@ -998,6 +1004,7 @@ def _shape(
         stored_bytes=storage.total,
         stored_expert_bytes=storage.expert_bytes,
         stored_label=storage.label,
+        stored_method=storage.method,
     )
 
 
@@ -1393,6 +1400,7 @@ def _mixer_steps(m: Mixer) -> list[Step]:
                     "rec_values": rec,
                     "rec_bytes": rec * d["ssm_bytes"],
                     "state_bytes": m.state_bytes,
+                    "rule": m.rule,
                 },
             )
         )

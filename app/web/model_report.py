@@ -77,7 +77,7 @@ def _state(v: V) -> str:
         f"Gated DeltaNet 层不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
         f"{v['kernel_minus_1']}(卷积核长 {v['kernel']}，要留前 {v['kernel_minus_1']} 步的输入) = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
         f"递推状态 {v['nv']} 个 value 头 × {v['dk']} × {v['dv']} = {_n(v['rec_values'])} 个值 × {v['ssm_bytes']} B = "
-        f"{_n(v['rec_bytes'])} B;每层 {_n(v['state_bytes'])} B"
+        f"{_n(v['rec_bytes'])} B;每层 {_n(v['state_bytes'])} B。{v['rule']}"
     )
 
 
