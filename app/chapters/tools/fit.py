@@ -84,7 +84,7 @@ FIT = outputs(
     fits=out(
         "放得下吗?",
         em=True,
-        text={True: "放得下(KV 预算还余 [[free_gb|n]] GB)", False: "[[not_fit_text]]"},
+        text={True: "放得下(KV 预算还余 [[free_gb|n]] GB)", False: "[[not_fit_text]]还差 [[short_gb|n]] GB"},
     ),
     model_fits=out("模型本身放得下吗?", text={True: "放得下", False: "放不下(还差 [[model_short_gb|n]] GB)"}),
     kv_capacity_tokens=out("KV 能放下的 token 数", unit="token", em=True, sym="N_{KV}"),
@@ -102,7 +102,7 @@ FIT = outputs(
     t_mem_ms=out("读取项 R/β", sig=4, sym="T_{mem}", none="—"),
     t_compute_ms=out("计算项 F/Π", sig=4, sym="T_{comp}", none="—"),
     t_allreduce_ms=out("all-reduce 通信 T_AR(另加的一项)", sig=4, sym="T_{AR}", none="—"),
-    bound=out("读取与计算谁大", text={"memory": "读取(memory)", "compute": "计算(compute)"}, none="—"),
+    bound=out("读取与计算谁大", text={"memory": "读取(memory)", "compute": "计算(compute)", "none": "—(模型放不下)"}),
     peak_used_tflops=out("计算峰值 Π(按 [[peak_name]])", sig=5, sym="Π"),
     peak_fell_back=out("回退到 BF16 峰值?", text={True: "是:[[peak_reason]]", False: "否([[peak_name]])"}),
     kv_heads_per_gpu=out("每卡 KV 头数", unit="个", tile="gqa", sym="n_{kv,gpu}"),
@@ -235,7 +235,7 @@ def fit_outputs(pl: planner.Plan, s: ModelShape, p: FitParams) -> dict[str, Any]
         "t_mem_ms": pl.t_mem_s * 1e3 if ok else None,
         "t_compute_ms": pl.t_compute_s * 1e3 if ok else None,
         "t_allreduce_ms": pl.t_allreduce_s * 1e3 if ok else None,
-        "bound": pl.bound if ok else None,
+        "bound": pl.bound if ok else "none",
         "peak_used_tflops": pl.peak.flops / 1e12,
         "peak_fell_back": pl.peak.fell_back,
         "kv_heads_per_gpu": pl.kv_heads_per_gpu,
@@ -325,7 +325,7 @@ def measured_table(p: FitParams) -> Table:
     rows = measured_rows()
     here = [i for i, r in enumerate(rows) if r["model"] == p.model and r["gpu"] == p.gpu]
     return Table(
-        ["公开实测的设置", "引擎", "实测", "本页下界", "实测 / 下界", "来源"],
+        ["公开实测的设置", "引擎", "实测", "本页下界(ms)", "实测 / 下界(%)", "来源"],
         [
             [
                 r["setup"],
@@ -353,9 +353,9 @@ def context_flags(pl: planner.Plan, s: ModelShape, p: FitParams, o: dict[str, An
     link = o.get("link_used_gbps")
     peak_names = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4"}
     if not pl.model_fits:
-        verdict, not_fit = "✗ 模型放不下", "模型放不下(权重与预留还差 [[model_short_gb|n]] GB)"
+        verdict, not_fit = "✗ 模型放不下", "模型放不下:权重与预留"
     elif not pl.fits:
-        verdict, not_fit = "模型放得下 · ✗ 这批放不下", "模型放得下,这批放不下(KV 还差 [[short_gb|n]] GB)"
+        verdict, not_fit = "模型放得下 · ✗ 这批放不下", "模型放得下,这批放不下:KV "
     else:
         verdict, not_fit = "✓ 放得下", ""
     return {
