@@ -15,7 +15,15 @@ from ...calculators.model_config import ConfigError, ModelShape, shape_of
 from ...calculators.units import GB
 from ...cards import Figure, Note, Params, Table, View, card, choice, slider
 from ...charts.fit import memory_breakdown, step_terms
-from ...data import extended_gpu_ids, extended_gpu_options, gpu, measured_decode, model_config, model_ids
+from ...data import (
+    CUSTOM_GPU,
+    extended_gpu_ids,
+    extended_gpu_options,
+    gpu,
+    measured_decode,
+    model_config,
+    model_ids,
+)
 from ...outputs import data, out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type, model_choice, model_type, shape_of_model
 from ...trace import given, leaf
@@ -152,6 +160,8 @@ def runtime_memory(ref: str) -> float:
     g = gpu(ref)
     if g.mem_bytes:
         return leaf(float(g.mem_bytes), "M", "B", f"{g.name}:驱动报告的显存 {g.mem_source}")
+    if ref.startswith(CUSTOM_GPU):
+        return leaf(g.mem_gb * GB, "M", "B", f"自定义 GPU:按填写的 {g.mem_gb:g} GB")
     return leaf(g.mem_gb * GB, "M", "B", f"{g.name}:未找到驱动报告值,按标称 {g.mem_gb:g} GB")
 
 
@@ -385,7 +395,7 @@ def context_flags(pl: planner.Plan, s: ModelShape, p: FitParams, o: dict[str, An
         "batch_out": pl.model_fits and not pl.fits,
         "stored": p.weight_format == STORED,
         "stored_label": s.stored_label or "未量化",
-        "marketed_only": not ref.mem_bytes,
+        "marketed_only": not ref.mem_bytes and not p.gpu.startswith(CUSTOM_GPU),
         "link_text": "—" if link is None else f"{link:g} GB/s" + (f"({ref.interconnect})" if ref.interconnect else ""),
     }
 
