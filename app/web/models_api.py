@@ -70,6 +70,8 @@ class PresetModel(BaseModel):
     params_total: int
     params_active: int
     kv_bytes_per_token: int
+    weight_bytes: int = Field(description="权重按 checkpoint 的存储")
+    state_bytes_per_sequence: int = Field(description="线性注意力层每条序列的固定状态;没有则 0")
     api: str
 
 
@@ -162,6 +164,8 @@ def _presets() -> tuple[dict, ...]:
                 "params_total": d["params_total"],
                 "params_active": d["params_active"],
                 "kv_bytes_per_token": d["kv_bytes_per_token"],
+                "weight_bytes": d["weight_bytes"],
+                "state_bytes_per_sequence": d["state_bytes_per_sequence"],
                 "api": "/api/models/derive",
             }
         )
