@@ -633,9 +633,15 @@ def _family_pattern(c: _Cfg, L: int) -> LayerPattern:
 
 def _pattern(c: _Cfg, L: int) -> LayerPattern:
     explicit = c.d.get("layer_types")
-    if explicit is None:
-        explicit = _implied_types(c, L)
-    return _explicit(c, explicit, L) if explicit is not None else _family_pattern(c, L)
+    if explicit is not None:
+        return _explicit(c, explicit, L)
+    implied = _implied_types(c, L)
+    if implied is None:
+        return _family_pattern(c, L)
+    pattern = _explicit(c, implied, L)
+    k = c.num("no_rope_layer_interval") if c.mt == "llama4_text" else 0
+    rule = f"nope:{k}:{k - 1}" if k else "hybrid"  # interval, and the RoPE (chunked) layers in each
+    return LayerPattern(pattern.mixers, pattern.windows, rule)
 
 
 # --- token mixers --------------------------------------------------------------------------------------
@@ -1219,7 +1225,7 @@ def stored_bytes(
     for m in one_expert:
         expert += _matrix_bytes(m, method, q)[0] if _converts(m, method, q, ignored) else m.rows * m.cols * unq
     parts = (
-        StoredPart("量化的矩阵", quant_p, quant_b, rule),
+        StoredPart("量化的矩阵", quant_p, math.ceil(quant_b), rule),
         StoredPart(
             f"保持 {unq * 8} 位(嵌入、LM 头、路由器、范数与偏置"
             + ("、modules_to_not_convert / ignore 所列模块" if ignored else "")

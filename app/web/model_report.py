@@ -160,6 +160,8 @@ def _window(v: V) -> str:
         if rule.startswith("every:")
         else f"从第 {rule.split(':')[1]} 层起滑动窗口"
         if rule.startswith("from:")
+        else f"每 {rule.split(':')[1]} 层里前 {rule.split(':')[2]} 层带 RoPE、做分块注意力,最后一层不用 RoPE(NoPE)、看全部 token"
+        if rule.startswith("nope:")
         else rule
     )
     what = "分块注意力(attention_chunk_size)" if v["chunked"] else "滑动窗口"
