@@ -496,6 +496,6 @@ def test_bad_inputs_raise():
         with pytest.raises(ValueError):
             pl.plan(s, a, **kw)
     with pytest.raises(ValueError, match="互连"):
-        pl.plan(s, acc("mi325x"), tp=2)
+        pl.plan(s, pl.Accelerator(256e9, 6e12, {"bf16": 1.3e15}), tp=2)  # no link recorded
     with pytest.raises(ValueError, match="带宽"):
         pl.plan(s, pl.Accelerator(80e9, 0.0, {"bf16": 1e15}))

@@ -134,10 +134,12 @@ def test_hybrid_state_is_part_of_every_sequence():
     assert half.state_bytes_per_seq_per_gpu == 39_518_208 / 2
 
 
+@pytest.mark.parametrize("gid", ["mi300x", "mi325x"])
 @pytest.mark.parametrize("tp,links", [(2, 1), (4, 3), (8, 7)])
-def test_mi300x_mesh_gives_tp_minus_one_links(tp, links):
-    """MI300X Infinity Fabric: 7 point-to-point links of 64 GB/s per direction; tp ranks reach tp − 1 peers."""
-    a = runtime("mi300x", tp)
+def test_mi300x_mesh_gives_tp_minus_one_links(gid, tp, links):
+    """MI300X / MI325X Infinity Fabric (the MI325X platform is a drop-in MI300X board): 7 point-to-point links
+    of 64 GB/s per direction; tp ranks reach tp − 1 peers."""
+    a = runtime(gid, tp)
     assert a.link_bytes_s == links * 64e9
     s = shape_of(cfg("llama-3.1-8b"))
     p = pl.plan(s, a, tp=tp, concurrency=4)

@@ -182,8 +182,7 @@ def test_custom_gpu_needs_a_link_for_tp_and_the_override_is_used(client):
     assert o["t_allreduce_ms"] == pytest.approx(4 * 36 * 2 * 1 * 4096 * 2 / 100e9 * 1e3, rel=1e-12)
     assert o["peak_fell_back"] is False and o["peak_used_tflops"] == 300
     assert outs(client, gpu=g, weight_format="fp8")["peak_fell_back"] is True  # a custom card records only BF16
-    assert client.get(API, params={"gpu": "mi325x", "tp": 4}).status_code == 422  # a preset without a recorded link
-    assert client.get(API, params={"gpu": "mi325x", "tp": 4, "link_gbps": 448}).status_code == 200
+    assert client.get(API, params={"gpu": "custom:48,1,300", "tp": 4, "link_gbps": 448}).status_code == 200
 
 
 def test_head_replication_and_mla_are_flagged(client):
@@ -260,8 +259,9 @@ def test_checkpoint_format_is_offered(client):
     assert "mxfp4" in frag
 
 
-def test_mesh_interconnect_at_tp4(client):
-    o = outs(client, gpu="mi300x", tp=4, concurrency=4)
+@pytest.mark.parametrize("gid", ["mi300x", "mi325x"])
+def test_mesh_interconnect_at_tp4(client, gid):
+    o = outs(client, gpu=gid, tp=4, concurrency=4)
     assert o["link_used_gbps"] == 192  # 3 of the 7 Infinity Fabric links, 64 GB/s each way
     assert o["t_allreduce_ms"] == pytest.approx(4 * 36 * 2 * 1.5 * 4096 * 2 / 192e9 * 1e3, rel=1e-12)
 
