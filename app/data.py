@@ -17,7 +17,11 @@ PEAK_FIELDS = {"bf16": "bf16_tflops", "fp8": "fp8_tflops", "fp4": "fp4_tflops"} 
 @dataclass(frozen=True)
 class Gpu:
     """One accelerator. Units: GB (10⁹ B), TB/s, dense TFLOP/s (no 2:4 sparsity), interconnect GB/s one
-    direction. ``None`` = not confirmed (or the part lacks it; ``notes`` says which)."""
+    direction. ``None`` = not confirmed (or the part lacks it; ``notes`` says which). ``mem_gb`` is the marketed
+    capacity (what the book's cards use); ``mem_bytes`` what the driver / runtime reports (``mem_source`` says
+    where it was read), which a serving engine sizes its KV cache from. ``topology``: ``switch`` (NVLink via
+    NVSwitch: the per-GPU link at any tp), ``mesh`` (point-to-point: tp − 1 links of ``link_peer_gbps``) or
+    ``pcie``."""
 
     id: str
     name: str
@@ -33,10 +37,23 @@ class Gpu:
     source: tuple[str, ...] = ()
     notes: str = ""
     book: bool = False  # one of the book's five presets
+    mem_bytes: int | None = None  # driver-reported total (bytes); None = not found
+    mem_source: str = ""
+    topology: str | None = None  # switch | mesh | pcie
+    link_peer_gbps: float | None = None  # mesh: one peer link, one direction
 
     @property
-    def mem_bytes(self) -> float:
+    def marketed_mem_bytes(self) -> float:
         return self.mem_gb * 1e9
+
+    @property
+    def runtime_mem_bytes(self) -> float:
+        """What a serving engine sees: the driver-reported total, else the marketed capacity."""
+        return float(self.mem_bytes) if self.mem_bytes else self.mem_gb * 1e9
+
+    @property
+    def link_peer_bytes_s(self) -> float | None:
+        return None if self.link_peer_gbps is None else self.link_peer_gbps * 1e9
 
     @property
     def bw_bytes_s(self) -> float:
@@ -176,6 +193,12 @@ def model_ids() -> list[str]:
 def read_csv(name: str) -> list[dict[str, str]]:
     with open(DATA / name, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
+
+
+@cache
+def measured_decode() -> tuple[dict, ...]:
+    """Public decode-step measurements with their setups (``data/measured_decode.json``)."""
+    return tuple(read_json("measured_decode.json")["points"])
 
 
 def read_json(name: str) -> dict:

@@ -1,28 +1,38 @@
-"""Quantities that follow from a model's ``config.json``: parameter counts, weight bytes, KV bytes
-per token, per-step weight read and FLOPs. Nothing here is typed in as a result.
+"""Quantities that follow from a model's ``config.json``: parameter counts, weight bytes (as the checkpoint
+stores them and in BF16), KV bytes per token, constant per-sequence state, per-step weight read and FLOPs.
+Nothing here is typed in as a result.
 
-``shape_of`` reads the Hugging Face ``config.json`` of the families below and counts every weight
-exactly (matrices, biases, norms, MoE routers):
+``analyze(cfg)`` reads a Hugging Face ``config.json`` and lists every weight of the text model layer by
+layer — each matrix with its module name and shape (``Matrix``), each vector (norms, biases, sinks, conv
+kernels) by count — then adds them up. Families (each rule's source is named in ``RULES`` and repeated in
+the report's steps):
 
-* dense GQA — ``llama``, ``mistral``, ``qwen2`` (q/k/v bias), ``qwen3`` / ``qwen3_vl_text`` (q/k norm),
-  ``gemma``, ``gemma2``, ``gemma3_text`` (4 norms per block, q/k norm; ``gemma3`` with ``text_config``);
-* sliding-window / local-global layers — Mistral ``sliding_window``, Qwen2/3 ``use_sliding_window`` +
-  ``max_window_layers``, Gemma 2 (alternate), Gemma 3 (``sliding_window_pattern``), or an explicit
-  ``layer_types`` list; ``kv_bytes(shape, n)`` caps the sliding layers at ``sliding_window`` tokens;
-* MoE — ``mixtral``, ``qwen2_moe``, ``qwen3_moe``, ``deepseek_v2``, ``deepseek_v3``: total and active;
-* MLA — DeepSeek-V2/V3 compressed KV: per layer ``kv_lora_rank + qk_rope_head_dim`` cached values.
+* dense GQA — ``llama``, ``mistral``, ``qwen2``, ``qwen3``/``qwen3_vl_text``, ``gemma``, ``gemma2``, ``gemma3_text``;
+* MoE — ``mixtral``, ``qwen2_moe``, ``qwen3_moe``, ``gpt_oss`` (fused experts with biases, router bias,
+  attention sinks), ``llama4_text`` (interleaved MoE + shared expert), ``minimax_m2`` (per-layer q/k norm,
+  routing bias), ``qwen3_next`` (shared expert + gate);
+* MLA — ``deepseek_v2``, ``deepseek_v3``/``kimi_k2``, ``deepseek_v32`` (+ the sparse-attention indexer and its
+  key cache);
+* hybrid linear attention — ``qwen3_next``, ``qwen3_5_text`` (Gated DeltaNet layers hold a
+  constant recurrent + convolution state per sequence; the full-attention layers hold per-token KV);
+* bounded attention — sliding windows (Mistral, Qwen, Gemma 2/3, gpt-oss ``layer_types``) and Llama 4's
+  chunked layers (``attention_chunk_size``): those layers keep at most ``sliding_window`` tokens;
+* any multimodal wrapper with a ``text_config`` whose model is one of the above: the text model is counted.
 
-``analyze(cfg)`` keeps every part of the count (for a report that shows the work); ``derive(cfg)``
-returns the headline numbers."""
+A field the config leaves out takes the transformers default for that ``model_type`` (``DEFAULTS``, each
+recorded in ``Analysis.filled`` so the steps say so) or the config is refused naming the field. The weights
+as stored follow ``quantization_config`` (``stored_bytes``)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 KV_DTYPE_BYTES = 2  # BF16 cache
 MAX_FIELD = 1 << 31  # any single shape field above this is not a real model
 MAX_LAYERS = 10_000  # the reader walks the layers one by one
+TF = "huggingface/transformers src/transformers/models"  # where every rule below is read
 
 
 class ConfigError(ValueError):
@@ -33,10 +43,7 @@ class ConfigError(ValueError):
         self.field = field
 
 
-def _req(cfg: dict, key: str) -> int:
-    if key not in cfg or cfg[key] is None:
-        raise ConfigError(f"config.json 缺少字段 {key}", key)
-    v = cfg[key]
+def _positive(key: str, v: object) -> int:
     if (
         isinstance(v, bool)
         or not isinstance(v, (int, float))
@@ -50,31 +57,328 @@ def _req(cfg: dict, key: str) -> int:
     return int(v)
 
 
-def _opt(cfg: dict, key: str, default: int | None, *, zero_ok: bool = False) -> int | None:
-    """An optional integer field: absent/null → ``default``; present → validated like ``_req``."""
-    if cfg.get(key) is None:
-        return default
-    if zero_ok and cfg[key] == 0 and not isinstance(cfg[key], bool):
-        return 0
-    return _req(cfg, key)
+# --- transformers defaults, by model_type -----------------------------------------------------------
+
+HD = "hidden_size // num_attention_heads"  # a default computed from other fields
+NH = "num_attention_heads"
+
+_LLAMA = {
+    "num_key_value_heads": NH,
+    "head_dim": HD,
+    "tie_word_embeddings": False,
+    "attention_bias": False,
+    "mlp_bias": False,
+}
+_QWEN = {"use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "tie_word_embeddings": False}
+_DSV3 = {
+    "num_key_value_heads": NH,
+    "q_lora_rank": 1536,
+    "n_shared_experts": 1,
+    "first_k_dense_replace": 3,
+    "topk_method": "noaux_tc",
+    "attention_bias": False,
+    "tie_word_embeddings": False,
+    "num_nextn_predict_layers": 0,
+}
+_GDN = {
+    "linear_conv_kernel_dim": 4,
+    "linear_key_head_dim": 128,
+    "linear_value_head_dim": 128,
+    "linear_num_key_heads": 16,
+    "linear_num_value_heads": 32,
+    "full_attention_interval": 4,
+    "head_dim": 256,
+    "attention_bias": False,
+    "tie_word_embeddings": False,
+}
+# model_type → (the transformers file the defaults are read from, {field: default})
+DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
+    "llama": (f"{TF}/llama/configuration_llama.py", _LLAMA),
+    "mistral": (
+        f"{TF}/mistral/configuration_mistral.py",
+        {"num_key_value_heads": 8, "head_dim": HD, "sliding_window": 4096, "tie_word_embeddings": False},
+    ),
+    "qwen2": (f"{TF}/qwen2/configuration_qwen2.py", {"num_key_value_heads": 32, "head_dim": HD, **_QWEN}),
+    "qwen3": (
+        f"{TF}/qwen3/configuration_qwen3.py",
+        {"num_key_value_heads": 32, "head_dim": 128, "attention_bias": False, **_QWEN},
+    ),
+    "gemma": (f"{TF}/gemma/configuration_gemma.py", {"tie_word_embeddings": True}),
+    "gemma2": (f"{TF}/gemma2/configuration_gemma2.py", {"tie_word_embeddings": True}),
+    "gemma3_text": (
+        f"{TF}/gemma3/configuration_gemma3.py",
+        {"head_dim": 256, "vocab_size": 262208, "sliding_window_pattern": 6, "tie_word_embeddings": True},
+    ),
+    "mixtral": (
+        f"{TF}/mixtral/configuration_mixtral.py",
+        {"num_key_value_heads": NH, "head_dim": HD, "sliding_window": None},
+    ),
+    "qwen2_moe": (
+        f"{TF}/qwen2_moe/configuration_qwen2_moe.py",
+        {
+            "num_key_value_heads": 16,
+            "decoder_sparse_step": 1,
+            "shared_expert_intermediate_size": 5632,
+            "mlp_only_layers": [],
+            **_QWEN,
+        },
+    ),
+    "qwen3_moe": (
+        f"{TF}/qwen3_moe/configuration_qwen3_moe.py",
+        {
+            "num_key_value_heads": 4,
+            "head_dim": HD,
+            "decoder_sparse_step": 1,
+            "mlp_only_layers": [],
+            "attention_bias": False,
+            "use_sliding_window": False,
+            "sliding_window": 4096,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "deepseek_v2": (
+        f"{TF}/deepseek_v2/configuration_deepseek_v2.py",
+        {"num_key_value_heads": NH, "attention_bias": False, "tie_word_embeddings": False},
+    ),
+    "deepseek_v3": (f"{TF}/deepseek_v3/configuration_deepseek_v3.py", _DSV3),
+    "kimi_k2": (f"{TF}/deepseek_v3/configuration_deepseek_v3.py(Kimi K2 用 DeepseekV3 架构)", _DSV3),
+    "deepseek_v32": (
+        f"{TF}/deepseek_v32/configuration_deepseek_v32.py",
+        {**_DSV3, "index_head_dim": 128, "index_n_heads": 64},
+    ),
+    "gpt_oss": (
+        f"{TF}/gpt_oss/configuration_gpt_oss.py",
+        {
+            "num_key_value_heads": 8,
+            "head_dim": 64,
+            "sliding_window": 128,
+            "attention_bias": True,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "llama4_text": (
+        f"{TF}/llama4/configuration_llama4.py",
+        {
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "interleave_moe_layer_step": 1,
+            "no_rope_layer_interval": 4,
+            "attention_chunk_size": 8192,
+            "attention_bias": False,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "minimax_m2": (
+        f"{TF}/minimax_m2/modular_minimax_m2.py",
+        {"num_key_value_heads": 8, "head_dim": 128, "tie_word_embeddings": False},
+    ),
+    "qwen3_next": (
+        f"{TF}/qwen3_next/configuration_qwen3_next.py",
+        {
+            **_GDN,
+            "num_key_value_heads": 2,
+            "decoder_sparse_step": 1,
+            "mlp_only_layers": [],
+            "shared_expert_intermediate_size": 512,
+        },
+    ),
+    "qwen3_5_text": (f"{TF}/qwen3_5/configuration_qwen3_5.py", {**_GDN, "num_key_value_heads": 4}),
+}
+
+# model_type → the rule of its blocks, with the file it is read from (for the report's steps)
+RULES: dict[str, str] = {
+    "gpt_oss": f"{TF}/gpt_oss/modular_gpt_oss.py:q/k/v/o 带偏置,每头一个 attention sink;专家 gate_up/down 融合并带偏置,路由器带偏置",
+    "llama4_text": f"{TF}/llama4/modeling_llama4.py:MoE 层 = 路由专家 + 一个共享专家(intermediate_size);稠密层用 intermediate_size_mlp;带 RoPE 的层做分块注意力,NoPE 层全局",
+    "minimax_m2": f"{TF}/minimax_m2/modular_minimax_m2.py:q_norm/k_norm 按整层宽度(n_h·d_h、n_kv·d_h);路由 e_score_correction_bias",
+    "qwen3_next": f"{TF}/qwen3_next/modular_qwen3_next.py:门控注意力 q_proj 输出 2×;Gated DeltaNet 层;共享专家 + shared_expert_gate",
+    "qwen3_5_text": f"{TF}/qwen3_5/modular_qwen3_5.py:门控注意力 q_proj 输出 2×;Gated DeltaNet(in_proj_qkv/z/b/a)",
+    "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
+    "kimi_k2": "Kimi K2 系列用 DeepSeek-V3 结构(moonshotai/Kimi-K2 的 config.json:architectures = DeepseekV3ForCausalLM、model_type = kimi_k2;Kimi-K2.5 的 text_config 同为 kimi_k2),按 "
+    f"{TF}/deepseek_v3/modeling_deepseek_v3.py 计",
+}
 
 
-def _flag(cfg: dict, key: str, default: bool = False) -> bool:
-    v = cfg.get(key)
-    if v is None:
-        return default
-    if not isinstance(v, bool):
-        raise ConfigError(f"字段 {key} 应为 true/false,收到 {v!r}", key)
-    return v
+@dataclass(frozen=True)
+class Filled:
+    """A field the config leaves out, taken from the transformers default of its model_type."""
+
+    field: str
+    value: object
+    source: str
 
 
-def _int_list(cfg: dict, key: str) -> list[int]:
-    v = cfg.get(key)
-    if v is None:
-        return []
-    if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
-        raise ConfigError(f"字段 {key} 应为整数列表,收到 {str(v)[:60]}", key)
-    return v
+class _Cfg:
+    """The text model's fields, read once each: present → validated; absent → the transformers default
+    (recorded) or a ConfigError naming the field. Present-but-null means what transformers makes of None."""
+
+    def __init__(self, d: dict, mt: str):
+        self.d, self.mt = d, mt
+        self.source, self.table = DEFAULTS.get(mt, ("", {}))
+        self.filled: list[Filled] = []
+
+    def _default(self, key: str, *, required: bool = True) -> object:
+        if key not in self.table:
+            if not required:
+                return None
+            raise ConfigError(f"config.json 缺少字段 {key}", key)
+        v = self.table[key]
+        if v == HD:
+            v = self.num("hidden_size") // self.num("num_attention_heads")
+        elif v == NH:
+            v = self.num("num_attention_heads")
+        if not any(f.field == key for f in self.filled):
+            self.filled.append(Filled(key, v, self.source))
+        return v
+
+    def has(self, key: str) -> bool:
+        return key in self.d
+
+    def num(self, key: str) -> int:
+        """A required positive integer (or its default)."""
+        v = self.d.get(key)
+        if v is None:
+            v = self._default(key)
+        return _positive(key, v)
+
+    def opt_int(self, key: str, *, null: int | None = None, zero_ok: bool = False) -> int | None:
+        """An integer that may be null (→ ``null``: what transformers makes of None); absent → the table's
+        default (which may itself be None), else a ConfigError naming the field."""
+        if key not in self.d:
+            v = self._default(key)
+            return None if v is None else self._check(key, v, zero_ok)
+        if self.d[key] is None:
+            return null
+        return self._check(key, self.d[key], zero_ok)
+
+    @staticmethod
+    def _check(key: str, v: object, zero_ok: bool) -> int:
+        if zero_ok and v == 0 and not isinstance(v, bool):
+            return 0
+        return _positive(key, v)
+
+    def note(self, key: str, value: object, source: str) -> None:
+        if not any(f.field == key for f in self.filled):
+            self.filled.append(Filled(key, value, source))
+
+    def flag(self, key: str, default: bool | None = None) -> bool:
+        """A true/false field; absent → the table's default, else ``default`` (recorded), else a ConfigError."""
+        v = self.d.get(key)
+        if v is None:
+            if key in self.table:
+                v = self._default(key)
+            elif default is not None:
+                v = default
+                self.note(key, default, "transformers 配置类的默认(未写即无)")
+            else:
+                raise ConfigError(f"config.json 缺少字段 {key}", key)
+        if not isinstance(v, bool):
+            raise ConfigError(f"字段 {key} 应为 true/false,收到 {v!r}", key)
+        return v
+
+    def int_list(self, key: str) -> list[int]:
+        v = self.d.get(key)
+        if v is None:
+            v = self._default(key, required=False) or []
+        if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+            raise ConfigError(f"字段 {key} 应为整数列表,收到 {str(v)[:60]}", key)
+        return v
+
+    def text(self, key: str) -> str | None:
+        v = self.d.get(key)
+        if v is None and key in self.table:
+            v = self._default(key)
+        return v if isinstance(v, str) else None
+
+
+# --- the inventory --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """One weight matrix of the text model: its module name (layer index filled in, expert 0 standing for
+    every expert), rows × cols, how many copies (experts) and how many of them one token passes through."""
+
+    name: str
+    rows: int
+    cols: int
+    count: int = 1
+    active: int = 1
+    role: str = "linear"  # linear | expert | router | embed | lm_head
+
+    @property
+    def params(self) -> int:
+        return self.rows * self.cols * self.count
+
+    @property
+    def active_params(self) -> int:
+        return self.rows * self.cols * self.active
+
+
+@dataclass(frozen=True)
+class Mixer:
+    """One layer's token mixer: attention (GQA/MLA) or linear attention (Gated DeltaNet)."""
+
+    kind: str  # gqa | mla | gdn
+    matrices: tuple[tuple[str, int, int], ...]  # (module suffix, rows, cols)
+    other: dict[str, int]  # vectors: biases, norms, sinks, conv kernels (params)
+    kv_values: int = 0  # values cached per token in this layer (K and V, or the MLA latent + indexer key)
+    state_bytes: int = 0  # constant bytes per sequence (linear attention)
+    dims: dict[str, int] = field(default_factory=dict)
+    rule: str = ""  # the words of the KV/state rule
+
+    @property
+    def params(self) -> int:
+        return sum(r * c for _, r, c in self.matrices)
+
+    @property
+    def other_params(self) -> int:
+        return sum(self.other.values())
+
+
+@dataclass(frozen=True)
+class Ffn:
+    """One layer's feed-forward: dense or MoE."""
+
+    moe: bool
+    matrices: tuple[Matrix, ...]  # names relative to the layer ("mlp.gate_proj", "mlp.experts.0.up_proj", …)
+    other: dict[str, int]  # biases, router correction bias
+    other_active: int  # the part of ``other`` one token uses (MoE expert biases: its top-k only)
+    dims: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def params(self) -> int:
+        return sum(m.params for m in self.matrices)
+
+    @property
+    def active_params(self) -> int:
+        return sum(m.active_params for m in self.matrices)
+
+    @property
+    def other_params(self) -> int:
+        return sum(self.other.values())
+
+
+@dataclass(frozen=True)
+class Layer:
+    index: int
+    mixer: Mixer
+    ffn: Ffn
+    norms: int  # block RMSNorm params
+    window: int | None = None  # tokens this layer keeps at most (sliding / chunked attention)
+
+    @property
+    def params(self) -> int:
+        return self.mixer.params + self.mixer.other_params + self.ffn.params + self.ffn.other_params + self.norms
+
+    @property
+    def active_params(self) -> int:
+        return self.mixer.params + self.mixer.other_params + self.ffn.active_params + self.ffn.other_active + self.norms
+
+    def matrices(self) -> list[Matrix]:
+        pre = f"model.layers.{self.index}."
+        out = [Matrix(pre + n, r, c) for n, r, c in self.mixer.matrices]
+        out += [Matrix(pre + m.name, m.rows, m.cols, m.count, m.active, m.role) for m in self.ffn.matrices]
+        return out
 
 
 @dataclass(frozen=True)
@@ -90,14 +394,14 @@ class ModelShape:
     tied: bool
     embedding_params: int  # vocab × hidden
     lm_head_params: int  # 0 when tied (the embedding matrix serves)
-    linear_params: int  # every linear weight inside the transformer blocks (all experts)
-    active_linear_params: int  # linear weights one token passes through (MoE: routed top-k + shared)
-    other_params: int  # norms and biases
-    kv_bytes_per_token_bf16: int  # all layers as if every layer held every token (full-attention worst case)
+    linear_params: int  # every matrix inside the transformer blocks (all experts, routers)
+    active_linear_params: int  # matrices one token passes through (MoE: routed top-k + shared)
+    other_params: int  # norms, biases, sinks, conv kernels
+    kv_bytes_per_token_bf16: int  # every attention layer as if it held every token (worst case)
     # --- beyond dense GQA (defaults describe a plain dense model) -----------------------------
     model_type: str = ""
     architecture: str = "稠密 + GQA"
-    sliding_window: int | None = None  # tokens a sliding-window layer keeps at most
+    sliding_window: int | None = None  # tokens a sliding-window / chunked layer keeps at most
     n_sliding_layers: int = 0
     kv_window_bytes_per_token: int = 0  # the part of kv_bytes_per_token_bf16 held by sliding layers
     qk_head_dim: int = 0  # attention dims when q·k and v differ (MLA); 0 → head_dim
@@ -107,6 +411,14 @@ class ModelShape:
     n_shared_experts: int = 0
     n_moe_layers: int = 0
     mla: bool = False
+    inactive_other_params: int = 0  # vectors a token does not use (biases of unselected experts)
+    state_bytes_per_sequence: int = 0  # constant per-sequence state (linear-attention layers), all layers
+    n_linear_layers: int = 0  # linear-attention layers (no per-token KV)
+    n_attention_layers: int = 0  # layers with a KV cache (0 → every layer)
+    stored_bytes: int = 0  # weights as the checkpoint stores them (0 → not computed: BF16)
+    stored_expert_bytes: int = 0  # one routed expert of one MoE layer, as stored
+    stored_label: str = ""  # how the checkpoint stores its weights
+    stored_method: str = ""  # quantization_config.quant_method ("" = unquantised)
 
     @property
     def params_total(self) -> int:
@@ -114,7 +426,8 @@ class ModelShape:
 
     @property
     def params_active(self) -> int:
-        return self.embedding_params + self.lm_head_params + self.active_linear_params + self.other_params
+        active = self.embedding_params + self.lm_head_params + self.active_linear_params + self.other_params
+        return active - self.inactive_other_params if self.inactive_other_params else active
 
     @property
     def lm_head_matrix_params(self) -> int:
@@ -126,16 +439,21 @@ class ModelShape:
         """KV bytes per token of the full-attention layers (they keep every token)."""
         return self.kv_bytes_per_token_bf16 - self.kv_window_bytes_per_token
 
+    @property
+    def attention_layers(self) -> int:
+        """Layers with a KV cache (the hybrids' linear-attention layers have none)."""
+        return self.n_layers - self.n_linear_layers if self.n_linear_layers else self.n_layers
+
 
 def dense_shape(cfg: dict) -> ModelShape:
     """Dense GQA decoder (Llama, Qwen2/3, Mistral): q/k/v/o projections, SwiGLU MLP, RMSNorms."""
-    L = _req(cfg, "num_hidden_layers")
-    h = _req(cfg, "hidden_size")
-    nh = _req(cfg, "num_attention_heads")
+    L = _positive("num_hidden_layers", cfg.get("num_hidden_layers"))
+    h = _positive("hidden_size", cfg.get("hidden_size"))
+    nh = _positive("num_attention_heads", cfg.get("num_attention_heads"))
     nkv = int(cfg.get("num_key_value_heads") or nh)
     hd = int(cfg.get("head_dim") or h // nh)
-    ff = _req(cfg, "intermediate_size")
-    V = _req(cfg, "vocab_size")
+    ff = _positive("intermediate_size", cfg.get("intermediate_size"))
+    V = _positive("vocab_size", cfg.get("vocab_size"))
     tied = bool(cfg.get("tie_word_embeddings", False))
     attn = h * nh * hd + 2 * h * nkv * hd + nh * hd * h
     mlp = 3 * h * ff
@@ -151,7 +469,7 @@ def dense_shape(cfg: dict) -> ModelShape:
     return ModelShape(L, h, nh, nkv, hd, V, tied, emb, 0 if tied else emb, linear, linear, other, kv)
 
 
-# --- the general reader -----------------------------------------------------------------------
+# --- model types --------------------------------------------------------------------------------------
 
 _ARCH_TO_TYPE = {
     "LlamaForCausalLM": "llama",
@@ -167,30 +485,34 @@ _ARCH_TO_TYPE = {
     "Qwen3MoeForCausalLM": "qwen3_moe",
     "DeepseekV2ForCausalLM": "deepseek_v2",
     "DeepseekV3ForCausalLM": "deepseek_v3",
+    "DeepseekV32ForCausalLM": "deepseek_v32",
+    "GptOssForCausalLM": "gpt_oss",
+    "Llama4ForConditionalGeneration": "llama4",
+    "Llama4ForCausalLM": "llama4_text",
+    "MiniMaxM2ForCausalLM": "minimax_m2",
+    "Qwen3NextForCausalLM": "qwen3_next",
+    "Qwen3_5ForConditionalGeneration": "qwen3_5",
+    "KimiK25ForConditionalGeneration": "kimi_k25",
 }
-_GQA = {
-    "llama",
-    "mistral",
-    "qwen2",
-    "qwen3",
-    "qwen3_vl_text",
-    "gemma",
-    "gemma2",
-    "gemma3_text",
-    "mixtral",
-    "qwen2_moe",
-    "qwen3_moe",
+_DENSE_GQA = {"llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "gemma2", "gemma3_text"}
+_MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "minimax_m2"}
+_GQA = _DENSE_GQA | _MOE_GQA
+_MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}
+_HYBRID = {"qwen3_next", "qwen3_5_text"}
+_TEXT = _GQA | _MLA | _HYBRID
+# multimodal wrappers: model_type → the text model its text_config holds
+_WRAPPERS = {
+    "gemma3": "gemma3_text",
+    "qwen3_vl": "qwen3_vl_text",
+    "llama4": "llama4_text",
+    "qwen3_5": "qwen3_5_text",
+    "kimi_k25": "kimi_k2",
 }
-_MLA = {"deepseek_v2", "deepseek_v3"}
-_WRAPPERS = {"gemma3": "gemma3_text", "qwen3_vl": "qwen3_vl_text"}  # multimodal: read text_config
-SUPPORTED = sorted(_GQA | _MLA | set(_WRAPPERS))
-# Gemma 3's multimodal config.json leaves these text fields at Gemma3TextConfig's defaults.
-_GEMMA3_TEXT_DEFAULTS = {"head_dim": 256, "vocab_size": 262208, "sliding_window_pattern": 6}
+SUPPORTED = sorted(_TEXT | set(_WRAPPERS))
 
 
-def _resolve_type(cfg: dict) -> tuple[str, dict, str | None, list[tuple[str, int]]]:
-    """(model_type, the dict holding the text model's fields, the multimodal wrapper type or None,
-    text_config fields filled from the library's defaults)."""
+def _resolve_type(cfg: dict) -> tuple[str, dict, str | None]:
+    """(model_type of the text model, the dict holding its fields, the multimodal wrapper type or None)."""
     if not isinstance(cfg, dict):
         raise ConfigError("config.json 应为 JSON 对象")
     mt = cfg.get("model_type")
@@ -198,7 +520,10 @@ def _resolve_type(cfg: dict) -> tuple[str, dict, str | None, list[tuple[str, int
     arch0 = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
     if mt is not None and not isinstance(mt, str):
         raise ConfigError(f"字段 model_type 应为字符串,收到 {mt!r}", "model_type")
-    if mt not in _GQA and mt not in _MLA and mt not in _WRAPPERS:
+    tc = cfg.get("text_config")
+    inner_type = tc.get("model_type") if isinstance(tc, dict) else None
+    generic = isinstance(inner_type, str) and inner_type in _TEXT
+    if mt not in _TEXT and mt not in _WRAPPERS and not generic:
         by_arch = _ARCH_TO_TYPE.get(arch0 or "")
         if by_arch is None:
             if mt is None and arch0 is None:
@@ -208,345 +533,500 @@ def _resolve_type(cfg: dict) -> tuple[str, dict, str | None, list[tuple[str, int
                 "model_type",
             )
         mt = by_arch
-    if mt not in _WRAPPERS:
-        return mt, cfg, None, []
-    tc = cfg.get("text_config")
+    if mt in _TEXT:
+        return str(mt), cfg, None
     if not isinstance(tc, dict):
         raise ConfigError(f"config.json(model_type={mt})缺少字段 text_config:只算语言模型部分", "text_config")
-    inner = _WRAPPERS[mt]
+    inner = _WRAPPERS.get(str(mt)) or str(inner_type)
+    if isinstance(inner_type, str) and inner_type in _TEXT and inner != "kimi_k2":
+        inner = inner_type
     text = dict(tc)
     if "tie_word_embeddings" not in text and "tie_word_embeddings" in cfg:
         text["tie_word_embeddings"] = cfg["tie_word_embeddings"]
-    filled = []
-    if inner == "gemma3_text":
-        for k, v in _GEMMA3_TEXT_DEFAULTS.items():
-            if text.get(k) is None:
-                text[k] = v
-                filled.append((k, v))
-    return inner, text, mt, filled
+    if "quantization_config" not in text and "quantization_config" in cfg:
+        text["quantization_config"] = cfg["quantization_config"]
+    return inner, text, str(mt)
+
+
+# --- which layers keep how many tokens ----------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class SlidingRule:
-    """Which layers hold a sliding window: ``kind`` is ``explicit`` (layer_types), ``alternate``
-    (Gemma 2), ``every`` (Gemma 3: the ``n``-th of every ``n`` layers is global), ``from`` (Qwen:
-    from layer ``n`` on), ``all`` (Mistral) or ``none``."""
+class LayerPattern:
+    """Per layer: its mixer kind (``attn`` or ``linear``) and the tokens it keeps at most (None: all); plus
+    the words of the rule that placed them."""
 
-    kind: str = "none"
-    n: int = 0
+    mixers: tuple[str, ...]
+    windows: tuple[int | None, ...]
+    rule: str = ""
 
 
-def _layer_types(cfg: dict, mt: str, L: int) -> tuple[list[bool], int | None, SlidingRule]:
-    """Per layer: True if sliding-window. Plus the window and the rule that placed them."""
-    window = _opt(cfg, "sliding_window", None)
-    explicit = cfg.get("layer_types")
-    if explicit is not None:
-        if (
-            not isinstance(explicit, list)
-            or len(explicit) != L
-            or any(t not in ("full_attention", "sliding_attention") for t in explicit)
-        ):
-            raise ConfigError(f"字段 layer_types 应为 {L} 个 full_attention/sliding_attention", "layer_types")
-        sl = [t == "sliding_attention" for t in explicit]
-        if any(sl) and window is None:
+_LAYER_TYPES = {"full_attention", "sliding_attention", "chunked_attention", "linear_attention"}
+
+
+def _implied_types(c: _Cfg, L: int) -> list[str] | None:
+    """layer_types as transformers builds them when config.json has none (Llama 4, the hybrids)."""
+    if c.mt == "llama4_text":
+        interval = c.num("no_rope_layer_interval")
+        rope = c.int_list("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(L)]
+        if len(rope) != L:
+            raise ConfigError(f"字段 no_rope_layers 应有 {L} 项", "no_rope_layers")
+        return ["chunked_attention" if r else "full_attention" for r in rope]
+    if c.mt in _HYBRID:
+        k = c.num("full_attention_interval")
+        return ["linear_attention" if (i + 1) % k else "full_attention" for i in range(L)]
+    return None
+
+
+def _window_of(c: _Cfg, t: str) -> int | None:
+    if t == "sliding_attention":
+        w = c.opt_int("sliding_window")
+        if w is None:
             raise ConfigError(
                 "layer_types 含 sliding_attention,但 config.json 缺少字段 sliding_window", "sliding_window"
             )
-        return sl, window if any(sl) else None, SlidingRule("explicit")
+        return w
+    if t == "chunked_attention":  # attention_chunk_size: null → the chunked layers attend to everything
+        return c.opt_int("attention_chunk_size", null=None)
+    return None
+
+
+def _explicit(c: _Cfg, types: object, L: int) -> LayerPattern:
+    if (
+        not isinstance(types, list)
+        or len(types) != L
+        or any(not isinstance(t, str) or t not in _LAYER_TYPES for t in types)
+    ):
+        raise ConfigError(
+            f"字段 layer_types 应为 {L} 个 full_attention/sliding_attention/chunked_attention/linear_attention",
+            "layer_types",
+        )
+    if "linear_attention" in types and c.mt not in _HYBRID:
+        raise ConfigError(f"model_type={c.mt} 没有 linear_attention 层", "layer_types")
+    mixers = tuple("linear" if t == "linear_attention" else "attn" for t in types)
+    return LayerPattern(mixers, tuple(_window_of(c, t) for t in types), "layer_types")
+
+
+def _family_pattern(c: _Cfg, L: int) -> LayerPattern:
+    """The sliding layers of the families that place them by rule rather than by layer_types."""
+    mt, attn, none = c.mt, ("attn",) * L, (None,) * L
     if mt in ("gemma2", "gemma3_text"):
-        if window is None:
+        w = c.opt_int("sliding_window")
+        if w is None:
             raise ConfigError("config.json 缺少字段 sliding_window", "sliding_window")
         if mt == "gemma2":
-            return [(i + 1) % 2 != 0 for i in range(L)], window, SlidingRule("alternate", 2)
-        p = _opt(cfg, "sliding_window_pattern", None)
-        if p is None:
-            raise ConfigError("config.json 缺少字段 sliding_window_pattern", "sliding_window_pattern")
-        return [(i + 1) % p != 0 for i in range(L)], window, SlidingRule("every", p)
-    if mt in ("qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "qwen3_vl_text"):
-        if not _flag(cfg, "use_sliding_window") or window is None:
-            return [False] * L, None, SlidingRule()
-        mw = _opt(cfg, "max_window_layers", L, zero_ok=True) or 0
-        return [i >= mw for i in range(L)], window, SlidingRule("from", mw)
-    if mt in ("mistral", "mixtral") and window is not None:
-        return [True] * L, window, SlidingRule("all")
-    return [False] * L, None, SlidingRule()
+            return LayerPattern(attn, tuple(w if (i + 1) % 2 else None for i in range(L)), "alternate")
+        p = c.num("sliding_window_pattern")
+        return LayerPattern(attn, tuple(w if (i + 1) % p else None for i in range(L)), f"every:{p}")
+    if mt in ("qwen2", "qwen3", "qwen2_moe", "qwen3_moe"):
+        w = c.opt_int("sliding_window") if c.flag("use_sliding_window") else None
+        if w is None:
+            return LayerPattern(attn, none)
+        mw = c.opt_int("max_window_layers", zero_ok=True)
+        mw = L if mw is None else mw
+        return LayerPattern(attn, tuple(w if i >= mw else None for i in range(L)), f"from:{mw}")
+    if mt in ("mistral", "mixtral"):
+        w = c.opt_int("sliding_window")
+        return LayerPattern(attn, (w,) * L, "all") if w is not None else LayerPattern(attn, none)
+    return LayerPattern(attn, none)
 
 
-@dataclass(frozen=True)
-class Attention:
-    """One layer's attention: matrix parameters by part, other parameters, KV bytes per token."""
-
-    mla: bool
-    parts: dict[str, int]  # GQA: q, kv, o; MLA: q, kv_a, kv_b, o
-    dims: dict[str, int]  # the config values the parts are made of
-    other: int  # biases, q/k norms, MLA latent norms
-    bias: int = 0
-    bias_kind: str = ""  # "qkv" | "qkvo" | ""
-    qk_norm: int = 0
-    kv_bytes: int = 0
-    n_kv_heads: int = 0
-    head_dim: int = 0
-
-    @property
-    def params(self) -> int:
-        return sum(self.parts.values())
+def _pattern(c: _Cfg, L: int) -> LayerPattern:
+    explicit = c.d.get("layer_types")
+    if explicit is not None:
+        return _explicit(c, explicit, L)
+    implied = _implied_types(c, L)
+    if implied is None:
+        return _family_pattern(c, L)
+    pattern = _explicit(c, implied, L)
+    k = c.num("no_rope_layer_interval") if c.mt == "llama4_text" else 0
+    rule = f"nope:{k}:{k - 1}" if k else "hybrid"  # interval, and the RoPE (chunked) layers in each
+    return LayerPattern(pattern.mixers, pattern.windows, rule)
 
 
-def _mla_attention(c: dict, h: int, nh: int, attn_bias: bool) -> Attention:
-    nope, rope = _req(c, "qk_nope_head_dim"), _req(c, "qk_rope_head_dim")
-    vd, kvr, qr = _req(c, "v_head_dim"), _req(c, "kv_lora_rank"), _opt(c, "q_lora_rank", None)
-    qk = nope + rope
-    parts = {
-        "q": h * qr + qr * nh * qk if qr else h * nh * qk,
-        "kv_a": h * (kvr + rope),
-        "kv_b": kvr * nh * (nope + vd),
-        "o": nh * vd * h,
-    }
-    other = (qr or 0) + kvr + (((qr or 0) + kvr + rope + h) if attn_bias else 0)
-    dims = {"h": h, "nh": nh, "nope": nope, "rope": rope, "v": vd, "kv_rank": kvr, "q_rank": qr or 0}
-    return Attention(
-        True,
-        parts,
-        dims,
-        other,
-        kv_bytes=(kvr + rope) * KV_DTYPE_BYTES,
-        n_kv_heads=_opt(c, "num_key_value_heads", nh) or nh,
-        head_dim=qk,
+# --- token mixers --------------------------------------------------------------------------------------
+
+
+def _heads(c: _Cfg) -> tuple[int, int, int, int]:
+    """(hidden, query heads, KV heads, head dim)."""
+    h, nh = c.num("hidden_size"), c.num("num_attention_heads")
+    nkv = c.opt_int("num_key_value_heads", null=nh) or nh
+    if c.has("head_dim") and c.d["head_dim"] is None or (not c.has("head_dim") and c.table.get("head_dim") == HD):
+        if h % nh:
+            raise ConfigError("config.json 缺少字段 head_dim(hidden_size 不能被 num_attention_heads 整除)", "head_dim")
+        c.note(
+            "head_dim", h // nh, f"{c.source or 'transformers'}:未给 head_dim 时取 hidden_size // num_attention_heads"
+        )
+        return h, nh, nkv, h // nh
+    return h, nh, nkv, c.num("head_dim")
+
+
+def _gqa(c: _Cfg, nope_layer: bool = False) -> Mixer:
+    mt = c.mt
+    h, nh, nkv, hd = _heads(c)
+    gated = mt in _HYBRID  # Qwen3-Next / 3.5: q_proj also yields the output gate
+    mats = (
+        ("self_attn.q_proj", nh * hd * (2 if gated else 1), h),
+        ("self_attn.k_proj", nkv * hd, h),
+        ("self_attn.v_proj", nkv * hd, h),
+        ("self_attn.o_proj", h, nh * hd),
     )
-
-
-def _gqa_attention(c: dict, mt: str, h: int, nh: int, attn_bias: bool) -> Attention:
-    nkv = _opt(c, "num_key_value_heads", nh) or nh
-    if c.get("head_dim") is not None:
-        hd = _req(c, "head_dim")
-    elif h % nh == 0:
-        hd = h // nh
-    else:
-        raise ConfigError("config.json 缺少字段 head_dim(hidden_size 不能被 num_attention_heads 整除)", "head_dim")
-    parts = {"q": h * nh * hd, "kv": 2 * h * nkv * hd, "o": nh * hd * h}
+    other: dict[str, int] = {}
     if mt in ("qwen2", "qwen2_moe"):
-        bias, kind = nh * hd + 2 * nkv * hd, "qkv"
-    elif attn_bias and mt not in ("mistral", "mixtral"):
-        bias, kind = nh * hd + 2 * nkv * hd + h, "qkvo"
+        other["q/k/v 偏置"] = nh * hd + 2 * nkv * hd
+    elif mt not in ("mistral", "mixtral", "minimax_m2") and c.flag("attention_bias", default=False):
+        other["q/k/v/o 偏置"] = nh * hd + 2 * nkv * hd + h
+    if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") or mt in _HYBRID:
+        other["q/k 逐头 RMSNorm"] = 2 * hd
+    if mt == "minimax_m2":
+        other["q/k 整层 RMSNorm"] = nh * hd + nkv * hd
+    if mt == "gpt_oss":
+        other["attention sinks"] = nh
+    return Mixer(
+        "gqa",
+        mats,
+        other,
+        kv_values=2 * nkv * hd,
+        dims={"h": h, "nh": nh, "nkv": nkv, "hd": hd, "gated": int(gated)},
+        rule=f"2(K,V) × {nkv} 个 KV 头 × {hd}",
+    )
+
+
+def _mla(c: _Cfg) -> Mixer:
+    h, nh = c.num("hidden_size"), c.num("num_attention_heads")
+    nope, rope, vd, kvr = (
+        c.num("qk_nope_head_dim"),
+        c.num("qk_rope_head_dim"),
+        c.num("v_head_dim"),
+        c.num("kv_lora_rank"),
+    )
+    qr = c.opt_int("q_lora_rank", null=None)
+    qk = nope + rope
+    mats: list[tuple[str, int, int]] = (
+        [("self_attn.q_a_proj", qr, h), ("self_attn.q_b_proj", nh * qk, qr)]
+        if qr
+        else [("self_attn.q_proj", nh * qk, h)]
+    )
+    mats += [
+        ("self_attn.kv_a_proj_with_mqa", kvr + rope, h),
+        ("self_attn.kv_b_proj", nh * (nope + vd), kvr),
+        ("self_attn.o_proj", h, nh * vd),
+    ]
+    other = {"q/kv 潜向量 RMSNorm": (qr or 0) + kvr}
+    if c.flag("attention_bias", default=False):
+        other["偏置"] = (qr or 0) + kvr + rope + h
+    kv, rule = kvr + rope, f"kv_lora_rank + qk_rope_head_dim = {kvr} + {rope}"
+    dims = {"h": h, "nh": nh, "nope": nope, "rope": rope, "v": vd, "kv_rank": kvr, "q_rank": qr or 0}
+    if c.mt == "deepseek_v32":
+        ih, idim = c.num("index_n_heads"), c.num("index_head_dim")
+        if not qr:
+            raise ConfigError("deepseek_v32 的 indexer 从 q 潜向量取 query,须给 q_lora_rank", "q_lora_rank")
+        mats += [
+            ("self_attn.indexer.wq_b", ih * idim, qr),
+            ("self_attn.indexer.wk", idim, h),
+            ("self_attn.indexer.weights_proj", ih, h),
+        ]
+        other["indexer k_norm(LayerNorm 权重 + 偏置)"] = 2 * idim
+        kv, rule = kv + idim, rule + f" + indexer 键 index_head_dim {idim}"
+        dims |= {"index_heads": ih, "index_dim": idim}
+    return Mixer("mla", tuple(mats), other, kv_values=kv, dims=dims, rule=rule)
+
+
+def _state_dtype_bytes(c: _Cfg) -> int:
+    """Recurrent-state bytes per value: 4 where config.json asks for a float32 SSM state, else BF16."""
+    return 4 if c.d.get("mamba_ssm_dtype") == "float32" else 2
+
+
+def _gdn(c: _Cfg) -> Mixer:
+    """Gated DeltaNet (Qwen3-Next / Qwen3.5): projections, a depthwise causal conv, and a constant state."""
+    h = c.num("hidden_size")
+    nk, nv = c.num("linear_num_key_heads"), c.num("linear_num_value_heads")
+    dk, dv, kern = c.num("linear_key_head_dim"), c.num("linear_value_head_dim"), c.num("linear_conv_kernel_dim")
+    key_dim, value_dim = nk * dk, nv * dv
+    conv_dim = 2 * key_dim + value_dim
+    if c.mt == "qwen3_next":
+        mats: tuple[tuple[str, int, int], ...] = (
+            ("linear_attn.in_proj_qkvz", 2 * key_dim + 2 * value_dim, h),
+            ("linear_attn.in_proj_ba", 2 * nv, h),
+            ("linear_attn.out_proj", h, value_dim),
+        )
     else:
-        bias, kind = 0, ""
-    qk_norm = 2 * hd if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") else 0
-    return Attention(
-        False,
-        parts,
-        {"h": h, "nh": nh, "nkv": nkv, "hd": hd},
-        bias + qk_norm,
-        bias,
-        kind,
-        qk_norm,
-        kv_bytes=2 * nkv * hd * KV_DTYPE_BYTES,
-        n_kv_heads=nkv,
-        head_dim=hd,
+        mats = (
+            ("linear_attn.in_proj_qkv", conv_dim, h),
+            ("linear_attn.in_proj_z", value_dim, h),
+            ("linear_attn.in_proj_b", nv, h),
+            ("linear_attn.in_proj_a", nv, h),
+            ("linear_attn.out_proj", h, value_dim),
+        )
+    other = {"conv1d 卷积核": conv_dim * kern, "dt_bias + A_log": 2 * nv, "门控 RMSNorm": dv}
+    ssm_b = _state_dtype_bytes(c)
+    state = conv_dim * (kern - 1) * 2 + nv * dk * dv * ssm_b
+    return Mixer(
+        "gdn",
+        mats,
+        other,
+        state_bytes=state,
+        dims={"conv_dim": conv_dim, "kernel": kern, "nv": nv, "dk": dk, "dv": dv, "ssm_bytes": ssm_b, "h": h},
+        rule=(
+            "状态按模型 dtype(BF16,vLLM 的 mamba 缓存默认随模型 dtype)存;config.json 写 mamba_ssm_dtype = float32 时"
+            f"递推状态按 4 B({TF}/qwen3_next/modular_qwen3_next.py:conv_states 保留 kernel − 1 步的输入,"
+            "recurrent_states 为每个 value 头一个 d_k × d_v 矩阵)"
+        ),
     )
 
 
-@dataclass(frozen=True)
-class FeedForward:
-    """The FFN of one dense layer and of one MoE layer (zeros where the model has none)."""
-
-    ff: int = 0  # dense intermediate size
-    dense: int = 0  # 3·h·ff
-    dense_bias: int = 0
-    n_experts: int = 0
-    top_k: int = 0
-    expert_ff: int = 0
-    expert: int = 0  # 3·h·expert_ff
-    router: int = 0  # h·E
-    shared: int = 0  # shared experts (+ their gate)
-    n_shared: int = 0
-    router_bias: int = 0  # DeepSeek-V3 e_score_correction_bias
-    moe_layers: tuple[bool, ...] = ()
-
-    @property
-    def moe_total(self) -> int:
-        return self.n_experts * self.expert + self.shared + self.router
-
-    @property
-    def moe_active(self) -> int:
-        return self.top_k * self.expert + self.shared + self.router
+# --- feed-forward ----------------------------------------------------------------------------------------
 
 
-def _moe_layout(c: dict, mt: str, L: int) -> tuple[int, int, int, int, list[bool]]:
-    """(experts, top-k, expert intermediate size, shared experts, which layers are MoE)."""
-    if mt == "mixtral":
-        return _req(c, "num_local_experts"), _req(c, "num_experts_per_tok"), _req(c, "intermediate_size"), 0, [True] * L
-    if mt in ("qwen2_moe", "qwen3_moe"):
-        step = _opt(c, "decoder_sparse_step", 1) or 1
-        only = set(_int_list(c, "mlp_only_layers"))
-        return (
-            _req(c, "num_experts"),
-            _req(c, "num_experts_per_tok"),
-            _req(c, "moe_intermediate_size"),
-            0,
-            [i not in only and (i + 1) % step == 0 for i in range(L)],
-        )
-    if mt in _MLA and (_opt(c, "n_routed_experts", 0, zero_ok=True) or 0):
-        first = _opt(c, "first_k_dense_replace", 0, zero_ok=True) or 0
-        freq = _opt(c, "moe_layer_freq", 1) or 1
-        return (
-            _req(c, "n_routed_experts"),
-            _req(c, "num_experts_per_tok"),
-            _req(c, "moe_intermediate_size"),
-            _opt(c, "n_shared_experts", 0, zero_ok=True) or 0,
-            [i >= first and i % freq == 0 for i in range(L)],
-        )
-    return 0, 0, 0, 0, [False] * L
+def _swiglu(prefix: str, h: int, ff: int, count: int = 1, active: int = 1, role: str = "linear") -> tuple[Matrix, ...]:
+    return (
+        Matrix(f"{prefix}gate_proj", ff, h, count, active, role),
+        Matrix(f"{prefix}up_proj", ff, h, count, active, role),
+        Matrix(f"{prefix}down_proj", h, ff, count, active, role),
+    )
 
 
-def _feed_forward(c: dict, mt: str, h: int, L: int) -> FeedForward:
-    E, k, ffe, n_shared, moe_layers = _moe_layout(c, mt, L)
-    if E and k > E:
-        raise ConfigError(f"num_experts_per_tok={k} 大于专家数 {E}", "num_experts_per_tok")
-    ff = _req(c, "intermediate_size") if not all(moe_layers) else 0
-    dense_bias = (2 * ff + h) if mt == "llama" and _flag(c, "mlp_bias") else 0
-    if not E:
-        return FeedForward(ff, 3 * h * ff, dense_bias, moe_layers=tuple(moe_layers))
-    expert, shared = 3 * h * ffe, 0
-    if mt == "qwen2_moe":
-        sff = _opt(c, "shared_expert_intermediate_size", 0, zero_ok=True) or 0
-        shared, n_shared = 3 * h * sff + (h if sff else 0), 1 if sff else 0  # shared expert + its gate (h×1)
+def _dense_ffn(c: _Cfg, h: int, ff_key: str = "intermediate_size") -> Ffn:
+    ff = c.num(ff_key)
+    pre = "feed_forward." if c.mt == "llama4_text" else "mlp."
+    bias = (2 * ff + h) if c.mt == "llama" and c.flag("mlp_bias", default=False) else 0
+    other = {"MLP 偏置": bias} if bias else {}
+    return Ffn(False, _swiglu(pre, h, ff), other, bias, {"ff": ff})
+
+
+def _moe_ffn(c: _Cfg, h: int) -> Ffn:
+    mt = c.mt
+    if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2"):
+        E = c.num("num_local_experts")
     elif mt in _MLA:
-        shared = n_shared * expert
-    r_bias = E if mt == "deepseek_v3" and c.get("topk_method", "noaux_tc") == "noaux_tc" else 0
-    return FeedForward(
-        ff, 3 * h * ff, dense_bias, E, k, ffe, expert, h * E, shared, n_shared, r_bias, tuple(moe_layers)
+        E = c.num("n_routed_experts")
+    else:
+        E = c.num("num_experts")
+    k = c.num("num_experts_per_tok")
+    if k > E:
+        raise ConfigError(f"num_experts_per_tok={k} 大于专家数 {E}", "num_experts_per_tok")
+    ffe = c.num(
+        "intermediate_size" if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2") else "moe_intermediate_size"
     )
+    other: dict[str, int] = {}
+    other_active = 0
+    dims = {"E": E, "k": k, "ffe": ffe, "n_shared": 0, "shared_ff": 0}
+    if mt == "gpt_oss":  # fused gate_up (2·ff × h) and down, each with a bias per expert
+        mats: list[Matrix] = [
+            Matrix("mlp.experts.gate_up_proj", 2 * ffe, h, E, k, "expert"),
+            Matrix("mlp.experts.down_proj", h, ffe, E, k, "expert"),
+            Matrix("mlp.router", E, h, role="router"),
+        ]
+        other = {"专家偏置 E×(2·ff + h)": E * (2 * ffe + h), "路由器偏置": E}
+        other_active = k * (2 * ffe + h) + E
+        return Ffn(True, tuple(mats), other, other_active, dims)
+    pre = "feed_forward." if mt == "llama4_text" else "mlp."
+    mats = list(_swiglu(f"{pre}experts.0.", h, ffe, E, k, "expert"))
+    mats.append(Matrix(f"{pre}{'router' if mt == 'llama4_text' else 'gate'}", E, h, role="router"))
+    if mt == "llama4_text":
+        mats += _swiglu(f"{pre}shared_expert.", h, ffe)
+        dims |= {"n_shared": 1, "shared_ff": ffe}
+    elif mt in ("qwen2_moe", "qwen3_next"):
+        sff = c.opt_int("shared_expert_intermediate_size", null=0, zero_ok=True) or 0
+        if sff:
+            mats += _swiglu("mlp.shared_expert.", h, sff)
+            mats.append(Matrix("mlp.shared_expert_gate", 1, h))
+            dims |= {"n_shared": 1, "shared_ff": sff}
+    elif mt in _MLA:
+        ns = c.opt_int("n_shared_experts", null=0, zero_ok=True) or 0
+        if ns:
+            mats += _swiglu("mlp.shared_experts.", h, ns * ffe)
+            dims |= {"n_shared": ns, "shared_ff": ns * ffe}
+    if (mt in ("deepseek_v3", "kimi_k2", "deepseek_v32") and c.text("topk_method") == "noaux_tc") or mt == "minimax_m2":
+        other["路由偏置 e_score_correction_bias"] = E
+        other_active = E
+    return Ffn(True, tuple(mats), other, other_active, dims)
 
 
-@dataclass
-class _Layer:
-    attn: int = 0  # attention matrices
-    attn_other: int = 0  # attention biases, q/k norms, MLA latent norms
-    ffn: int = 0  # FFN matrices, all experts + shared + router
-    ffn_active: int = 0
-    ffn_other: int = 0  # FFN biases, router correction bias
-    norms: int = 0  # block norms
-    kv: int = 0  # KV bytes per token (BF16)
-    sliding: bool = False
-    moe: bool = False
+def _moe_layers(c: _Cfg, L: int) -> list[bool]:
+    """Which layers are MoE (all False for a dense model)."""
+    mt = c.mt
+    if mt in _DENSE_GQA or mt == "qwen3_5_text":
+        return [False] * L
+    if mt in ("mixtral", "gpt_oss", "minimax_m2"):
+        return [True] * L
+    if mt == "llama4_text":
+        given = c.d.get("moe_layers")
+        if given is not None:
+            only = set(c.int_list("moe_layers"))
+            return [i in only for i in range(L)]
+        step = c.num("interleave_moe_layer_step")
+        return [(i + 1) % step == 0 for i in range(L)]
+    if mt in ("qwen2_moe", "qwen3_moe", "qwen3_next"):
+        step = c.num("decoder_sparse_step")
+        only = set(c.int_list("mlp_only_layers"))
+        return [i not in only and (i + 1) % step == 0 for i in range(L)]
+    if mt in _MLA:
+        if not (c.opt_int("n_routed_experts", null=0, zero_ok=True) or 0):
+            return [False] * L
+        first = c.opt_int("first_k_dense_replace", null=0, zero_ok=True) or 0
+        freq = _positive("moe_layer_freq", c.d["moe_layer_freq"]) if c.d.get("moe_layer_freq") is not None else 1
+        return [i >= first and i % freq == 0 for i in range(L)]
+    return [False] * L
 
-    @property
-    def total(self) -> int:
-        return self.attn + self.attn_other + self.ffn + self.ffn_other + self.norms
 
-    @property
-    def active(self) -> int:
-        return self.attn + self.attn_other + self.ffn_active + self.ffn_other + self.norms
+# --- the analysis ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Analysis:
-    """Everything a ``config.json`` gives, part by part: the shape, and what a report needs to
-    show how each count was made."""
+    """Everything a ``config.json`` gives, layer by layer, and the sums: what a report shows."""
 
     shape: ModelShape
     wrapper: str | None  # multimodal config whose text_config was read
-    filled: list[tuple[str, int]]  # text_config fields taken from library defaults
-    attention: Attention
-    ffn: FeedForward
+    filled: tuple[Filled, ...]  # fields taken from transformers defaults
+    layers: tuple[Layer, ...]
+    pattern: LayerPattern
     n_norms: int
-    sliding_rule: SlidingRule
-    groups: list[tuple[bool, int, int, int]]  # (MoE?, params per layer, active per layer, layers)
-    layer_params: int  # all layers together
-    mtp_layers: int  # DeepSeek-V3 MTP modules (not counted)
+    embedding: Matrix
+    lm_head: Matrix | None
+    mtp_layers: int  # MTP modules (not counted)
+    storage: Storage
+    rule: str = ""  # the family's rule, with its source
+
+    @property
+    def layer_params(self) -> int:
+        return sum(ly.params for ly in self.layers)
+
+    def matrices(self) -> list[Matrix]:
+        out = [self.embedding] + ([self.lm_head] if self.lm_head else [])
+        for ly in self.layers:
+            out += ly.matrices()
+        return out
+
+    def groups(self) -> list[tuple[Layer, int]]:
+        """Distinct layer kinds with how many layers have each (in first-seen order)."""
+        seen: dict[tuple, list] = {}
+        for ly in self.layers:
+            key = (ly.mixer.kind, ly.ffn.moe, ly.window, ly.params, ly.active_params)
+            seen.setdefault(key, [ly, 0])[1] += 1
+        return [(ly, n) for ly, n in seen.values()]
 
 
-def _layers(attn: Attention, ffn: FeedForward, n_norms: int, h: int, sliding: list[bool]) -> list[_Layer]:
-    out = []
-    for i, is_sliding in enumerate(sliding):
-        ly = _Layer(
-            attn=attn.params,
-            attn_other=attn.other,
-            norms=n_norms * h,
-            kv=attn.kv_bytes,
-            sliding=is_sliding,
-            moe=ffn.moe_layers[i],
-        )
-        if ly.moe:
-            ly.ffn, ly.ffn_active, ly.ffn_other = ffn.moe_total, ffn.moe_active, ffn.router_bias
-        else:
-            ly.ffn = ly.ffn_active = ffn.dense
-            ly.ffn_other = ffn.dense_bias
-        out.append(ly)
-    return out
+def _norms(mt: str) -> int:
+    return 4 if mt in ("gemma2", "gemma3_text") else 2
 
 
 def analyze(cfg: dict) -> Analysis:
     """Count every weight of a ``config.json`` layer by layer (see the module docstring)."""
-    mt, c, wrapper, filled = _resolve_type(cfg)
-    L = _req(c, "num_hidden_layers")
+    mt, d, wrapper = _resolve_type(cfg)
+    c = _Cfg(d, mt)
+    L = c.num("num_hidden_layers")
     if L > MAX_LAYERS:
         raise ConfigError(f"字段 num_hidden_layers 过大({L}),上限 {MAX_LAYERS:,}", "num_hidden_layers")
-    h, nh, V = _req(c, "hidden_size"), _req(c, "num_attention_heads"), _req(c, "vocab_size")
-    tied = _flag(c, "tie_word_embeddings", default=mt.startswith("gemma"))
-    sliding, window, rule = _layer_types(c, mt, L)
-    attn_bias = _flag(c, "attention_bias")
-    attn = _mla_attention(c, h, nh, attn_bias) if mt in _MLA else _gqa_attention(c, mt, h, nh, attn_bias)
-    ffn = _feed_forward(c, mt, h, L)
-    n_norms = 4 if mt in ("gemma2", "gemma3_text") else 2
-    layers = _layers(attn, ffn, n_norms, h, sliding)
-    groups: dict[tuple[bool, int, int], int] = {}
-    for ly in layers:
-        groups[(ly.moe, ly.total, ly.active)] = groups.get((ly.moe, ly.total, ly.active), 0) + 1
-    n_sl = sum(sliding)
-    emb = V * h
-    shape = ModelShape(
-        L,
-        h,
-        nh,
-        attn.n_kv_heads,
-        attn.head_dim,
-        V,
-        tied,
-        emb,
-        0 if tied else emb,
-        sum(ly.attn + ly.ffn for ly in layers),
-        sum(ly.attn + ly.ffn_active for ly in layers),
-        sum(ly.attn_other + ly.ffn_other + ly.norms for ly in layers) + h,  # + final norm
-        sum(ly.kv for ly in layers),
-        model_type=mt,
-        architecture=_label(mt, ffn.n_experts, ffn.top_k, ffn.n_shared, n_sl, L),
-        sliding_window=window if n_sl else None,
-        n_sliding_layers=n_sl,
-        kv_window_bytes_per_token=sum(ly.kv for ly in layers if ly.sliding),
-        qk_head_dim=attn.head_dim if attn.mla else 0,
-        v_head_dim=attn.dims.get("v", 0) if attn.mla else 0,
-        n_experts=ffn.n_experts,
-        experts_per_token=ffn.top_k,
-        n_shared_experts=ffn.n_shared,
-        n_moe_layers=sum(ffn.moe_layers),
-        mla=attn.mla,
+    h, V = c.num("hidden_size"), c.num("vocab_size")
+    c.num("num_attention_heads")
+    tied = c.flag("tie_word_embeddings", default=False)
+    pattern = _pattern(c, L)
+    moe = _moe_layers(c, L)
+    attn = _mla(c) if mt in _MLA else _gqa(c)
+    linear = _gdn(c) if "linear" in pattern.mixers else None
+    moe_ffn = _moe_ffn(c, h) if any(moe) else None
+    dense_key = "intermediate_size_mlp" if mt == "llama4_text" else "intermediate_size"
+    dense_ffn = _dense_ffn(c, h, dense_key) if not all(moe) else None
+    n_norms = _norms(mt)
+    layers = tuple(
+        Layer(
+            i,
+            linear if pattern.mixers[i] == "linear" and linear else attn,
+            moe_ffn if moe[i] and moe_ffn else dense_ffn,  # type: ignore[arg-type]
+            n_norms * h,
+            pattern.windows[i],
+        )
+        for i in range(L)
     )
-    mtp = (_opt(c, "num_nextn_predict_layers", 0, zero_ok=True) or 0) if mt == "deepseek_v3" else 0
+    embedding = Matrix("model.embed_tokens", V, h, role="embed")
+    lm_head = None if tied else Matrix("lm_head", V, h, role="lm_head")
+    mtp = d.get("num_nextn_predict_layers") if mt in _MLA else 0
+    mtp = mtp if isinstance(mtp, int) and not isinstance(mtp, bool) and mtp > 0 else 0
+    storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h)
+    shape = _shape(mt, layers, pattern, embedding, lm_head, h, V, attn, moe_ffn, storage)
     return Analysis(
-        shape,
-        wrapper,
-        filled,
-        attn,
-        ffn,
-        n_norms,
-        rule,
-        [(m, t, a, n) for (m, t, a), n in groups.items()],
-        sum(ly.total for ly in layers),
-        mtp,
+        shape, wrapper, tuple(c.filled), layers, pattern, n_norms, embedding, lm_head, mtp, storage, RULES.get(mt, "")
     )
 
 
-def _label(mt: str, E: int, k: int, n_shared: int, n_sl: int, L: int) -> str:
-    parts = []
-    if E:
-        parts.append(f"MoE {E} 选 {k}" + (f" + {n_shared} 共享专家" if n_shared else ""))
-    else:
-        parts.append("稠密")
-    parts.append("MLA" if mt in _MLA else "GQA")
-    if n_sl == L:
+def _shape(
+    mt: str,
+    layers: tuple[Layer, ...],
+    pattern: LayerPattern,
+    embedding: Matrix,
+    lm_head: Matrix | None,
+    h: int,
+    V: int,
+    attn: Mixer,
+    moe: Ffn | None,
+    storage: Storage,
+) -> ModelShape:
+    kv = [ly.mixer.kv_values * KV_DTYPE_BYTES for ly in layers]
+    windows = {ly.window for ly in layers if ly.window is not None and ly.mixer.kind != "gdn"}
+    if len(windows) > 1:
+        raise ConfigError(f"各层窗口不一致({sorted(windows)}),暂不支持", "sliding_window")
+    n_win = sum(1 for ly in layers if ly.window is not None and ly.mixer.kind != "gdn")
+    n_linear = sum(1 for ly in layers if ly.mixer.kind == "gdn")
+    mla = attn.kind == "mla"
+    d = attn.dims
+    E, k = (moe.dims["E"], moe.dims["k"]) if moe else (0, 0)
+    n_moe = sum(1 for ly in layers if ly.ffn.moe)
+    linear = sum(ly.mixer.params + ly.ffn.params for ly in layers)
+    active = sum(ly.mixer.params + ly.ffn.active_params for ly in layers)
+    other = sum(ly.mixer.other_params + ly.ffn.other_params + ly.norms for ly in layers) + h  # + final norm
+    inactive = sum(ly.ffn.other_params - ly.ffn.other_active for ly in layers)
+    return ModelShape(
+        len(layers),
+        h,
+        d["nh"],
+        d.get("nkv", d["nh"]),
+        d["nope"] + d["rope"] if mla else d["hd"],
+        V,
+        lm_head is None,
+        embedding.params,
+        lm_head.params if lm_head else 0,
+        linear,
+        active,
+        other,
+        sum(kv),
+        model_type=mt,
+        architecture=_label(mt, E, k, moe.dims["n_shared"] if moe else 0, n_win, n_linear, len(layers), mla, pattern),
+        sliding_window=windows.pop() if n_win else None,
+        n_sliding_layers=n_win,
+        kv_window_bytes_per_token=sum(b for b, ly in zip(kv, layers) if ly.window is not None),
+        qk_head_dim=d["nope"] + d["rope"] if mla else 0,
+        v_head_dim=d["v"] if mla else 0,
+        n_experts=E,
+        experts_per_token=k,
+        n_shared_experts=moe.dims["n_shared"] if moe else 0,
+        n_moe_layers=n_moe,
+        mla=mla,
+        inactive_other_params=inactive,
+        state_bytes_per_sequence=sum(ly.mixer.state_bytes for ly in layers),
+        n_linear_layers=n_linear,
+        n_attention_layers=len(layers) - n_linear,
+        stored_bytes=storage.total,
+        stored_expert_bytes=storage.expert_bytes,
+        stored_label=storage.label,
+        stored_method=storage.method,
+    )
+
+
+def _label(
+    mt: str, E: int, k: int, n_shared: int, n_win: int, n_linear: int, L: int, mla: bool, pattern: LayerPattern
+) -> str:
+    parts = [f"MoE {E} 选 {k}" + (f" + {n_shared} 共享专家" if n_shared else "") if E else "稠密"]
+    parts.append("MLA" + (" + DSA 稀疏注意力" if mt == "deepseek_v32" else "") if mla else "GQA")
+    if n_linear:
+        parts.append(f"线性注意力混合({n_linear} 层 Gated DeltaNet)")
+    chunked = mt == "llama4_text" and n_win
+    if n_win == L:
         parts.append("滑动窗口")
-    elif n_sl:
+    elif chunked:
+        parts.append("分块/全局交替")
+    elif n_win:
         parts.append("局部/全局交替")
     return " + ".join(parts)
 
@@ -556,38 +1036,266 @@ def shape_of(cfg: dict) -> ModelShape:
     return analyze(cfg).shape
 
 
+# --- weights as stored: quantization_config ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredPart:
+    """A class of matrices stored one way: bytes per weight (scales included), and the rule in words."""
+
+    label: str
+    params: int
+    bytes: float
+    rule: str
+
+
+@dataclass(frozen=True)
+class Storage:
+    method: str  # "" (unquantised) | fp8 | mxfp4 | awq | gptq | compressed-tensors
+    label: str
+    parts: tuple[StoredPart, ...]
+    total: int  # bytes
+    expert_bytes: int  # one routed expert of one MoE layer (its matrices), as stored
+    source: str = ""
+
+    @property
+    def bits_per_param(self) -> float:
+        params = sum(p.params for p in self.parts)
+        return 8 * self.total / params if params else 0.0
+
+
+def _matches(name: str, pattern: str) -> bool:
+    """transformers' modules_to_not_convert / compressed-tensors' ignore: ``re:`` + a regex (re.match), a
+    glob with ``*`` for one name segment, or a module name matched whole or as a dotted part."""
+    if pattern.startswith("re:"):
+        return re.match(pattern[3:], name) is not None
+    if "*" in pattern:
+        rx = re.escape(pattern).replace(r"\*", r"[^.]+")
+        return re.search(rf"(^|\.){rx}(\.|$)", name) is not None
+    return f".{pattern}." in f".{name}."
+
+
+def _dtype_bytes(d: dict) -> tuple[int, str]:
+    dt = d.get("torch_dtype") or d.get("dtype")
+    if dt == "float32":
+        return 4, "float32"
+    if dt in ("bfloat16", "float16"):
+        return 2, str(dt)
+    return 2, "BF16(config.json 未写 torch_dtype)"
+
+
+def _qconfig(d: dict) -> dict | None:
+    q = d.get("quantization_config")
+    if q is None:
+        return None
+    if not isinstance(q, dict):
+        raise ConfigError("字段 quantization_config 应为 JSON 对象", "quantization_config")
+    return q
+
+
+def _qint(q: dict, key: str, default: int | None) -> int:
+    v = q.get(key, default)
+    if v is None:
+        raise ConfigError(f"quantization_config 缺少字段 {key}", "quantization_config")
+    if v == -1 and key == "group_size":
+        return -1
+    return _positive(f"quantization_config.{key}", v)
+
+
+def _ignored(q: dict) -> list[str]:
+    pats = q.get("modules_to_not_convert") or q.get("ignore") or []
+    if not isinstance(pats, list) or not all(isinstance(p, str) for p in pats):
+        raise ConfigError(
+            "quantization_config 的 modules_to_not_convert / ignore 应为字符串列表", "quantization_config"
+        )
+    return pats
+
+
+def _ct_weights(q: dict) -> tuple[dict, list]:
+    """compressed-tensors: the one config group's weight scheme and its targets."""
+    groups = q.get("config_groups")
+    if not isinstance(groups, dict) or len(groups) != 1:
+        raise ConfigError("compressed-tensors:只支持恰好一个 config_groups", "quantization_config")
+    g = next(iter(groups.values()))
+    w = g.get("weights") if isinstance(g, dict) else None
+    if not isinstance(w, dict):
+        raise ConfigError("compressed-tensors:config_groups 缺少 weights", "quantization_config")
+    targets = g.get("targets") or ["Linear"]
+    if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+        raise ConfigError("compressed-tensors:targets 应为字符串列表", "quantization_config")
+    return w, targets
+
+
+def _matrix_bytes(m: Matrix, method: str, q: dict) -> tuple[float, str]:
+    """Bytes of one copy of matrix ``m`` under ``method`` (scales and packing included) and the rule."""
+    r, cl = m.rows, m.cols
+    if method == "fp8":
+        blk = q.get("weight_block_size")
+        if blk is None:
+            return r * cl + 4, "FP8 E4M3 1 B/权重 + 每矩阵一个 FP32 缩放"
+        if not (isinstance(blk, list) and len(blk) == 2):
+            raise ConfigError("quantization_config.weight_block_size 应为两个整数", "quantization_config")
+        bn, bk = (_positive("quantization_config.weight_block_size", x) for x in blk)
+        return (
+            r * cl + math.ceil(r / bn) * math.ceil(cl / bk) * 4,
+            f"FP8 E4M3 1 B/权重 + 每 {bn}×{bk} 块一个 FP32 缩放(weight_scale_inv)",
+        )
+    if method == "mxfp4":
+        return r * cl / 2 + r * math.ceil(cl / 32), "MXFP4:4 位 E2M1 + 每 32 个一个 E8M0 缩放 = 4.25 位"
+    if method in ("awq", "gptq"):
+        bits = _qint(q, "bits" if "bits" in q else "w_bit", 4)
+        g = _qint(q, "group_size" if "group_size" in q else "q_group_size", 128)
+        groups = 1 if g == -1 else math.ceil(cl / g)
+        packed = r * cl * bits / 8 + groups * r * (2 + bits / 8)  # FP16 scale + packed zero point per group
+        extra = cl * 4 if method == "gptq" else 0  # GPTQ stores g_idx (int32 per input channel)
+        return packed + extra, (
+            f"{method.upper()} {bits} 位 + 每组 {g if g != -1 else cl} 个一个 FP16 缩放和一个 {bits} 位零点"
+            + ("(另存 g_idx:每个输入通道 4 B)" if method == "gptq" else "")
+        )
+    if method == "compressed-tensors":
+        w, _ = _ct_weights(q)
+        bits = _positive("quantization_config.num_bits", w.get("num_bits"))
+        if w.get("type", "int") != "int":
+            raise ConfigError("compressed-tensors:只支持整数(type=int)权重", "quantization_config")
+        strategy = w.get("strategy", "group")
+        if strategy == "group":
+            g = _positive("quantization_config.group_size", w.get("group_size"))
+            scales = r * math.ceil(cl / g)
+        elif strategy == "channel":
+            g, scales = cl, r
+        elif strategy == "tensor":
+            g, scales = r * cl, 1
+        else:
+            raise ConfigError(f"compressed-tensors:不支持 strategy={strategy!r}", "quantization_config")
+        sym = w.get("symmetric", True)
+        zp = 0 if sym else scales * bits / 8
+        return r * cl * bits / 8 + scales * 2 + zp, (
+            f"INT{bits}(pack-quantized)+ 每 {g} 个一个 BF16 缩放" + ("" if sym else f" + {bits} 位零点")
+        )
+    raise ConfigError(
+        f"quantization_config.quant_method={method!r} 不支持;支持 fp8、mxfp4、awq、gptq、compressed-tensors",
+        "quantization_config",
+    )
+
+
+def _converts(m: Matrix, method: str, q: dict, ignored: list[str]) -> bool:
+    """Is matrix ``m`` stored quantised? Embedding, LM head and MoE routers never are; MXFP4 (transformers'
+    Mxfp4 integration) converts only the experts; modules named in modules_to_not_convert / ignore stay 16-bit."""
+    if m.role in ("embed", "lm_head", "router"):
+        return False
+    if method == "mxfp4" and m.role != "expert":
+        return False
+    if method == "compressed-tensors":
+        _, targets = _ct_weights(q)
+        if "Linear" not in targets and not any(_matches(m.name, t) for t in targets):
+            return False
+    return not any(_matches(m.name, p) for p in ignored)
+
+
+def stored_bytes(
+    d: dict, layers: tuple[Layer, ...], embedding: Matrix, lm_head: Matrix | None, n_norms: int, h: int
+) -> Storage:
+    """The text model's weights as its checkpoint stores them (see ``_converts`` and ``_matrix_bytes``)."""
+    unq, dtype_text = _dtype_bytes(d)
+    q = _qconfig(d)
+    vectors = sum(ly.mixer.other_params + ly.ffn.other_params + ly.norms for ly in layers) + h
+    mats = [embedding] + ([lm_head] if lm_head else []) + [m for ly in layers for m in ly.matrices()]
+    one_expert = [m for m in layers_moe_first(layers)]
+    if q is None:
+        params = sum(m.params for m in mats) + vectors
+        part = StoredPart(f"全部参数({dtype_text})", params, params * unq, f"{unq} B/参数")
+        return Storage(
+            "", f"未量化({dtype_text})", (part,), params * unq, sum(m.rows * m.cols for m in one_expert) * unq
+        )
+    method = q.get("quant_method")
+    if not isinstance(method, str):
+        raise ConfigError("quantization_config 缺少字段 quant_method", "quantization_config")
+    ignored = _ignored(q)
+    quant_p, rule = 0, ""
+    quant_b: float = 0.0
+    kept_p = vectors
+    for m in mats:
+        if _converts(m, method, q, ignored):
+            b, rule = _matrix_bytes(m, method, q)
+            quant_p += m.params
+            quant_b += b * m.count
+        else:
+            kept_p += m.params
+    expert = 0.0
+    for m in one_expert:
+        expert += _matrix_bytes(m, method, q)[0] if _converts(m, method, q, ignored) else m.rows * m.cols * unq
+    parts = (
+        StoredPart("量化的矩阵", quant_p, math.ceil(quant_b), rule),
+        StoredPart(
+            f"保持 {unq * 8} 位(嵌入、LM 头、路由器、范数与偏置"
+            + ("、modules_to_not_convert / ignore 所列模块" if ignored else "")
+            + ")",
+            kept_p,
+            kept_p * unq,
+            f"{unq} B/参数",
+        ),
+    )
+    total = math.ceil(quant_b) + kept_p * unq
+    return Storage(method, f"{method}({rule})", parts, total, math.ceil(expert), "config.json quantization_config")
+
+
+def layers_moe_first(layers: tuple[Layer, ...]) -> list[Matrix]:
+    """The matrices of one routed expert in the first MoE layer (count 1), for per-expert bytes."""
+    for ly in layers:
+        if ly.ffn.moe:
+            return [
+                Matrix(f"model.layers.{ly.index}.{m.name}", m.rows, m.cols, 1, 1, m.role)
+                for m in ly.ffn.matrices
+                if m.role == "expert"
+            ]
+    return []
+
+
 def kv_bytes(s: ModelShape, context_tokens: int) -> int:
     """BF16 KV bytes of one sequence of ``context_tokens``: full-attention layers keep every token,
-    sliding-window layers at most ``sliding_window``."""
+    sliding-window / chunked layers at most ``sliding_window`` (constant state not included)."""
     if isinstance(context_tokens, bool) or not isinstance(context_tokens, int) or context_tokens < 0:
         raise ValueError(f"context_tokens 应为非负整数,收到 {context_tokens!r}")
     held = min(context_tokens, s.sliding_window) if s.sliding_window else context_tokens
     return s.kv_full_bytes_per_token * context_tokens + s.kv_window_bytes_per_token * held
 
 
+CONTEXTS = (4096, 32768, 131072)
+
+
 def derive(cfg: dict) -> dict:
     """Headline numbers of a ``config.json`` (the words that explain them are the web layer's)."""
-    s = shape_of(cfg)
-    ctxs = (4096, 32768, 131072)
+    return derived(analyze(cfg))
+
+
+def derived(a: Analysis) -> dict:
+    """The headline numbers of an analysis."""
+    s = a.shape
     return {
         "architecture": s.architecture,
         "model_type": s.model_type,
+        "text_model_of": a.wrapper,
         "n_layers": s.n_layers,
         "hidden_size": s.hidden,
         "vocab_size": s.vocab,
         "tied_embeddings": s.tied,
         "params_total": s.params_total,
         "params_active": s.params_active,
+        "weight_bytes": s.stored_bytes,
+        "weight_format": a.storage.label,
         "weight_bytes_bf16": weight_bytes(s, "bf16"),
         "kv_bytes_per_token": s.kv_bytes_per_token_bf16,
         "kv_bytes_per_token_full_layers": s.kv_full_bytes_per_token,
+        "state_bytes_per_sequence": s.state_bytes_per_sequence,
         "sliding_window": s.sliding_window,
         "n_sliding_layers": s.n_sliding_layers,
-        "kv_bytes_by_context": {str(n): kv_bytes(s, n) for n in ctxs},
+        "n_linear_attention_layers": s.n_linear_layers,
+        "kv_bytes_by_context": {str(n): kv_bytes(s, n) + s.state_bytes_per_sequence for n in CONTEXTS},
         "n_experts": s.n_experts,
         "experts_per_token": s.experts_per_token,
         "weight_read_bytes_per_token": int(decode_weight_read_bytes(s, 2)),
         "flops_per_token": 2 * (s.active_linear_params + s.lm_head_matrix_params),
+        "defaults_used": {f.field: f.value for f in a.filled},
     }
 
 
@@ -595,13 +1303,15 @@ def derive(cfg: dict) -> dict:
 
 
 def weight_bytes(s: ModelShape, precision: str) -> int:
-    """Stored weight bytes. ``bf16``: 2 B/param. ``w8-g128``: block linear weights 8-bit with one
-    2-byte scale per 128 weights; embedding, LM head and norms stay BF16."""
+    """Weight bytes. ``bf16``: 2 B/param. ``w8-g128``: block linear weights 8-bit with one 2-byte scale per
+    128 weights; embedding, LM head and norms stay BF16. ``stored``: as the checkpoint stores them."""
     if precision == "bf16":
         return 2 * s.params_total
     if precision == "w8-g128":
         lin = s.linear_params
         return lin + (lin // 128) * 2 + 2 * (s.params_total - lin)
+    if precision == "stored":
+        return s.stored_bytes or 2 * s.params_total
     raise ValueError(precision)
 
 
@@ -612,19 +1322,21 @@ def decode_weight_read_bytes(s: ModelShape, bytes_per_param: float = 2) -> float
 
 
 def attn_flops_per_context_token(s: ModelShape) -> int:
-    """QKᵀ and AV for one query over one cached token, all layers: 4·L·n_heads·head_dim
+    """QKᵀ and AV for one query over one cached token, all attention layers: 4·L_attn·n_heads·head_dim
     (MLA, q·k and v widths differ: 2·L·n_heads·(d_qk + d_v))."""
+    L = s.attention_layers
     if s.qk_head_dim or s.v_head_dim:
-        return 2 * s.n_layers * s.n_heads * ((s.qk_head_dim or s.head_dim) + (s.v_head_dim or s.head_dim))
-    return 4 * s.n_layers * s.n_heads * s.head_dim
+        return 2 * L * s.n_heads * ((s.qk_head_dim or s.head_dim) + (s.v_head_dim or s.head_dim))
+    return 4 * L * s.n_heads * s.head_dim
 
 
 def _attended(s: ModelShape, context_tokens: int) -> float:
-    """Layer-averaged tokens one query attends to (sliding layers see at most the window)."""
+    """Attention-layer-averaged tokens one query attends to (sliding layers see at most the window)."""
     if not s.n_sliding_layers or s.sliding_window is None:  # no window: every layer sees it all
         return context_tokens
-    full = s.n_layers - s.n_sliding_layers
-    return (full * context_tokens + s.n_sliding_layers * min(context_tokens, s.sliding_window)) / s.n_layers
+    L = s.attention_layers
+    full = L - s.n_sliding_layers
+    return (full * context_tokens + s.n_sliding_layers * min(context_tokens, s.sliding_window)) / L
 
 
 def decode_flops(s: ModelShape, context_tokens: int) -> float:
@@ -641,9 +1353,252 @@ def prefill_flops(s: ModelShape, n: int) -> float:
     if s.n_sliding_layers and s.sliding_window is not None:
         w = s.sliding_window
         win_pairs = n * (n + 1) / 2 if n <= w else w * (w + 1) / 2 + (n - w) * w
-        full = s.n_layers - s.n_sliding_layers
-        pairs = (full * n * (n + 1) / 2 + s.n_sliding_layers * win_pairs) / s.n_layers
+        L = s.attention_layers
+        full = L - s.n_sliding_layers
+        pairs = (full * n * (n + 1) / 2 + s.n_sliding_layers * win_pairs) / L
         return 2 * s.active_linear_params * n + 2 * s.lm_head_matrix_params + attn_flops_per_context_token(s) * pairs
     return (
         2 * s.active_linear_params * n + 2 * s.lm_head_matrix_params + attn_flops_per_context_token(s) * n * (n + 1) / 2
     )
+
+
+# --- the derivation, step by step (numbers only: the words are the web layer's) ------------------------
+
+Value = int | float | str | bool | None | list | tuple
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of the derivation: what kind of line, and every number it shows, computed here. A report
+    fills its words with these values and does no arithmetic of its own."""
+
+    kind: str
+    values: dict[str, Value]
+
+
+def _mixer_steps(m: Mixer) -> list[Step]:
+    mats = [(n, r, cl, r * cl) for n, r, cl in m.matrices]
+    out = [
+        Step(
+            f"mixer-{m.kind}",
+            {
+                **m.dims,
+                "matrices": mats,
+                "params": m.params,
+                "other": list(m.other.items()),
+                "other_params": m.other_params,
+            },
+        )
+    ]
+    if m.kind == "gdn":
+        d = m.dims
+        conv = d["conv_dim"] * (d["kernel"] - 1)
+        rec = d["nv"] * d["dk"] * d["dv"]
+        out.append(
+            Step(
+                "state",
+                {
+                    **d,
+                    "kernel_minus_1": d["kernel"] - 1,
+                    "conv_values": conv,
+                    "conv_value_bytes": 2,
+                    "conv_bytes": conv * 2,
+                    "rec_values": rec,
+                    "rec_bytes": rec * d["ssm_bytes"],
+                    "state_bytes": m.state_bytes,
+                    "rule": m.rule,
+                },
+            )
+        )
+    else:
+        out.append(
+            Step(
+                f"kv-{m.kind}",
+                {
+                    **m.dims,
+                    "kv_pair": 2,
+                    "kv_values": m.kv_values,
+                    "value_bytes": KV_DTYPE_BYTES,
+                    "kv_bytes": m.kv_values * KV_DTYPE_BYTES,
+                },
+            )
+        )
+    return out
+
+
+def _ffn_step(f: Ffn, h: int) -> Step:
+    if not f.moe:
+        n = len(f.matrices)
+        return Step("ffn-dense", {"n_mats": n, "h": h, "ff": f.dims["ff"], "params": f.params, "bias": f.other_params})
+    expert = [m for m in f.matrices if m.role == "expert"]
+    router = [m for m in f.matrices if m.role == "router"]
+    shared = [m for m in f.matrices if m.role == "linear"]
+    return Step(
+        "ffn-moe",
+        {
+            **f.dims,
+            "h": h,
+            "expert_params": sum(m.rows * m.cols for m in expert),
+            "experts_params": sum(m.params for m in expert),
+            "shared_params": sum(m.params for m in shared),
+            "router_params": sum(m.params for m in router),
+            "other": list(f.other.items()),
+            "params": f.params,
+            "active_params": f.active_params + f.other_active,
+            "total_params": f.params + f.other_params,
+        },
+    )
+
+
+def _pattern_step(a: Analysis) -> Step | None:
+    s = a.shape
+    if not s.n_sliding_layers or s.sliding_window is None:
+        return None
+    chunked = s.model_type == "llama4_text"
+    return Step(
+        "window",
+        {
+            "chunked": chunked,
+            "rule": a.pattern.rule,
+            "window": s.sliding_window,
+            "n_window_layers": s.n_sliding_layers,
+            "n_full_layers": s.attention_layers - s.n_sliding_layers,
+            "full_bytes": s.kv_full_bytes_per_token,
+            "window_bytes": s.kv_window_bytes_per_token,
+        },
+    )
+
+
+def _distinct_parts(a: Analysis) -> list[Step]:
+    """One step per distinct mixer and per distinct FFN, in layer order."""
+    out: list[Step] = []
+    seen: list[Mixer] = []
+    for ly in a.layers:
+        if ly.mixer not in seen:
+            seen.append(ly.mixer)
+            out += _mixer_steps(ly.mixer)
+    ffns: list[Ffn] = []
+    for ly in a.layers:
+        if ly.ffn not in ffns:
+            ffns.append(ly.ffn)
+            out.append(_ffn_step(ly.ffn, a.shape.hidden))
+    return out
+
+
+def derivation(a: Analysis) -> list[Step]:
+    """Every step of the count, each with the numbers it shows (all computed in this module)."""
+    s = a.shape
+    out = [Step("model", {"model_type": s.model_type, "L": s.n_layers, "h": s.hidden, "nh": s.n_heads, "V": s.vocab})]
+    if a.wrapper:
+        out.append(Step("wrapper", {"wrapper": a.wrapper, "text_model": s.model_type}))
+    out += [Step("filled", {"field": f.field, "value": f.value, "source": f.source}) for f in a.filled]  # type: ignore[dict-item]
+    if a.rule:
+        out.append(Step("rule", {"rule": a.rule}))
+    out += _distinct_parts(a)
+    if s.n_moe_layers and s.n_moe_layers < s.n_layers:
+        out.append(Step("moe-layers", {"L": s.n_layers, "moe": s.n_moe_layers, "dense": s.n_layers - s.n_moe_layers}))
+    if s.n_linear_layers:
+        out.append(Step("hybrid", {"linear": s.n_linear_layers, "attn": s.attention_layers, "L": s.n_layers}))
+    out.append(Step("norms", {"n": a.n_norms, "h": s.hidden, "params": a.n_norms * s.hidden}))
+    for ly, n in a.groups():
+        out.append(
+            Step(
+                "group",
+                {
+                    "mixer": ly.mixer.kind,
+                    "moe": ly.ffn.moe,
+                    "window": ly.window,
+                    "count": n,
+                    "params": ly.params,
+                    "active": ly.active_params,
+                    "total": ly.params * n,
+                },
+            )
+        )
+    emb = s.embedding_params
+    out.append(Step("embedding", {"V": s.vocab, "h": s.hidden, "emb": emb, "tied": s.tied, "head": s.lm_head_params}))
+    out.append(
+        Step(
+            "total",
+            {
+                "layers": a.layer_params,
+                "emb_head": emb + s.lm_head_params,
+                "final_norm": s.hidden,
+                "total": s.params_total,
+                "active": s.params_active,
+            },
+        )
+    )
+    if a.mtp_layers:
+        out.append(Step("mtp", {"n": a.mtp_layers}))
+    kv_layers = [ly.mixer.kv_values * KV_DTYPE_BYTES for ly in a.layers if ly.mixer.kind != "gdn"]
+    out.append(
+        Step(
+            "kv-total",
+            {
+                "layers": len(kv_layers),
+                "per_layer": kv_layers[0] if kv_layers and len(set(kv_layers)) == 1 else None,
+                "value_bits": KV_DTYPE_BYTES * 8,
+                "bytes": s.kv_bytes_per_token_bf16,
+                "kib": s.kv_bytes_per_token_bf16 / 1024,
+            },
+        )
+    )
+    win = _pattern_step(a)
+    if win:
+        out.append(win)
+    if s.state_bytes_per_sequence:
+        per = [ly.mixer.state_bytes for ly in a.layers if ly.mixer.kind == "gdn"]
+        out.append(
+            Step(
+                "state-total",
+                {
+                    "layers": len(per),
+                    "per_layer": per[0],
+                    "bytes": s.state_bytes_per_sequence,
+                    "mib": s.state_bytes_per_sequence / 2**20,
+                },
+            )
+        )
+    st = a.storage
+    out.append(
+        Step(
+            "storage",
+            {
+                "method": st.method,
+                "label": st.label,
+                "parts": [(p.label, p.params, p.bytes, p.rule) for p in st.parts],
+                "total": st.total,
+                "gb": st.total / 1e9,
+                "bf16": weight_bytes(s, "bf16"),
+                "bf16_gb": weight_bytes(s, "bf16") / 1e9,
+                "bits": st.bits_per_param,
+            },
+        )
+    )
+    emb_read = s.embedding_params if s.tied else s.hidden
+    out.append(
+        Step(
+            "read",
+            {
+                "active": s.params_active,
+                "emb": s.embedding_params,
+                "emb_read": emb_read,
+                "tied": s.tied,
+                "bytes_per_param": 2,
+                "bytes": int(decode_weight_read_bytes(s, 2)),
+            },
+        )
+    )
+    out.append(
+        Step(
+            "flops",
+            {
+                "per_mac": 2,
+                "linear": s.active_linear_params,
+                "head": s.lm_head_matrix_params,
+                "flops": 2 * (s.active_linear_params + s.lm_head_matrix_params),
+            },
+        )
+    )
+    return out

@@ -8,7 +8,10 @@ What is split and what is replicated:
   replicated on tp/n_kv ranks (each rank still holds one) and ``kv_heads_replicated`` says so;
 * KV cache, MLA: the compressed latent (kv_lora_rank + qk_rope_head_dim values per layer) has no heads to
   split, so every rank holds all of it;
-* sliding-window layers keep at most ``sliding_window`` tokens (``seq_kv_bytes``);
+* sliding-window / chunked layers keep at most ``sliding_window`` tokens (``seq_kv_bytes``); linear-attention
+  layers keep no per-token KV but a constant state per sequence, split over the ranks with its heads;
+* weights in the checkpoint's own format (``stored``): the stored bytes over tp; a step reads the stored
+  bytes of everything but the experts it does not touch;
 * activations: after attention and after the MLP each rank's partial sum is all-reduced (ring):
   2·(tp−1)/tp × hidden × bytes per element per token, twice per layer.
 
@@ -39,9 +42,25 @@ def check_tp(tp: int) -> int:
 
 
 def weight_bytes_per_gpu(s: ModelShape, weight_format: str, tp: int) -> float:
-    """W_gpu = (N_lin · b_W + (N_emb + N_head + N_norm) · 2 B) / tp — all experts, split evenly."""
+    """W_gpu = (N_lin · b_W + (N_emb + N_head + N_norm) · 2 B) / tp — all experts, split evenly. ``stored``:
+    the checkpoint's own bytes (``model_config.stored_bytes``) / tp."""
+    if weight_format == "stored":
+        return name(stored_total(s) / check_tp(tp), "W_{gpu}", "B")
     other = s.embedding_params + s.lm_head_params + s.other_params
     return name(weight_bytes(s.linear_params, other, weight_format) / check_tp(tp), "W_{gpu}", "B")
+
+
+def stored_total(s: ModelShape) -> int:
+    """The checkpoint's bytes as a traced input (BF16 when the shape has none recorded)."""
+    return given(s.stored_bytes or 2 * s.params_total, "W_{ckpt}", "B", source=s.stored_label or "BF16")
+
+
+def link_for_tp(topology: str | None, link_bytes_s: float | None, peer_bytes_s: float | None, tp: int) -> float | None:
+    """β_link per GPU at ``tp``: a switched fabric (NVSwitch) or a PCIe link gives the per-GPU link at any tp;
+    a point-to-point mesh (Infinity Fabric) gives only the tp − 1 links to the other ranks."""
+    if topology == "mesh" and peer_bytes_s and check_tp(tp) > 1:
+        return name((tp - 1) * peer_bytes_s, "β_{link}", "B/s")
+    return link_bytes_s
 
 
 def kv_heads_per_gpu(n_kv_heads: int, tp: int) -> tuple[int, bool]:
@@ -56,6 +75,7 @@ class KvPerGpu:
     window: int | None
     heads_per_gpu: int  # KV heads one rank holds (MLA: 0, the latent is not split)
     replicated: bool  # GQA heads replicated (tp > n_kv) or MLA latent on every rank
+    state_bytes: float = 0.0  # constant per-sequence state on one rank (linear-attention layers)
 
     @property
     def bytes_per_token(self) -> float:
@@ -68,23 +88,35 @@ class KvPerGpu:
 def kv_per_gpu(s: ModelShape, kv_format: str, tp: int) -> KvPerGpu:
     """KV bytes per token on one rank: GQA 2·ceil(n_kv/tp)·head_dim values per layer; MLA the whole latent."""
     bpv = kv_width(kv_format)
+    state = state_per_gpu(s, tp)
     if s.mla:
         latent_values = s.kv_bytes_per_token_bf16 / KV_DTYPE_BYTES  # L · (kv_lora_rank + rope) values
         heads = given(0, "n_{kv,gpu}", source="MLA:缓存的是压缩潜向量,没有 KV 头可分")
-        return KvPerGpu(name(latent_values * bpv, "kv_{gpu}", "B"), 0.0, None, heads, check_tp(tp) > 1)
+        return KvPerGpu(name(latent_values * bpv, "kv_{gpu}", "B"), 0.0, None, heads, check_tp(tp) > 1, state)
     heads, replicated = kv_heads_per_gpu(s.n_kv_heads, tp)
     per_layer = 2 * heads * s.head_dim * bpv
+    L = s.attention_layers
     if not s.n_sliding_layers:
-        return KvPerGpu(name(s.n_layers * per_layer, "kv_{gpu}", "B"), 0.0, None, heads, replicated)
-    full = name((s.n_layers - s.n_sliding_layers) * per_layer, "kv_{full}", "B")
-    return KvPerGpu(full, name(s.n_sliding_layers * per_layer, "kv_{win}", "B"), s.sliding_window, heads, replicated)
+        return KvPerGpu(name(L * per_layer, "kv_{gpu}", "B"), 0.0, None, heads, replicated, state)
+    full = name((L - s.n_sliding_layers) * per_layer, "kv_{full}", "B")
+    win = name(s.n_sliding_layers * per_layer, "kv_{win}", "B")
+    return KvPerGpu(full, win, s.sliding_window, heads, replicated, state)
+
+
+def state_per_gpu(s: ModelShape, tp: int) -> float:
+    """A linear-attention model's constant per-sequence state on one rank: split with its heads over tp."""
+    if not s.state_bytes_per_sequence:
+        return 0.0
+    return name(s.state_bytes_per_sequence / check_tp(tp), "S_{seq,gpu}", "B")
 
 
 def seq_kv_bytes(kv: KvPerGpu, context_tokens: int) -> float:
-    """One sequence of n tokens on one rank: full·n + window·min(n, W)."""
+    """One sequence of n tokens on one rank: full·n + window·min(n, W) (+ the constant state of a hybrid)."""
     if not kv.window:
-        return kv.full_bytes_per_token * context_tokens
-    return kv.full_bytes_per_token * context_tokens + kv.window_bytes_per_token * tmin(context_tokens, kv.window)
+        held = kv.full_bytes_per_token * context_tokens
+    else:
+        held = kv.full_bytes_per_token * context_tokens + kv.window_bytes_per_token * tmin(context_tokens, kv.window)
+    return held + kv.state_bytes if kv.state_bytes else held
 
 
 def allreduce_bytes_per_token_per_layer(hidden: int, tp: int, elem_bytes: int = ACTIVATION_BYTES) -> float:
@@ -119,7 +151,11 @@ def params_per_expert(s: ModelShape) -> int:
 
 def weight_read_bytes_per_gpu(s: ModelShape, weight_format: str, tp: int, batch: int) -> float:
     """One decode step of B tokens: (active linear + MoE layers·(distinct(B) − k)·expert) · b_W
-    + (LM head + norms + embedding rows read) · 2 B, over tp. The embedding table is read whole only when tied."""
+    + (LM head + norms + embedding rows read) · 2 B, over tp. The embedding table is read whole only when tied.
+    ``stored``: the checkpoint's bytes less the experts the batch does not touch (at their stored bytes) and
+    less the embedding table but the rows read."""
+    if weight_format == "stored":
+        return stored_read_bytes_per_gpu(s, tp, batch)
     linear: float = s.active_linear_params
     if s.n_experts:
         extra = expected_distinct_experts(s.n_experts, s.experts_per_token, batch) - s.experts_per_token
@@ -127,6 +163,18 @@ def weight_read_bytes_per_gpu(s: ModelShape, weight_format: str, tp: int, batch:
     emb_read = s.embedding_params if s.tied else s.hidden
     other = s.lm_head_params + s.other_params + emb_read
     return name((linear * weight_width(weight_format) + other * UNQUANTISED_BYTES) / check_tp(tp), "R_{W,gpu}", "B")
+
+
+def stored_read_bytes_per_gpu(s: ModelShape, tp: int, batch: int) -> float:
+    """R = W_ckpt − L_MoE·(E − E_B)·w_exp − 2·N_emb + 2·(rows read), over tp (embedding tables stay 16-bit)."""
+    total: float = stored_total(s)
+    if s.n_experts:
+        untouched = s.n_experts - expected_distinct_experts(s.n_experts, s.experts_per_token, batch)
+        expert = s.stored_expert_bytes or 2 * params_per_expert(s)
+        total = total - s.n_moe_layers * untouched * expert
+    emb_read = s.embedding_params if s.tied else s.hidden
+    total = total - UNQUANTISED_BYTES * (s.embedding_params - emb_read)
+    return name(total / check_tp(tp), "R_{W,gpu}", "B")
 
 
 def decode_flops_per_gpu(s: ModelShape, context_tokens: int, batch: int, tp: int) -> float:

@@ -5,8 +5,16 @@ mem_util · memory; from it come the weights (``parallel.weight_bytes_per_gpu``)
 activations, the runtime and CUDA graphs; what is left is the KV budget. The usable share is
 rounded to whole bytes (round(mem_util · memory)); every other byte count is exact (see ``parallel``).
 
-* ``DEFAULT_RESERVE_BYTES`` = 4 GB per GPU: an assumption (a decode batch's activations and workspace,
-  the CUDA context outside the allocator and captured graphs are typically 1–4 GB); the card states it.
+* ``DEFAULT_RESERVE_BYTES`` = 3.3 GB per GPU: what vLLM measured outside weights and KV for an 8B model on
+  one H100 at its defaults (vllm PR #10511's profile: non-torch memory 1.79 GiB — CUDA context, NCCL,
+  CUDA graphs — plus the activation peak of a max-batched-tokens forward 1.26 GiB = 3.05 GiB ≈ 3.27 GB). It
+  grows with tp (the same log shows non-torch 3.58 GiB at tp = 2) and with the batched-token budget; the card
+  states it and lets it be changed.
+* memory is what the runtime sees (``Accelerator.mem_bytes``: the driver-reported total, e.g. 79.22 GiB on
+  an "80 GB" H100), not the marketed capacity.
+* the model fits when weights + reserve ≤ mem_util·memory; the batch fits when, in addition, every
+  sequence's KV (and a hybrid model's constant state) fits the KV budget. When the model does not fit there
+  is no step time: ``fit_alternatives`` says what would make it fit.
 * ``kv_bytes_per_token_per_gpu`` counts every layer, sliding-window layers included (a token is held by a
   sliding layer while it is inside the window). ``kv_capacity_tokens`` = floor(budget / that) is therefore
   exact while no sequence is longer than the window and a lower bound beyond it, where sliding layers
@@ -30,15 +38,16 @@ from .formats import ComputePeak, compute_peak
 from .model_config import ModelShape
 
 DEFAULT_MEM_UTIL = 0.9
-DEFAULT_RESERVE_BYTES = 4e9
+DEFAULT_RESERVE_BYTES = 3.3e9
+TP_DEGREES = (1, 2, 4, 8)
 
 
 @dataclass(frozen=True)
 class Accelerator:
-    mem_bytes: float
+    mem_bytes: float  # what the driver / runtime reports
     bw_bytes_s: float
     peaks: dict[str, float] = field(default_factory=dict)  # FLOP/s by compute format: bf16 / fp8 / fp4
-    link_bytes_s: float | None = None  # interconnect, one direction
+    link_bytes_s: float | None = None  # interconnect, one direction, at the planned tp
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,9 @@ class MemoryBreakdown:
 
 @dataclass(frozen=True)
 class Plan:
+    """One plan. ``model_fits``: weights + reserve fit the usable memory; ``fits``: the model and this batch
+    (concurrency × context, plus any constant state) fit. Without ``model_fits`` the step time is None."""
+
     weights_per_gpu_bytes: float
     kv_bytes_per_token_per_gpu: float
     kv_bytes_per_token_per_gpu_full_layers: float
@@ -75,19 +87,25 @@ class Plan:
     t_allreduce_s: float
     concurrency: int
     usable_bytes: float = 0.0
+    model_fits: bool = True
+    model_short_bytes: float = 0.0  # weights + reserve − usable, when positive
+    batch_kv_bytes: float = 0.0  # the batch's KV + state, whether or not it fits
+    state_bytes_per_seq_per_gpu: float = 0.0
 
     @property
     def t_step_lb_s(self) -> float:
         return name(tmax(self.t_mem_s, self.t_compute_s) + self.t_allreduce_s, "T_{step}", "s")
 
     @property
-    def t_step_lb_ms(self) -> float:
-        return self.t_step_lb_s * 1e3
+    def t_step_lb_ms(self) -> float | None:
+        """The step bound in ms; None when the model does not fit (there is no step to bound)."""
+        return self.t_step_lb_s * 1e3 if self.model_fits else None
 
     @property
-    def tokens_per_s_ideal(self) -> float:
-        """concurrency / t_step lower bound: the ideal decode throughput of the whole tp group."""
-        return self.concurrency / self.t_step_lb_s
+    def tokens_per_s_ideal(self) -> float | None:
+        """concurrency / t_step lower bound: the ideal decode throughput of the whole tp group (None when the
+        model does not fit)."""
+        return self.concurrency / self.t_step_lb_s if self.model_fits else None
 
     @property
     def bound(self) -> str:
@@ -106,8 +124,12 @@ def _check(tp: int, mem_util: float, reserve_bytes: float, context: int, concurr
 
 
 def max_context(kv: par.KvPerGpu, budget: float, concurrency: int) -> int | None:
-    """Largest n with C · (full·n + window·min(n, W)) ≤ budget; None when memory does not bound n.
+    """Largest n with C · (full·n + window·min(n, W) + state) ≤ budget; None when memory does not bound n.
     Each answer is one division of exact byte counts, so the floor is exact."""
+    if kv.state_bytes:
+        budget = budget - concurrency * kv.state_bytes
+        if budget < 0:
+            return 0
     n = tmax(0, math.floor(budget / (concurrency * kv.bytes_per_token)))
     if not kv.window or not kv.window_bytes_per_token or n < kv.window:
         return n
@@ -126,6 +148,59 @@ def usable_bytes(mem_bytes: float, mem_util: float) -> int:
 def kv_budget(usable: float, weights: float, reserve_bytes: float) -> float:
     """M_KV = M_use − W_gpu − M_res: what is left on one GPU for the KV cache."""
     return name(usable - weights - reserve_bytes, "M_{KV}", "B")
+
+
+def weight_peak(s: ModelShape, weight_format: str, peaks: dict[str, float]) -> ComputePeak:
+    """The compute peak of a weight format; the checkpoint's own format (``stored``) runs at FP8 when it is
+    FP8 (W8A8, dynamic activations) and at BF16 otherwise (weight-only: MXFP4 / AWQ / GPTQ / INT4 groups)."""
+    if weight_format != "stored":
+        return compute_peak(weight_format, peaks)
+    if "bf16" not in peaks:
+        raise ValueError("该加速器没有收录 BF16 峰值,无法算计算时间")
+    if s.stored_method == "fp8":
+        if "fp8" in peaks:
+            return ComputePeak(peaks["fp8"], "fp8", False, "checkpoint 为 FP8(W8A8),按 FP8 峰值算")
+        return ComputePeak(peaks["bf16"], "bf16", True, "checkpoint 为 FP8,但该卡未收录 FP8 峰值,回退到 BF16 峰值")
+    why = (
+        "checkpoint 未量化,按 BF16 峰值算"
+        if not s.stored_method
+        else "checkpoint 只压缩存储(仅权重量化),运算时反量化为 BF16,按 BF16 峰值算"
+    )
+    return ComputePeak(peaks["bf16"], "bf16", False, why)
+
+
+def model_fits(s: ModelShape, weight_format: str, tp: int, mem_bytes: float, mem_util: float, reserve: float) -> bool:
+    """W_gpu + M_res ≤ η·M: the weights and the reserve fit one GPU's usable memory."""
+    return par.weight_bytes_per_gpu(s, weight_format, tp) + reserve <= usable_bytes(mem_bytes, mem_util)
+
+
+@dataclass(frozen=True)
+class Alternatives:
+    """What would make a model that does not fit, fit — each computed, None where nothing on offer does."""
+
+    tp: int | None  # the smallest larger tp (same accelerator, same format)
+    weight_format: str | None  # the widest format that fits (same accelerator, same tp)
+    accelerator: str | None  # the smallest-memory accelerator that fits (same tp, same format)
+
+
+def fit_alternatives(
+    s: ModelShape,
+    *,
+    tp: int,
+    weight_format: str,
+    mem_bytes: float,
+    mem_util: float,
+    reserve_bytes: float,
+    formats: list[str],
+    accelerators: dict[str, float],
+) -> Alternatives:
+    """``formats`` from widest to narrowest; ``accelerators`` id → memory bytes (the runtime's)."""
+    tps = [t for t in TP_DEGREES if t > tp and model_fits(s, weight_format, t, mem_bytes, mem_util, reserve_bytes)]
+    fmt = next((f for f in formats if model_fits(s, f, tp, mem_bytes, mem_util, reserve_bytes)), None)
+    accs = sorted(
+        (m, a) for a, m in accelerators.items() if model_fits(s, weight_format, tp, m, mem_util, reserve_bytes)
+    )
+    return Alternatives(tps[0] if tps else None, fmt, accs[0][1] if accs else None)
 
 
 def plan(
@@ -150,7 +225,8 @@ def plan(
     kv = par.kv_per_gpu(s, kv_format, tp)
     seq = name(par.seq_kv_bytes(kv, context), "KV_{seq}", "B")
     kv_held = name(concurrency * seq, "KV_{held}", "B")
-    peak = compute_peak(weight_format, acc.peaks)
+    peak = weight_peak(s, weight_format, acc.peaks)
+    fits_model = weights + reserve_bytes <= usable
     w_read = par.weight_read_bytes_per_gpu(s, weight_format, tp, concurrency)
     flops = par.decode_flops_per_gpu(s, context, concurrency, tp)
     return Plan(
@@ -161,7 +237,7 @@ def plan(
         kv_capacity_tokens=name(par.fit_count(budget, kv.bytes_per_token), "N_{KV}", "token"),
         max_context_at_concurrency=max_context(kv, budget, concurrency),
         max_concurrency_at_context=par.fit_count(budget, seq),
-        fits=kv_held <= budget,
+        fits=fits_model and kv_held <= budget,
         memory=MemoryBreakdown(weights, kv_held, reserve_bytes, budget - kv_held, acc.mem_bytes - usable),
         kv_heads_per_gpu=kv.heads_per_gpu,
         kv_replicated=kv.replicated,
@@ -177,4 +253,18 @@ def plan(
         t_allreduce_s=par.allreduce_time(concurrency, s, tp, acc.link_bytes_s),
         concurrency=concurrency,
         usable_bytes=usable,
+        model_fits=fits_model,
+        model_short_bytes=0.0 if fits_model else name(weights + reserve_bytes - usable, "ΔM", "B"),
+        batch_kv_bytes=kv_held,
+        state_bytes_per_seq_per_gpu=kv.state_bytes,
     )
+
+
+def decode_context(input_tokens: int, output_tokens: int) -> int:
+    """The mean position of the output tokens (what a TPOT averages over): input + output / 2."""
+    return input_tokens + output_tokens // 2
+
+
+def measured_over_bound_pct(measured_ms: float, bound_ms: float) -> float:
+    """实测 / 下界 in percent: how far a real engine is from the bound (100 % would be the bound itself)."""
+    return 100 * measured_ms / bound_ms

@@ -1,133 +1,236 @@
-"""The words that explain a ``config.json`` count (``POST /api/models/derive``'s ``steps``): every
-number comes from ``model_config.analyze``; this module only says them in Chinese."""
+"""The words that explain a ``config.json`` count (``POST /api/models/derive``'s ``steps``). Every number
+comes from ``model_config.derivation``: each step there carries the values it shows, computed once in
+the calculator; this module only says them in Chinese (no arithmetic here, so what is shown is what was
+computed — tests/web/test_model_report.py checks every number of every line against its step)."""
 
 from __future__ import annotations
 
-from ..calculators.model_config import Analysis, Attention, FeedForward, SlidingRule, decode_weight_read_bytes
+from collections.abc import Callable
+
+from ..calculators.model_config import Analysis, Step, derivation
+
+V = dict  # a step's values
 
 
-def _n(x: int) -> str:
-    return f"{x:,}"
+def _n(x: object) -> str:
+    if isinstance(x, bool) or x is None:
+        return str(x)
+    if isinstance(x, float):
+        return f"{x:,.2f}"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
 
 
-def _bytes_label(b: int) -> str:
-    if b % 1024 == 0 and b >= 1024:
-        return f"{_n(b)} B({_n(b // 1024)} KiB)"
-    return f"{_n(b)} B({b / 1024:,.2f} KiB)" if b >= 1024 else f"{_n(b)} B"
+def _mats(mats: list) -> str:
+    return " + ".join(f"{name.split('.')[-1]} {_n(r)}×{_n(c)}" for name, r, c, _ in mats)
 
 
-def _attention(a: Attention) -> list[str]:
-    d = a.dims
-    if a.mla:
-        h, nh, qr, qk = d["h"], d["nh"], d["q_rank"], d["nope"] + d["rope"]
-        q_txt = f"q 低秩 {_n(h)}×{_n(qr)} + {_n(qr)}×({nh}×{qk})" if qr else f"q {_n(h)}×({nh}×{qk})"
-        kvr, rope = d["kv_rank"], d["rope"]
-        return [
-            f"MLA 注意力每层:{q_txt} + kv_a {_n(h)}×({kvr}+{rope}) + kv_b {kvr}×({nh}×({d['nope']}+{d['v']}))"
-            f" + o ({nh}×{d['v']})×{_n(h)} = {_n(a.params)};latent 范数等 {_n(a.other)}",
-            f"MLA KV 缓存每层每 token 只存压缩向量 kv_lora_rank + qk_rope_head_dim = {kvr}+{rope} = "
-            f"{kvr + rope} 个值 × 2 B = {_n(a.kv_bytes)} B",
-        ]
-    h, nh, nkv, hd = d["h"], d["nh"], d["nkv"], d["hd"]
-    bias_txt = {"qkv": "q/k/v 偏置", "qkvo": "q/k/v/o 偏置"}.get(a.bias_kind, "")
-    extra = "、".join(
-        x for x in (f"{bias_txt} {_n(a.bias)}" if a.bias else "", f"q/k 逐头 RMSNorm 2×{hd}" if a.qk_norm else "") if x
+def _others(other: list) -> str:
+    return "、".join(f"{label} {_n(n)}" for label, n in other)
+
+
+def _model(v: V) -> str:
+    return f"model_type={v['model_type']}:{v['L']} 层，hidden {_n(v['h'])}，{v['nh']} 个 query 头，词表 {_n(v['V'])}"
+
+
+def _wrapper(v: V) -> str:
+    return f"多模态 config(model_type={v['wrapper']}):只算 text_config 里的语言模型({v['text_model']})，视觉塔不计"
+
+
+def _filled(v: V) -> str:
+    val = v["value"]
+    shown = "null" if val is None else str(val).lower() if isinstance(val, bool) else _n(val)
+    return f"config.json 未写 {v['field']}，取 transformers 默认值 {shown}({v['source']})"
+
+
+def _rule(v: V) -> str:
+    return f"结构规则:{v['rule']}"
+
+
+def _mixer(title: str) -> Callable[[V], str]:
+    def line(v: V) -> str:
+        extra = f";另有 {_others(v['other'])}(合计 {_n(v['other_params'])})" if v["other"] else ""
+        return f"{title}每层的矩阵:{_mats(v['matrices'])} = {_n(v['params'])}{extra}"
+
+    return line
+
+
+def _kv_gqa(v: V) -> str:
+    return (
+        f"KV 缓存每层每 token:{v['kv_pair']}(K 和 V)× {v['nkv']} 个 KV 头 × {v['hd']} = {_n(v['kv_values'])} 个值 × "
+        f"{v['value_bytes']} B = "
+        f"{_n(v['kv_bytes'])} B"
     )
-    return [
-        f"注意力每层:q {_n(h)}×({nh}×{hd}) + k,v 2×{_n(h)}×({nkv}×{hd}) + o ({nh}×{hd})×{_n(h)}"
-        f" = {_n(a.params)}" + (f";另有 {extra}" if extra else ""),
-        f"KV 缓存每层每 token:2(K,V)× {nkv} 个 KV 头 × {hd} × 2 B = {_n(a.kv_bytes)} B",
-    ]
 
 
-def _ffn(f: FeedForward, h: int) -> list[str]:
-    out = []
-    if f.ff:
-        out.append(
-            f"稠密 FFN(gate/up/down 三个矩阵):3×{_n(h)}×{_n(f.ff)} = {_n(f.dense)}"
-            + (f";偏置 {_n(f.dense_bias)}" if f.dense_bias else "")
-        )
-    if f.n_experts:
-        E, k = f.n_experts, f.top_k
-        out.append(
-            f"MoE 层:{E} 个路由专家 × 3×{_n(h)}×{_n(f.expert_ff)} = {_n(E * f.expert)}"
-            + (f" + 共享专家 {_n(f.shared)}" if f.shared else "")
-            + f" + 路由器 {_n(h)}×{E} = {_n(f.router)}"
-            + (f" + 路由偏置 e_score_correction_bias {E}" if f.router_bias else "")
-            + f";每 token 只走 {k} 个路由专家"
-            + ("和共享专家" if f.shared else "")
-            + f",激活 {_n(f.moe_active)}"
-        )
-    return out
-
-
-def _pattern(r: SlidingRule) -> str:
-    return {
-        "explicit": "按 layer_types",
-        "alternate": "偶数层(0,2,4…)滑动窗口、奇数层全注意力交替",
-        "every": f"每 {r.n} 层里前 {r.n - 1} 层滑动窗口、第 {r.n} 层全注意力",
-        "from": f"第 {r.n} 层起滑动窗口(use_sliding_window=true)",
-        "all": "全部层滑动窗口",
-    }.get(r.kind, "")
-
-
-def _totals(a: Analysis) -> list[str]:
-    s = a.shape
-    L, h, V, emb = s.n_layers, s.hidden, s.vocab, s.embedding_params
-    out = [
-        f"嵌入表 {_n(V)}×{_n(h)} = {_n(emb)};LM 头"
-        + ("与嵌入共享(tie_word_embeddings),不另计" if s.tied else f"不共享,再 {_n(emb)}")
-        + f";末层 RMSNorm {_n(h)}",
-        f"总参数 = 各层 {_n(a.layer_params)} + 嵌入/LM 头 {_n(emb + s.lm_head_params)} + 末层范数 {_n(h)} = {_n(s.params_total)}",
-    ]
-    if s.params_active != s.params_total:
-        out.append(f"激活参数(每 token 经过的)= {_n(s.params_active)}")
-    if a.mtp_layers:
-        out.append("不含 MTP(num_nextn_predict_layers)模块:它只用于训练/投机解码,不在主模型前向里")
-    out.append(
-        f"KV 缓存每 token(BF16,{L} 层都按全注意力算的最坏情况)= {L} × {_n(a.attention.kv_bytes)} B = "
-        f"{_bytes_label(s.kv_bytes_per_token_bf16)}"
+def _kv_mla(v: V) -> str:
+    idx = f" + indexer 键 {v['index_dim']}" if "index_dim" in v else ""
+    return (
+        f"MLA KV 缓存每层每 token 只存压缩向量 kv_lora_rank {v['kv_rank']} + qk_rope_head_dim {v['rope']}{idx} = "
+        f"{_n(v['kv_values'])} 个值 × {v['value_bytes']} B = {_n(v['kv_bytes'])} B"
     )
-    if s.n_sliding_layers and s.sliding_window is not None:
-        w, full, win = s.sliding_window, s.kv_full_bytes_per_token, s.kv_window_bytes_per_token
-        out.append(
-            f"滑动窗口 {_n(w)}:{_pattern(a.sliding_rule)},共 {s.n_sliding_layers} 层;这些层最多保留 {_n(w)} 个 token。"
-            f"全注意力层 {L - s.n_sliding_layers} 层每 token {_bytes_label(full)};上下文 n 个 token 时"
-            f" KV = {_n(full)}·n + {_n(win)}·min(n, {_n(w)}) B"
-        )
-    return out
+
+
+def _state(v: V) -> str:
+    return (
+        f"Gated DeltaNet 层不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
+        f"{v['kernel_minus_1']}(卷积核长 {v['kernel']}，要留前 {v['kernel_minus_1']} 步的输入) = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
+        f"递推状态 {v['nv']} 个 value 头 × {v['dk']} × {v['dv']} = {_n(v['rec_values'])} 个值 × {v['ssm_bytes']} B = "
+        f"{_n(v['rec_bytes'])} B;每层 {_n(v['state_bytes'])} B。{v['rule']}"
+    )
+
+
+def _ffn_dense(v: V) -> str:
+    bias = f";偏置 {_n(v['bias'])}" if v["bias"] else ""
+    return f"稠密 FFN(gate/up/down 三个矩阵):{v['n_mats']} × {_n(v['h'])} × {_n(v['ff'])} = {_n(v['params'])}{bias}"
+
+
+def _ffn_moe(v: V) -> str:
+    shared = f" + 共享专家 {_n(v['shared_params'])}" if v["shared_params"] else ""
+    other = f" + {_others(v['other'])}" if v["other"] else ""
+    return (
+        f"MoE 层:{v['E']} 个路由专家，每个 {_n(v['expert_params'])}(专家 intermediate {_n(v['ffe'])})，"
+        f"合计 {_n(v['experts_params'])}{shared} + 路由器 {_n(v['router_params'])}{other} = {_n(v['total_params'])};"
+        f"每 token 只走 {v['k']} 个路由专家"
+        + ("和共享专家" if v["shared_params"] else "")
+        + f"，激活 {_n(v['active_params'])}"
+    )
+
+
+def _moe_layers(v: V) -> str:
+    return f"{v['L']} 层里 {v['moe']} 层是 MoE、{v['dense']} 层是稠密 FFN"
+
+
+def _hybrid(v: V) -> str:
+    return f"{v['L']} 层里 {v['linear']} 层是 Gated DeltaNet(线性注意力)，{v['attn']} 层是全注意力"
+
+
+def _norms(v: V) -> str:
+    return f"每层 {v['n']} 个 RMSNorm:{v['n']} × {_n(v['h'])} = {_n(v['params'])}"
+
+
+_MIXER_NAMES = {"gqa": "注意力层", "mla": "MLA 注意力层", "gdn": "Gated DeltaNet 层"}
+
+
+def _group(v: V) -> str:
+    kind = _MIXER_NAMES[v["mixer"]] + (" + MoE" if v["moe"] else " + 稠密 FFN")
+    if v["window"]:
+        kind += f"(最多保留 {_n(v['window'])} 个 token)"
+    act = f"(激活 {_n(v['active'])})" if v["active"] != v["params"] else ""
+    return f"{kind} × {v['count']}:每层 {_n(v['params'])}{act}，合计 {_n(v['total'])}"
+
+
+def _embedding(v: V) -> str:
+    head = "与嵌入共享(tie_word_embeddings)，不另计" if v["tied"] else f"不共享，再 {_n(v['head'])}"
+    return f"嵌入表 {_n(v['V'])} × {_n(v['h'])} = {_n(v['emb'])};LM 头{head}"
+
+
+def _total(v: V) -> str:
+    act = f";激活参数(每 token 经过的)= {_n(v['active'])}" if v["active"] != v["total"] else ""
+    return (
+        f"总参数 = 各层 {_n(v['layers'])} + 嵌入/LM 头 {_n(v['emb_head'])} + 末层范数 {_n(v['final_norm'])} = "
+        f"{_n(v['total'])}{act}"
+    )
+
+
+def _mtp(v: V) -> str:
+    return f"不含 {v['n']} 个 MTP(num_nextn_predict_layers)模块:它只用于训练/投机解码，不在主模型前向里"
+
+
+def _kv_total(v: V) -> str:
+    per = f" {v['layers']} × {_n(v['per_layer'])} B =" if v["per_layer"] is not None else ""
+    return (
+        f"KV 缓存每 token({v['value_bits']} 位，{v['layers']} 个注意力层都按保留全部 token 的最坏情况)={per} {_n(v['bytes'])} B"
+        f"({_n(v['kib'])} KiB)"
+    )
+
+
+_RULE_WORDS = {
+    "alternate": "下标为偶数的层滑动窗口、奇数的层全注意力，交替",
+    "all": "全部层",
+    "layer_types": "按 layer_types",
+}
+
+
+def _window(v: V) -> str:
+    rule = str(v["rule"])
+    where = _RULE_WORDS.get(rule) or (
+        f"每 {rule.split(':')[1]} 层里最后一层全注意力、其余滑动窗口"
+        if rule.startswith("every:")
+        else f"从第 {rule.split(':')[1]} 层起滑动窗口"
+        if rule.startswith("from:")
+        else f"每 {rule.split(':')[1]} 层里前 {rule.split(':')[2]} 层带 RoPE、做分块注意力,最后一层不用 RoPE(NoPE)、看全部 token"
+        if rule.startswith("nope:")
+        else rule
+    )
+    what = "分块注意力(attention_chunk_size)" if v["chunked"] else "滑动窗口"
+    return (
+        f"{what} {_n(v['window'])}:{where}，共 {v['n_window_layers']} 层，这些层最多保留 {_n(v['window'])} 个 token;"
+        f"全注意力层 {v['n_full_layers']} 层每 token {_n(v['full_bytes'])} B;上下文 n 个 token 时 KV = "
+        f"{_n(v['full_bytes'])}·n + {_n(v['window_bytes'])}·min(n, {_n(v['window'])}) B"
+    )
+
+
+def _state_total(v: V) -> str:
+    return (
+        f"每条序列的固定状态 = {v['layers']} 层 × {_n(v['per_layer'])} B = {_n(v['bytes'])} B({_n(v['mib'])} MiB)，"
+        "与上下文长度无关"
+    )
+
+
+def _storage(v: V) -> str:
+    parts = ";".join(f"{label} {_n(p)} 个参数 → {_n(b)} B({rule})" for label, p, b, rule in v["parts"])
+    head = "按 checkpoint 存储(quantization_config)" if v["method"] else "checkpoint 未量化"
+    return (
+        f"{head}:{parts};合计 {_n(v['total'])} B = {_n(v['gb'])} GB，平均 {_n(v['bits'])} 位/参数"
+        f"(全按 BF16 为 {_n(v['bf16'])} B = {_n(v['bf16_gb'])} GB)"
+    )
+
+
+def _read(v: V) -> str:
+    emb = f" + 整张表 {_n(v['emb_read'])}(共享的 LM 头要读)" if v["tied"] else f" + 一行 {_n(v['emb_read'])}"
+    return f"解码每步读权重(BF16)= {v['bytes_per_param']} B × (激活参数 {_n(v['active'])} − 嵌入表 {_n(v['emb'])}{emb})= {_n(v['bytes'])} B"
+
+
+def _flops(v: V) -> str:
+    return f"每 token FLOPs(不含注意力)= {v['per_mac']} × (激活矩阵 {_n(v['linear'])} + LM 头 {_n(v['head'])}) = {_n(v['flops'])}"
+
+
+LINES: dict[str, Callable[[V], str]] = {
+    "model": _model,
+    "wrapper": _wrapper,
+    "filled": _filled,
+    "rule": _rule,
+    "mixer-gqa": _mixer("注意力层"),
+    "mixer-mla": _mixer("MLA 注意力层"),
+    "mixer-gdn": _mixer("Gated DeltaNet 层"),
+    "kv-gqa": _kv_gqa,
+    "kv-mla": _kv_mla,
+    "state": _state,
+    "ffn-dense": _ffn_dense,
+    "ffn-moe": _ffn_moe,
+    "moe-layers": _moe_layers,
+    "hybrid": _hybrid,
+    "norms": _norms,
+    "group": _group,
+    "embedding": _embedding,
+    "total": _total,
+    "mtp": _mtp,
+    "kv-total": _kv_total,
+    "window": _window,
+    "state-total": _state_total,
+    "storage": _storage,
+    "read": _read,
+    "flops": _flops,
+}
+
+
+def line(step: Step) -> str:
+    """One step in words."""
+    return LINES[step.kind](step.values)
 
 
 def steps(a: Analysis) -> list[str]:
     """The derivation of a config's counts, step by step, numbers filled in."""
-    s = a.shape
-    out = []
-    if a.wrapper:
-        out.append(f"多模态 config(model_type={a.wrapper}):只算 text_config 里的语言模型,视觉塔不计")
-    out += [f"text_config 未写 {k},取 transformers Gemma3TextConfig 默认值 {v}" for k, v in a.filled]
-    out.insert(
-        0, f"model_type={s.model_type}:{s.n_layers} 层,hidden {_n(s.hidden)},{s.n_heads} 个 query 头,词表 {_n(s.vocab)}"
-    )
-    out += _attention(a.attention) + _ffn(a.ffn, s.hidden)
-    if s.n_moe_layers and s.n_moe_layers < s.n_layers:
-        out.append(f"{s.n_layers} 层里 {s.n_moe_layers} 层是 MoE、{s.n_layers - s.n_moe_layers} 层是稠密 FFN")
-    out.append(f"每层 {a.n_norms} 个 RMSNorm:{a.n_norms}×{_n(s.hidden)} = {_n(a.n_norms * s.hidden)}")
-    for is_moe, tot, act, cnt in a.groups:
-        out.append(
-            f"{'MoE 层' if is_moe else '稠密层'} × {cnt}:每层 {_n(tot)}"
-            + (f"(激活 {_n(act)})" if act != tot else "")
-            + f",合计 {_n(tot * cnt)}"
-        )
-    out += _totals(a)
-    read = int(decode_weight_read_bytes(s, 2))
-    flops = 2 * (s.active_linear_params + s.lm_head_matrix_params)
-    out.append(
-        f"解码每步读权重(BF16)= 2 B × (激活参数 {_n(s.params_active)} − 嵌入表 {_n(s.embedding_params)}"
-        + (f" + 整张表 {_n(s.embedding_params)}(共享的 LM 头要读)" if s.tied else f" + 一行 {_n(s.hidden)}")
-        + f")= {_n(read)} B"
-    )
-    out.append(
-        f"每 token FLOPs(不含注意力)= 2 × (激活矩阵 {_n(s.active_linear_params)} + LM 头 "
-        f"{_n(s.lm_head_matrix_params)}) = {_n(flops)}"
-    )
-    return out
+    return [line(s) for s in derivation(a)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..calculators.model_config import _ARCH_TO_TYPE, MAX_FIELD, MAX_LAYERS, SUPPORTED
+from ..calculators.model_config import _ARCH_TO_TYPE, _TEXT, MAX_FIELD, MAX_LAYERS, SUPPORTED
 
 POS = {"type": "integer", "minimum": 1, "maximum": MAX_FIELD}
 OPT = {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_FIELD}
@@ -48,8 +48,26 @@ PROPERTIES: dict[str, Any] = {
     "attention_bias": FLAG,
     "use_sliding_window": FLAG,
     "mlp_bias": FLAG,
-    "layer_types": {"type": ["array", "null"], "items": {"enum": ["full_attention", "sliding_attention"]}},
+    "layer_types": {
+        "type": ["array", "null"],
+        "items": {"enum": ["full_attention", "sliding_attention", "chunked_attention", "linear_attention"]},
+    },
     "mlp_only_layers": {"type": ["array", "null"], "items": {"type": "integer"}},
+    "moe_layers": {"type": ["array", "null"], "items": {"type": "integer"}},
+    "no_rope_layers": {"type": ["array", "null"], "items": {"type": "integer"}},
+    "intermediate_size_mlp": OPT,
+    "interleave_moe_layer_step": OPT,
+    "no_rope_layer_interval": OPT,
+    "attention_chunk_size": OPT,
+    "linear_conv_kernel_dim": OPT,
+    "linear_key_head_dim": OPT,
+    "linear_value_head_dim": OPT,
+    "linear_num_key_heads": OPT,
+    "linear_num_value_heads": OPT,
+    "full_attention_interval": OPT,
+    "index_n_heads": OPT,
+    "index_head_dim": OPT,
+    "quantization_config": {"type": ["object", "null"]},
 }
 BASE = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
 SLIDING = {
@@ -75,8 +93,17 @@ FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
         BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"],
         [],
     ),
+    "gpt_oss": (["gpt_oss"], BASE + ["intermediate_size", "num_local_experts", "num_experts_per_tok"], []),
+    "llama4_text": (
+        ["llama4_text"],
+        BASE + ["intermediate_size", "intermediate_size_mlp", "num_local_experts", "num_experts_per_tok"],
+        [],
+    ),
+    "minimax_m2": (["minimax_m2"], BASE + ["intermediate_size", "num_local_experts", "num_experts_per_tok"], []),
+    "qwen3_next": (["qwen3_next"], BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"], []),
+    "qwen3_5_text": (["qwen3_5_text"], BASE + ["intermediate_size"], []),
     "mla": (
-        ["deepseek_v2", "deepseek_v3"],
+        ["deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"],
         BASE + ["qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank"],
         [
             {
@@ -92,6 +119,21 @@ FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
 WRAPPERS = {  # model_type → (fields its text_config requires, extra constraints)
     "gemma3": (["num_hidden_layers", "hidden_size", "num_attention_heads", "intermediate_size"], [SLIDING]),
     "qwen3_vl": (BASE + ["intermediate_size"], []),
+    "llama4": (BASE + ["intermediate_size", "intermediate_size_mlp", "num_local_experts", "num_experts_per_tok"], []),
+    "qwen3_5": (BASE + ["intermediate_size"], []),
+    "kimi_k25": (BASE + ["qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank"], []),
+}
+# any other multimodal config: its text_config names a text model_type this reader counts
+GENERIC_WRAPPER = {
+    "required": ["text_config"],
+    "properties": {
+        "text_config": {
+            "type": "object",
+            "properties": PROPERTIES,
+            "required": ["model_type"],
+            "allOf": [{"properties": {"model_type": {"enum": sorted(_TEXT)}}}],
+        }
+    },
 }
 CROSS_FIELD_RULES = (
     "hidden_size 不能被 num_attention_heads 整除时须给 head_dim",
@@ -99,6 +141,9 @@ CROSS_FIELD_RULES = (
     "layer_types 的长度 = num_hidden_layers,含 sliding_attention 时须给 sliding_window",
     "MoE 模型有稠密层时(decoder_sparse_step > 1、mlp_only_layers、first_k_dense_replace、moe_layer_freq > 1 或没有路由专家)须给 intermediate_size",
     "mlp_only_layers 的项须是 JSON 整数(不写成 1.0)",
+    "layer_types 含 chunked_attention 时用 attention_chunk_size,含 linear_attention 只用于 qwen3_next / qwen3_5_text",
+    "quantization_config.quant_method 须为 fp8、mxfp4、awq、gptq 或 compressed-tensors(其余 422,不按 BF16 猜)",
+    "未写的字段取该 model_type 的 transformers 默认值(响应的 defaults_used 与 steps 列出);没有默认值的缺失字段 422",
 )
 
 
@@ -149,7 +194,9 @@ def config_schema() -> dict:
         "type": "object",
         "properties": PROPERTIES,
         "additionalProperties": True,
-        "anyOf": [_family(*f) for f in FAMILIES.values()] + [_wrapper(t, *w) for t, w in WRAPPERS.items()],
+        "anyOf": [_family(*f) for f in FAMILIES.values()]
+        + [_wrapper(t, *w) for t, w in WRAPPERS.items()]
+        + [GENERIC_WRAPPER],
         "description": "Hugging Face 的 config.json(JSON 对象)。支持的 model_type:" + "、".join(SUPPORTED),
     }
 

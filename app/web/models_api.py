@@ -12,11 +12,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from ..calculators.model_config import ConfigError, analyze, derive
+from ..calculators.model_config import ConfigError, analyze, derive, derived
 from ..data import model_config, model_ids
+from ..errors import ErrorBody
 from .model_report import steps
 from .model_schema import CROSS_FIELD_RULES, config_schema, schema_error
-from .schemas import ErrorBody
 
 CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"
 
@@ -34,18 +34,32 @@ class DerivedModel(BaseModel):
     tied_embeddings: bool
     params_total: int = Field(description="总参数(所有专家;不含视觉塔、MTP 模块)")
     params_active: int = Field(description="每 token 经过的参数(MoE:top-k 路由专家 + 共享专家)")
-    weight_bytes_bf16: int
-    kv_bytes_per_token: int = Field(description="BF16 KV 缓存每 token,所有层都按全注意力的最坏情况")
+    text_model_of: str | None = Field(description="多模态 config 时它的 model_type:只算 text_config 的语言模型")
+    weight_bytes: int = Field(
+        description="权重按 checkpoint 的存储(quantization_config:缩放因子、打包、保持 16 位的模块都算上)"
+    )
+    weight_format: str = Field(description="checkpoint 的存储格式与规则")
+    weight_bytes_bf16: int = Field(description="全部参数按 BF16(2 B)的字节")
+    kv_bytes_per_token: int = Field(description="BF16 KV 缓存每 token,所有注意力层都按保留全部 token 的最坏情况")
     kv_bytes_per_token_full_layers: int = Field(
-        description="只算全注意力层(滑动窗口层最多保留 sliding_window 个 token)"
+        description="只算全注意力层(滑动窗口 / 分块注意力层最多保留 sliding_window 个 token)"
+    )
+    state_bytes_per_sequence: int = Field(
+        description="线性注意力层每条序列的固定状态(卷积 + 递推),与上下文无关;没有则 0"
     )
     sliding_window: int | None
     n_sliding_layers: int
-    kv_bytes_by_context: dict[str, int] = Field(description="一个序列在给定上下文长度时的 KV 字节(滑动窗口层封顶)")
+    n_linear_attention_layers: int = Field(description="线性注意力(Gated DeltaNet)层数:它们没有逐 token 的 KV")
+    kv_bytes_by_context: dict[str, int] = Field(
+        description="一个序列在给定上下文长度时的 KV 字节(窗口层封顶),加上固定状态"
+    )
     n_experts: int
     experts_per_token: int
     weight_read_bytes_per_token: int = Field(description="BF16 解码一步读的权重:激活权重,嵌入表只读一行(共享时整张)")
     flops_per_token: int = Field(description="每 token 2×(激活矩阵 + LM 头),不含注意力")
+    defaults_used: dict[str, int | bool | str | list | None] = Field(
+        description="config.json 没写、按该 model_type 的 transformers 默认值取的字段"
+    )
     steps: list[str] = Field(description="推导步骤,数字已代入")
 
 
@@ -56,6 +70,8 @@ class PresetModel(BaseModel):
     params_total: int
     params_active: int
     kv_bytes_per_token: int
+    weight_bytes: int = Field(description="权重按 checkpoint 的存储")
+    state_bytes_per_sequence: int = Field(description="线性注意力层每条序列的固定状态;没有则 0")
     api: str
 
 
@@ -122,7 +138,8 @@ async def derive_config(request: Request):
     if not isinstance(cfg, dict):
         return _error("type_error", f"body:请求体应为 JSON 对象(config.json),收到 {type(cfg).__name__}")
     try:
-        out = {**derive(cfg), "steps": steps(analyze(cfg))}
+        a = analyze(cfg)
+        out = {**derived(a), "steps": steps(a)}
     except ConfigError as e:
         return _error("config_error", f"{e.field or 'body'}:{e}", e.field or "body")
     bad = schema_error(cfg)  # the published schema holds too (types of fields this family ignores)
@@ -147,6 +164,8 @@ def _presets() -> tuple[dict, ...]:
                 "params_total": d["params_total"],
                 "params_active": d["params_active"],
                 "kv_bytes_per_token": d["kv_bytes_per_token"],
+                "weight_bytes": d["weight_bytes"],
+                "state_bytes_per_sequence": d["state_bytes_per_sequence"],
                 "api": "/api/models/derive",
             }
         )

@@ -8,7 +8,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..cards import Card
-from ..errors import ErrorBody, ErrorItem  # noqa: F401  (the API's error shape, re-exported for its routes)
 from ..outputs import Out
 
 

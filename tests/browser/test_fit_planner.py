@@ -1,10 +1,13 @@
 """The planner page /tools/fit in a browser, as a lab uses it: paste its own config.json, pick a card too small
-for the batch ("does not fit"), then shrink the batch until it fits again, reading the verdict and the tiles.
+for the batch (the model fits, the batch does not), then shrink the batch until it fits again, reading the
+verdict and the tiles; then a model that does not fit at all.
 
-Llama-3.1-8B (tests/data/configs): 8,030,261,248 parameters, BF16 weights 16,060,522,496 B; KV 32 layers × 2 ×
-8 heads × 128 × 2 B = 131,072 B per token. On an RTX 4090 (24 GB): KV budget 0.9 × 24 GB − 16,060,522,496 − 4 GB
-= 1,539,477,504 B → ⌊…/131,072⌋ = 11,745 tokens; 16 requests × 8,192 tokens need 17.18 GB (does not fit),
-one request needs 1.07 GB (fits), and at 8,192 tokens ⌊1,539,477,504 / (8,192 × 131,072)⌋ = 1 request fits."""
+Memory is what the driver reports (data/gpus.json mem_bytes) and the reserve vLLM's 3.3 GB. Defaults: Qwen3-8B
+on an H100 (79.22 GiB = 85,061,827,297 B): round(0.9 × M) − 16,381,470,720 − 3.3 GB = 56,874,173,847 B →
+⌊…/147,456⌋ = 385,702 tokens. Llama-3.1-8B (tests/data/configs): BF16 weights 16,060,522,496 B; KV 131,072 B
+per token. On an RTX 4090 (24564 MiB = 25,757,220,864 B): budget 23,181,498,778 − 16,060,522,496 − 3.3 GB =
+3,820,976,282 B → 29,151 tokens; 16 requests × 8,192 tokens need 17.18 GB (13.36 GB short), one request 1.07 GB
+(2.75 GB to spare), and at 8,192 tokens ⌊3,820,976,282 / (8,192 × 131,072)⌋ = 3 requests fit."""
 
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ def test_pasted_config_to_does_not_fit_and_back(page, server):
         f"() => document.getElementById('plot-{CARD}-0') && document.getElementById('plot-{CARD}-0').data"
     )
     assert _headline(page).startswith("✓ 放得下 · Qwen3-8B")
-    assert _stat(page, "kv_capacity_tokens") == "350,060"  # the defaults: phase 1's worked case
+    assert _stat(page, "kv_capacity_tokens") == "385,702"  # the defaults, memory as the driver reports it
 
     # 1. paste the lab's own config.json
     page.select_option(f"#{CARD}-model", label="自定义…")
@@ -48,17 +51,23 @@ def test_pasted_config_to_does_not_fit_and_back(page, server):
     assert "总参数 8,030,261,248" in box.locator(".custom-status").inner_text()
     assert _stat(page, "kv_bytes_per_token_per_gpu") == "131,072"
 
-    # 2. a 24 GB card: 16 × 8,192 tokens of KV do not fit beside 16 GB of weights
+    # 2. a 24 GB card: the model fits, 16 × 8,192 tokens of KV beside 16 GB of weights do not
     page.select_option(f"#{CARD}-gpu", "rtx-4090")
-    _wait_headline(page, "✗ 放不下")
-    assert _stat(page, "fits").startswith("放不下(还差 15.64 GB)")
-    assert _stat(page, "kv_capacity_tokens") == "11,745"
-    assert _stat(page, "max_concurrency_at_context") == "1"
+    _wait_headline(page, "模型放得下 · ✗ 这批放不下")
+    assert _stat(page, "fits").startswith("模型放得下,这批放不下:KV 还差 13.36 GB")
+    assert _stat(page, "kv_capacity_tokens") == "29,151"
+    assert _stat(page, "max_concurrency_at_context") == "3"
 
     # 3. one request instead of sixteen: it fits again
     page.locator(f"#{CARD}-concurrency").fill("1")
     _wait_headline(page, "✓ 放得下")
-    assert _stat(page, "fits").startswith("放得下(KV 预算还余 0.47 GB)")
-    assert _stat(page, "kv_capacity_tokens") == "11,745"  # capacity does not depend on the batch
+    assert _stat(page, "fits").startswith("放得下(KV 预算还余 2.75 GB)")
+    assert _stat(page, "kv_capacity_tokens") == "29,151"  # capacity does not depend on the batch
+
+    # 4. a 70B model in BF16 on the 24 GB card: no budget, no step, and what would make it fit
+    page.select_option(f"#{CARD}-model", "deepseek-r1-distill-llama-70b")
+    _wait_headline(page, "✗ 模型放不下")
+    assert _stat(page, "t_step_lb_ms").startswith("无")
+    assert "能让它放得下" in page.locator(f"#r-{CARD}").inner_text()
     page.watch.errors = [e for e in page.watch.errors if not e.startswith(("htmx:sendAbort,", "htmx:afterRequest,"))]
     page.watch.assert_clean()

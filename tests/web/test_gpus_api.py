@@ -70,10 +70,44 @@ def test_dense_peaks_and_one_direction_links(client):
     assert got["h800-sxm"]["interconnect_gbps"] == 400 / 2
     assert got["a800-80gb-sxm"]["interconnect_gbps"] == 400 / 2
     assert got["b200"]["interconnect_gbps"] == 1800 / 2
-    assert got["mi300x"]["interconnect_gbps"] == 7 * 128 / 2
+    assert got["mi300x"]["interconnect_gbps"] == 7 * 128 / 2 and got["mi300x"]["link_peer_gbps"] == 128 / 2
+    assert got["mi300x"]["topology"] == "mesh" and got["h100-sxm"]["topology"] == "switch"
+    assert got["rtx-4090"]["topology"] == "pcie"
     # a part without a feature, or an unconfirmed value, is null — never 0
     assert got["h100-sxm"]["fp4_tflops"] is None and got["a100-80gb-sxm"]["fp8_tflops"] is None
-    assert got["mi325x"]["interconnect_gbps"] is None and got["l20"]["bf16_tflops"] is None
+    assert got["mi325x"]["mem_bytes"] is None  # no public rocm-smi total found: marketed 256 GB, said so
+    assert got["mi325x"]["topology"] == "mesh" and got["mi325x"]["link_peer_gbps"] == 64
+    # dense FP8 / FP4 where public dense figures exist (issue 24): twice / four times the dense BF16 on Blackwell
+    # workstation parts (FP32 accumulate), the Ada 2× ratio on L20; B200 as the shipping HGX datasheet
+    assert got["rtx-pro-6000"]["fp8_tflops"] == 2 * 503.8 and got["rtx-pro-6000"]["fp4_tflops"] == 4 * 503.8
+    assert got["rtx-5090"]["fp8_tflops"] == 419
+    assert (got["l20"]["bf16_tflops"], got["l20"]["fp8_tflops"]) == (119.5, 239)
+    assert got["b200"]["bw_tbps"] == 7.7
+
+
+MiB = 2**20
+
+
+def test_memory_as_the_driver_reports_it(client):
+    """nvidia-smi / rocm-smi / npu-smi totals, or the engine's own log, for every preset but one (MI325X, not
+    found); an "80 GB" H100 is 79.22 GiB to vLLM (PR #10511), more than 80 × 10⁹ B but less than 80 GiB."""
+    got = _presets(client)
+    reported = {
+        "rtx-4090": 24564 * MiB,
+        "a100-80gb-sxm": 81920 * MiB,
+        "h100-sxm": round(79.22 * 2**30),
+        "rtx-pro-6000": 97887 * MiB,
+        "h200-sxm": 143771 * MiB,
+        "b200": 183359 * MiB,
+        "mi300x": 205_822_885_888,
+        "ascend-910b3": 65536 * MiB,
+    }
+    for gid, b in reported.items():
+        assert got[gid]["mem_bytes"] == b, gid
+    for gid, g in got.items():
+        assert g["mem_source"], gid
+        if g["mem_bytes"] is not None:
+            assert 0.9 < g["mem_bytes"] / (g["mem_gb"] * 1e9) < 1.15, gid  # the same part, read by its driver
 
 
 def test_matches_the_data_file_and_openapi(client):
@@ -94,7 +128,7 @@ def test_book_cards_still_list_only_the_books_presets():
     assert list(data.gpu_options(compute_only=False)) == list(BOOK)
     ext = data.extended_gpu_ids()
     assert ext[:4] == data.compute_gpu_ids() and {"h20", "b200", "mi300x"} <= set(ext)
-    assert "l20" not in ext and "ascend-910b3" not in ext  # no confirmed BF16 peak / bandwidth
+    assert "l20" in ext and "ascend-910b3" not in ext  # L20 now has a BF16 peak; 910B3 still no bandwidth
     assert set(data.extended_gpu_ids(compute_only=False)) == set(BOOK) | ADDED
 
 

@@ -10,6 +10,8 @@ from app.web.models_api import MAX_BODY, router
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from tests.calculators.test_model_config_today import gpt_oss_total, llama4_total
+
 CONFIGS = Path(__file__).resolve().parent.parent / "data" / "configs"
 
 _app = FastAPI()
@@ -121,3 +123,64 @@ def test_openapi_declares_models():
     assert op["requestBody"]["content"]["application/json"]["schema"]["type"] == "object"
     assert "200" in op["responses"] and "422" in op["responses"]
     assert "/api/models" in spec["paths"]
+
+
+TODAY = {  # issue 24: name → (params_total by the independent count, -, state bytes per sequence, text model of)
+    "gpt-oss-20b": (gpt_oss_total(24, 32), None, 0, None),
+    "gpt-oss-120b": (gpt_oss_total(36, 128), None, 0, None),
+    "llama-4-scout-17b-16e": (llama4_total(48, 16, 1), None, 0, "llama4"),
+    "llama-4-maverick-17b-128e": (llama4_total(48, 128, 2), None, 0, "llama4"),
+    "qwen3-next-80b-a3b": (None, None, 39_518_208, None),
+    "qwen3.5-27b": (None, None, 78_446_592, "qwen3_5"),
+    "deepseek-v3.2": (None, None, 0, None),
+    "kimi-k2.5": (None, None, 0, "kimi_k25"),
+    "minimax-m2": (None, None, 0, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TODAY))
+def test_todays_architectures_are_read_not_refused(name):
+    """The models the issue found refused (422 不支持的架构) now derive, with the new fields."""
+    r = post((CONFIGS / f"{name}.json").read_bytes())
+    assert r.status_code == 200, r.text
+    d = r.json()
+    total, _, state, wrapper = TODAY[name]
+    if total is not None:
+        assert d["params_total"] == total
+    assert d["state_bytes_per_sequence"] == state and d["text_model_of"] == wrapper
+    assert d["weight_bytes"] <= d["weight_bytes_bf16"] and d["weight_format"]
+    assert d["kv_bytes_per_token_full_layers"] <= d["kv_bytes_per_token"]
+    assert any("结构规则" in x for x in d["steps"])
+
+
+def test_quantized_checkpoints_are_sized_as_stored():
+    gpt = post((CONFIGS / "gpt-oss-120b.json").read_bytes()).json()
+    assert gpt["weight_bytes"] / 1e9 == pytest.approx(65.25, abs=0.01) and gpt["weight_bytes_bf16"] / 1e9 > 233
+    assert "mxfp4" in gpt["weight_format"] and any("MXFP4" in x for x in gpt["steps"])
+    kimi = post((CONFIGS / "kimi-k2.5.json").read_bytes()).json()
+    assert kimi["weight_bytes"] / 1e9 == pytest.approx(594, rel=0.005)
+
+
+def test_missing_field_default_is_said_or_refused():
+    c = json.loads((CONFIGS / "qwen3-32b.json").read_text())
+    del c["head_dim"]
+    d = post(json.dumps(c).encode()).json()
+    assert d["defaults_used"]["head_dim"] == 128 and d["kv_bytes_per_token"] == 262_144
+    g = json.loads((CONFIGS / "gpt-oss-20b.json").read_text())
+    del g["num_local_experts"]  # GptOssConfig has a default (128), but the reader requires it: refused by name
+    item = assert_422(post(json.dumps(g).encode()), "config_error", "num_local_experts")
+    assert "缺少字段 num_local_experts" in item["msg"]
+
+
+def test_unsupported_quantization_is_a_named_422():
+    c = json.loads((CONFIGS / "qwen3-8b.json").read_text())
+    c["quantization_config"] = {"quant_method": "bitsandbytes", "load_in_4bit": True}
+    item = assert_422(post(json.dumps(c).encode()), "config_error", "quantization_config")
+    assert "bitsandbytes" in item["msg"]
+
+
+def test_unknown_architecture_still_refused_by_name():
+    item = assert_422(
+        post(b'{"model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"]}'), "config_error", "model_type"
+    )
+    assert "mamba2" in item["msg"] and "不支持的架构" in item["msg"]

@@ -32,7 +32,21 @@ def test_custom_gpu(client, cid):
 
 
 @pytest.mark.parametrize("cid", MODEL_CARDS)
-@pytest.mark.parametrize("cfg", ["llama-3.1-8b", "mixtral-8x7b", "deepseek-v3", "gemma-2-9b"])
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        "llama-3.1-8b",
+        "mixtral-8x7b",
+        "deepseek-v3",
+        "gemma-2-9b",
+        # issue 24: today's architectures, read by the same engine types on every model card
+        "gpt-oss-120b",
+        "qwen3-next-80b-a3b",
+        "kimi-k2.5",
+        "llama-4-scout-17b-16e",
+        "deepseek-v3.2",
+    ],
+)
 def test_custom_model(client, cid, cfg):
     name = next(s.name for s in controls_of(REGISTRY[cid].params) if s.custom == "model")
     ref = encode_config(json.loads((CONFIGS / f"{cfg}.json").read_text(encoding="utf-8")))

@@ -108,6 +108,12 @@ def tp_terms(p: Eg11Params, mq: tuple[float, float, float] | None, bw: float, pe
     }
 
 
+MEASURED_ELSEWHERE = (
+    "这里算的是下界,不是预测:真实引擎每一步都比它慢。书中 Qwen3-8B 在 RTX PRO 6000 上的实测与同一设置的下界"
+    "(实测 / 下界)见图 1-13 / 1-14;vLLM、TensorRT-LLM 等在其他卡上的公开实测与各自的下界,见 /tools/fit 的“实测离下界有多远”。"
+)
+
+
 def tp_notes(p: Eg11Params) -> list[Note]:
     if p.tp == 1:
         return []
@@ -176,5 +182,5 @@ def eg_1_1(p: Eg11Params) -> View:
                 "吞吐随 B 线性上升,越过 B*≈[[b_star|n]] 后变平;B=[[batch]] 时约 [[throughput_tok_s]]。",
             ),
         ],
-        notes=shared.notes("eg-1-1") + tp_notes(p),
+        notes=shared.notes("eg-1-1") + tp_notes(p) + [Note(MEASURED_ELSEWHERE)],
     )
