@@ -24,8 +24,12 @@ ModelId = model_type([shared.LLAMA_70B, shared.QWEN3_8B])  # or a reader's own c
 GpuAll = gpu_type(
     ["rtx-4090", "a100-80gb-sxm", "h100-sxm", "rtx-pro-6000", "rtx-a6000"]
 )  # capacity cards: every preset
-PRECISION_OPTIONS = {"w8-g128": "8 比特分组量化(每 128 个权重一个 BF16 scale)", "bf16": "BF16(每参数 2 字节)"}
-PRECISION_SHORT = {"w8-g128": "8 比特", "bf16": "BF16"}
+PRECISION_OPTIONS = {
+    "w8-g128": "8 比特分组量化(每 128 个权重一个 BF16 scale)",
+    "bf16": "BF16(每参数 2 字节)",
+    "stored": "检查点自己的存储格式(按 config.json 的 quantization_config)",
+}
+PRECISION_SHORT = {"w8-g128": "8 比特", "bf16": "BF16", "stored": "存储格式"}
 
 
 def gpu_short(gid: str) -> str:
@@ -398,7 +402,7 @@ def weight_bytes_card(p: WeightParams) -> View:
 
 class BudgetParams(Params):
     model: ModelId = model_choice(shared.LLAMA_70B, shared.MODEL_NAMES, label="模型")  # type: ignore[valid-type]
-    precision: Literal["w8-g128", "bf16"] = choice("w8-g128", PRECISION_OPTIONS, label="权重格式")
+    precision: Literal["w8-g128", "bf16", "stored"] = choice("w8-g128", PRECISION_OPTIONS, label="权重格式")
     kv_tokens: int = slider(
         8192, ge=0, le=131072, step=1024, label="KV 缓存 token 数(所有请求合计,BF16) S", unit="token"
     )

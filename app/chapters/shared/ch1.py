@@ -40,8 +40,11 @@ def model(ref: str) -> Any:
 
 
 def stored_weights(s: Any, precision: str) -> float:
-    """A model's stored weight bytes (``bf16`` or ``w8-g128``), named W_BF16 / W_8 in derivations."""
-    return name(weight_bytes(s, precision), {"bf16": "W_{BF16}", "w8-g128": "W_8"}[precision], "B")
+    """A model's weight bytes in a format (``bf16``, ``w8-g128``, or ``stored``: as its checkpoint stores
+    them), named W_BF16 / W_8 / W_stored in derivations."""
+    return name(
+        weight_bytes(s, precision), {"bf16": "W_{BF16}", "w8-g128": "W_8", "stored": "W_{stored}"}[precision], "B"
+    )
 
 
 def measured() -> tuple[dict[int, dict], int]:
