@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
+
 from ..calculators import multimodal as mm
 from .theme import animate, axis, bar, color, figure, frame, layout, line, points
 
@@ -147,12 +149,14 @@ _COLORS = [
 ]
 
 
+_GRID_XY = np.array(_CELLS, dtype=float)
+_NOISE_XY = np.array(_NOISE)
+
+
 def _latent_xy(a: float) -> tuple[list[float], list[float]]:
     """Each latent dot drifts from noise (a = 0) to its grid place (a = 1)."""
-    return (
-        [round(i + (1 - a) * 1.8 * nx, 2) for (i, _), (nx, _) in zip(_CELLS, _NOISE)],
-        [round(j + (1 - a) * 1.8 * ny, 2) for (_, j), (_, ny) in zip(_CELLS, _NOISE)],
-    )
+    xy = np.round(_GRID_XY + (1 - a) * 1.8 * _NOISE_XY, 2)
+    return xy[:, 0].tolist(), xy[:, 1].tolist()
 
 
 def denoise_figure(captions: list[str], labels: list[str]) -> dict:

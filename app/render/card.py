@@ -197,16 +197,27 @@ def withhold(
 
 
 _SCRIPT = re.compile(r"(<script\b.*?</script>)", re.S)
+# a number as text shows it, not inside a longer one: 52.7, +0.009, 2,144 (a sign only before a digit)
+_NUMBER = re.compile(r"(?<![\d.,])[+-]?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\d]|[.,]\d)")
 
 
 def mask(html: str, texts: list[str]) -> str:
     """``html`` with each of ``texts`` written as a number (not inside a longer number) replaced by "?",
     outside the ``<script>`` data blocks (whose figures were held back already): a diagram's labels or a
-    note quoting the value carry no trace of it either."""
+    note quoting the value carry no trace of it either. One scan of the numbers in the text."""
     if not texts:
         return html
-    number = re.compile("|".join(rf"(?<![\d.,]){re.escape(t)}(?![\d]|[.,]\d)" for t in texts))
-    return "".join(p if p.startswith("<script") else number.sub(HIDDEN_TEXT, p) for p in _SCRIPT.split(html))
+    held = set(texts) | {t.partition("×10")[0] for t in texts if "×10" in t}  # 4.02×10²²: its mantissa
+
+    def sub(m: re.Match) -> str:
+        t = m.group(0)
+        if t in held:
+            return HIDDEN_TEXT
+        if t[0] in "+-" and t[1:] in held:
+            return t[0] + HIDDEN_TEXT
+        return t
+
+    return "".join(p if p.startswith("<script") else _NUMBER.sub(sub, p) for p in _SCRIPT.split(html))
 
 
 @dataclass
