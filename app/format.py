@@ -166,7 +166,10 @@ class NumberFormat:
         sig = next(
             (int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), None if digits != self.digits else self.sig
         )
-        return replace(self, digits=digits, sig=sig, trim=self.trim or "c" in f, sep=self.sep and "g0" not in f)
+        trim, sep = self.trim or "c" in f, self.sep and "g0" not in f
+        if (digits, sig, trim, sep) == (self.digits, self.sig, self.trim, self.sep):
+            return self  # "n" or "a" only: the same digits
+        return replace(self, digits=digits, sig=sig, trim=trim, sep=sep)
 
 
 # The formats of numbers no declaration describes: a value as given (a slider's, a preset's: every digit
