@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from . import format as fmt
+from .trace import node_of
 
 # key suffix → display unit (the catalog's naming rule)
 SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
@@ -145,7 +146,8 @@ class Out:
         form = self.number_format
         if flags:
             form = form.flagged(flags)
-            approx, unit = "a" in flags.split(","), "n" not in flags.split(",")
+            names = flags.split(",")
+            approx, unit = "a" in names, "n" not in names
         if self.stated and not self.sci and _is_input(value):  # an input prints every digit it was given
             form = replace(form, digits=None, sig=9, trim=True)
         return form.text(value, approx=approx, unit=unit)
@@ -169,8 +171,6 @@ def undeclared(key: str) -> Out:
 
 
 def _is_input(value: Any) -> bool:
-    from .trace import node_of
-
     n = node_of(value)
     return n is not None and n.kind == "leaf"
 

@@ -80,18 +80,18 @@ def fill_html(
     ``scope``, terms in the text (never in the filled numbers) are marked."""
     if "[[" not in text:
         return gloss(rich(text), scope) if scope is not None else rich(text)
-    out = Markup()
+    out: list[str] = []
     for written, key, flag in split(text):
         hit = slot(card, view, params, key, flag) if key else None
         if hit is None:  # plain text, or a slot nothing fills (left as written)
-            out += gloss(rich(written), scope) if scope is not None else rich(written)
+            out.append(gloss(rich(written), scope) if scope is not None else rich(written))
         elif key in hide:
-            out += HIDDEN_TEXT
+            out.append(HIDDEN_TEXT)
         elif hit[1] == "output" and _is_number(view.outputs.get(key)):
-            out += slot_button(key, hit[0])
+            out.append(slot_button(key, hit[0]))
         else:
-            out += hit[0]  # escaped as it is added
-    return out
+            out.append(escape(hit[0]))
+    return Markup("".join(out))
 
 
 def slot_button(key: str, value: str) -> Markup:
@@ -396,12 +396,14 @@ def state_lookup(card: Card, view: View, params: Any) -> Callable[[str], Any]:
     """A condition's names at a state: an output, else a param, else a ``ctx`` value; ``at_defaults``
     is whether the state is the card's defaults (the prose may then say "书中的数")."""
 
+    fields = type(params).model_fields if params is not None else {}
+
     def get(name: str) -> Any:
         if name == "at_defaults":
             return params == card.defaults()
         if name in view.outputs:
             return view.outputs[name]
-        if params is not None and name in type(params).model_fields:
+        if name in fields:
             return getattr(params, name)
         if name in view.ctx:
             return view.ctx[name]

@@ -26,7 +26,7 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 IF = re.compile(r"\{\{if ([a-z0-9-]+):\s*(.*?)\}\}(.*?)\{\{end\}\}", re.S)
@@ -138,7 +138,7 @@ class Conditional:
     texts: tuple[str, ...]
     source: str
 
-    @property
+    @cached_property
     def id(self) -> str:
         return hashlib.blake2s(self.source.encode(), digest_size=4).hexdigest()
 
