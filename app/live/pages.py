@@ -42,11 +42,15 @@ def qr_svg(url: str, cls: str = "qr") -> Markup:
 
 def masked(s: Session) -> tuple[tuple[str, ...], bool]:
     """What the stage of ``s``'s current card must leave out: the asked output while its question
-    is not revealed (and then no worked solutions either)."""
-    q = s.question
+    is not revealed, the predicted output while a sweep on that card is not (and then no worked
+    solutions either)."""
+    hide = set()
+    q, sw = s.question, s.sweep
     if q and q.get("status") != "revealed" and q.get("card") == s.card:
-        return (q["key"],), False
-    return (), True
+        hide.add(q["key"])
+    if sw and sw.get("status") != "revealed" and sw.get("card") == s.card:
+        hide.add(sw["predict"])
+    return tuple(sorted(hide)), not hide
 
 
 def stage_html(card_id: str, query: str, hide: tuple[str, ...] = (), solutions: bool = True) -> str:
