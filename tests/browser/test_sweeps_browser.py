@@ -48,7 +48,9 @@ def _control(browser, base, contexts, card="eg-1-1", query=""):
     assert status == 201, k
     teacher = _page(browser, contexts)
     teacher.goto(k["control_url"])
-    teacher.wait_for_function(f"() => {{ const e = document.getElementById('plot-{card}-0'); return e && e.data; }}")
+    teacher.wait_for_function("() => document.querySelector('.live-auth').textContent === '已授权'")
+    if card == "eg-1-1":
+        teacher.wait_for_function("() => { const e = document.getElementById('plot-eg-1-1-0'); return e && e.data; }")
     return teacher, k
 
 
