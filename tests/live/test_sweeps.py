@@ -405,3 +405,12 @@ def test_sweepable_lists_the_controls_and_numeric_outputs(client):
     keys = {o["key"]: o for o in r.json()["outputs"]}
     assert keys["throughput_tok_s"]["unit"] == "token/s" and "bound" not in keys and "chart" not in keys
     assert client.get("/api/live/sweepable/nope").status_code == 404
+
+
+def test_a_sweep_that_cannot_be_computed_in_time_is_422(client, klass, monkeypatch):
+    from app.live import sweep_api
+
+    assert limits.SWEEP_COMPUTE_S == 20.0
+    monkeypatch.setattr(sweep_api, "SWEEP_COMPUTE_S", -1.0)  # the deadline passed before the first point
+    r = start(client, klass)
+    assert r.status_code == 422 and field(r) == "vary" and r.json()["detail"][0]["type"] == "too_slow"
