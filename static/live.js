@@ -11,6 +11,7 @@
   "use strict";
 
   var TOKEN_KEY = "aiinfra:live:token:", CRED_KEY = "aiinfra:live:participant:", NICK_KEY = "aiinfra:live:nick";
+  var CARD_KEY = "aiinfra:live:card:", ANSWERS_KEY = "aiinfra:live:answers:";
   var VERDICT = { correct: "正确", close: "接近", incorrect: "不对" };
   var RUG = "全班答案";
 
@@ -47,7 +48,7 @@
     if (!form) return "";
     var parts = [];
     new FormData(form).forEach(function (v, k) {
-      if (v === "" || k === "solutions" || k === "hide") return;
+      if (v === "" || k === "solutions" || k === "hide" || k === "answers") return;
       parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(v));
     });
     return parts.join("&");
@@ -75,28 +76,37 @@
   // ---------------------------------------------------------------- hidden means absent
   // While a question is open (not revealed), its card is loaded with hide=<key> (the engine leaves
   // the value out of the HTML) and solutions=off; every fragment a slider asks for carries the same.
+  // A sweep (扫参) not yet revealed holds its predicted output back the same way.
   function pendingQ(q) { return q && q.status !== "revealed" ? q : null; }
-  function maskParams(q, card) {
-    var p = pendingQ(q);
-    return p && p.card === card ? "hide=" + encodeURIComponent(p.key) + "&solutions=off" : "";
+  var currentQ = null;   // the question the page knows (both views set it)
+  var currentSweep = null;   // the sweep the page knows (public view: card, predict, status)
+  var answersShown = false;   // the control view's 显示答案 (this screen only, never published)
+  function hideKeys(q, card) {
+    var keys = [], p = pendingQ(q), sw = currentSweep;
+    if (p && p.card === card) keys.push(p.key);
+    if (sw && sw.status !== "revealed" && sw.card === card && keys.indexOf(sw.predict) < 0) keys.push(sw.predict);
+    return keys.sort();
   }
+  function maskOf(keys) {
+    return keys.length ? keys.map(function (k) { return "hide=" + encodeURIComponent(k); }).join("&") + "&solutions=off" : "";
+  }
+  function maskParams(q, card) { return maskOf(hideKeys(q, card)); }
   function stageUrl(card, query, q) {
-    var extra = maskParams(q, card), qs = [query, extra].filter(Boolean).join("&");
+    var extra = maskParams(q, card), qs = [query, extra, answersShown ? "answers=shown" : ""].filter(Boolean).join("&");
     return "/live/card/" + encodeURIComponent(card) + (qs ? "?" + qs : "");
   }
-  var currentQ = null;   // the question the page knows (both views set it)
   document.addEventListener("htmx:configRequest", function (e) {
     var elt = e.detail.elt, path = e.detail.path || "";
     if (!elt || !elt.closest || path.indexOf("/live/card/") === 0) return;
-    var box = elt.closest("#live-stage, .live-snap-body");
-    var p = pendingQ(currentQ), card = elt.closest(".card");
-    if (!box || !p || !card || card.dataset.card !== p.card) return;
+    var box = elt.closest("#live-stage, .live-snap-body"), card = elt.closest(".card");
+    var keys = card ? hideKeys(currentQ, card.dataset.card) : [];
+    if (!box || !keys.length) return;
     var params = e.detail.parameters;
     if (params && typeof params.append === "function") {
-      if (params.get && params.get("hide") === p.key) return;
-      params.append("hide", p.key);
+      var have = params.getAll ? params.getAll("hide") : [];
+      keys.forEach(function (k) { if (have.indexOf(k) < 0) params.append("hide", k); });
       if (params.set) params.set("solutions", "off");
-    } else if (params) { params.hide = p.key; params.solutions = "off"; }
+    } else if (params) { params.hide = keys.length === 1 ? keys[0] : keys; params.solutions = "off"; }
   });
   // …and on screen the masked tile shows "?" (also while an older page still holds the number)
   function maskFor(q) {
@@ -105,6 +115,10 @@
     document.body.classList.toggle("live-asking", !!p);
     $$(".stat.live-masked").forEach(function (e) { e.classList.remove("live-masked"); });
     if (p) $$('#live-stage .stat[data-key="' + p.key + '"], .live-snap .stat[data-key="' + p.key + '"]').forEach(function (e) { e.classList.add("live-masked"); });
+    var sc = stageCard();
+    if (sc) hideKeys(q, sc.dataset.card).forEach(function (k) {
+      $$('#live-stage .stat[data-key="' + k + '"]').forEach(function (e) { e.classList.add("live-masked"); });
+    });
   }
 
   // ---------------------------------------------------------------- the stage (card shell swapped in)
@@ -286,24 +300,29 @@
   // ================================================================= control view (projector)
   // c: { code, token, say(text), frame, question, … } shared by the parts below.
   function initControl(data) {
-    var c = { code: data.code, token: takeToken(data.code), frame: data.state.frame, question: data.state.question };
+    var c = { code: data.code, token: takeToken(data.code), frame: data.state.frame, question: data.state.question, sweep: data.state.sweep || null };
     var auth = $(".live-auth");
     c.say = function (t) { auth.textContent = t; };
     c.call = function (method, path, body) { return api(method, "/api/live/" + c.code + path, body, c.token); };
     if (!c.token) { c.say("没有教师令牌:此页只能看,不能操作"); document.body.classList.add("live-readonly"); }
     else c.say("已授权");
     currentQ = c.question;
+    currentSweep = c.sweep;
+    answersShown = store("sessionStorage", ANSWERS_KEY + c.code) === "1";
     controlPublishing(c, data.state);
     controlHall(c);   // before the keys: Esc closes the hall view first
     controlKeys(c);
     controlLock(c);
     controlQuestions(c);
     controlSnapshots(c);
+    controlSweeps(c);
+    controlAnswers(c);
     controlEnd(c);
     csvButton(c.code, c.token);
     c.afterLoad();
     showFrame(c.frame);
     c.showQuestion(c.question);
+    c.showSweep(c.sweep);
     c.refresh();
     c.refreshSnaps();
     setInterval(c.refresh, 2000);
@@ -335,7 +354,15 @@
       }, Math.max(0, 120 - (Date.now() - pub.last)));
     };
     c.current = function () { var s = stageState(); s.frame = c.frame; return s; };
+    // each card keeps the state the instructor left it in (this class, this browser tab): N/P and
+    // the jump box come back to it instead of the card's defaults
+    c.remember = function () {
+      var st = stageState();
+      if (st.card) store("sessionStorage", CARD_KEY + c.code + ":" + st.card, st.query);
+    };
+    c.remembered = function (card) { return store("sessionStorage", CARD_KEY + c.code + ":" + card) || ""; };
     c.goTo = function (card, query) {
+      c.remember();
       c.frame = null;
       c.goingTo = card;
       c.publish({ card: card, query: query || "", frame: null });
@@ -347,6 +374,7 @@
       bar.dataset.next = lc ? lc.dataset.next : "";
       watchFrames(c);
       c.fillAskable();
+      if (c.fillSweepable) c.fillSweepable();
       maskFor(c.question);
     };
     document.addEventListener("htmx:afterSwap", function (e) {
@@ -386,7 +414,7 @@
         e.stopImmediatePropagation();
         e.preventDefault();
         var target = k === "n" ? lc.dataset.next : lc.dataset.prev;
-        if (target) c.goTo(target, "");
+        if (target) c.goTo(target, c.remembered(target));
       }
     }, true);
     $(".live-jump").addEventListener("submit", function (e) {
@@ -396,7 +424,7 @@
       api("GET", "/api/live/resolve?q=" + encodeURIComponent(q)).then(function (res) {
         if (!res.ok) { c.say(errorText(res)); return; }
         $("#live-jump-q").value = "";
-        c.goTo(res.j.card, "");
+        c.goTo(res.j.card, c.remembered(res.j.card));
       });
     });
   }
@@ -469,13 +497,7 @@
       c.question = q;
       maskFor(q);
       qbox.hidden = !q;
-      // the stage follows the mask: masked while the question is open, unmasked once revealed
-      var lc = stageCard(), st = stageState();
-      var want = lc && maskParams(q, lc.dataset.card) ? pendingQ(q).key : "";
-      if (lc && !c.goingTo && !c.remasking && want !== (lc.dataset.hide || "")) {
-        c.remasking = true;
-        loadStage(st.card, st.query, q).then(function () { c.remasking = false; c.afterLoad(); shown = null; c.refreshResults(); });
-      }
+      c.remask(function () { shown = null; c.refreshResults(); });
       if (!q) return;
       $(".live-q-title").innerHTML = q.prompt_html;   // the server's own rendering of the card's text
       $(".live-q-status").textContent = { open: "作答中", closed: "已收卷", revealed: "已公布" }[q.status];
@@ -500,6 +522,7 @@
         if (names && res.j.answers) box.appendChild(namesList(res.j.answers));
       });
     };
+    c.remask = remasker(c);
     c.refresh = function () {
       api("GET", "/api/live/" + c.code).then(function (res) {
         if (res.status === 410) { location.replace(location.pathname); return; }
@@ -509,8 +532,39 @@
         if (c.hallFollowers) c.hallFollowers(res.j.followers);
         var q = res.j.question;
         if (JSON.stringify(q) !== JSON.stringify(c.question) || (q && q.status === "open")) c.showQuestion(q);
+        var sw = res.j.sweep || null;
+        if (JSON.stringify(sw) !== JSON.stringify(c.sweep) || (sw && sw.status === "open")) c.showSweep(sw);
       });
     };
+  }
+  // the stage follows the mask: masked while a question or a sweep on its card is open, unmasked once revealed
+  function remasker(c) {
+    return function (then) {
+      var lc = stageCard(), st = stageState();
+      var want = lc ? hideKeys(c.question, lc.dataset.card).join(" ") : "";
+      if (lc && !c.goingTo && !c.remasking && want !== (lc.dataset.hide || "")) {
+        c.remasking = true;
+        loadStage(st.card, st.query, c.question).then(function () { c.remasking = false; c.afterLoad(); if (then) then(); });
+      }
+    };
+  }
+  // 显示答案: the instructor's own stage shows the card's answers (answers=shown, as the presenter's
+  // toggle); the state published to the class never carries it, so the phones stay as they were
+  function controlAnswers(c) {
+    var cb = $(".live-answers-shown");
+    if (!cb) return;
+    cb.checked = answersShown;
+    function reload() {
+      var st = stageState();
+      return loadStage(st.card, st.query, c.question).then(function () { c.afterLoad(); });
+    }
+    cb.addEventListener("change", function () {
+      answersShown = cb.checked;
+      store("sessionStorage", ANSWERS_KEY + c.code, answersShown ? "1" : null);
+      reload();
+    });
+    var lc = stageCard();
+    if (answersShown && lc && !$("form.controls input[name=answers]", lc)) reload();
   }
   function fillAskable(sel) {
     var st = stageState();
@@ -598,6 +652,197 @@
     return cell;
   }
 
+  // ================================================================= 扫参: the class explores a design space
+  // The instructor varies 1–3 of the card's parameters; each phone owns one point (the card there,
+  // the predicted output held back) and predicts it; after 公布 the projector draws every point in
+  // the card's units, the frontier as a line, each point coloured by its prediction's verdict.
+  var SWEEP_COLOR = { correct: "#2f9e44", close: "#f08c00", incorrect: "#e03131", none: "#868e96" };
+  var SWEEP_NAME = { correct: "正确", close: "接近", incorrect: "不对", none: "未作答" };
+  function axisTitle(a) { return a.label + (a.unit ? "(" + a.unit + ")" : "") + (a.better === "lower" ? " ↓ 越小越好" : " ↑ 越大越好"); }
+  function logAxis(vals) {
+    var v = vals.filter(function (x) { return typeof x === "number" && isFinite(x); });
+    if (!v.length || Math.min.apply(null, v) <= 0) return false;
+    return Math.max.apply(null, v) / Math.min.apply(null, v) > 100;
+  }
+  function sweepPlot(div, res, opts) {
+    opts = opts || {};
+    var c = plotColors(), big = !!opts.big, font = big ? 18 : 12;
+    var pts = res.points.filter(function (p) { return typeof p.x === "number" && typeof p.y === "number"; });
+    var data = [];
+    ["correct", "close", "incorrect", "none"].forEach(function (v) {
+      var mine = pts.filter(function (p) { return (p.verdict || "none") === v; });
+      if (!mine.length) return;
+      data.push({ type: "scatter", mode: "markers", name: SWEEP_NAME[v] + " " + mine.length, liveVerdict: v,
+        x: mine.map(function (p) { return p.x; }), y: mine.map(function (p) { return p.y; }),
+        text: mine.map(function (p) { return p.label + (p.prediction === null ? "" : "<br>预测 " + fmt(p.prediction)) + "<br>真值 " + fmt(p.truth); }),
+        hoverinfo: "text", marker: { color: SWEEP_COLOR[v], size: big ? 14 : 10, line: { color: c.ink, width: 1 } } });
+    });
+    var front = pts.filter(function (p) { return p.frontier; }).sort(function (a, b) { return a.x - b.x || a.y - b.y; });
+    data.push({ type: "scatter", mode: "lines+markers", name: "前沿", liveFrontier: true, x: front.map(function (p) { return p.x; }),
+      y: front.map(function (p) { return p.y; }), hoverinfo: "skip", line: { color: c.ink, width: 3, shape: "linear" },
+      marker: { size: big ? 18 : 13, color: "rgba(0,0,0,0)", line: { color: c.ink, width: 2 } } });
+    if (opts.mine !== undefined && opts.mine !== null) {
+      var m = res.points[opts.mine];
+      if (m && typeof m.x === "number") {
+        data.push({ type: "scatter", mode: "markers+text", name: "你的点", liveMine: opts.mine, x: [m.x], y: [m.y], text: ["你的点"],
+          textposition: "top center", hoverinfo: "skip", marker: { size: 26, color: "rgba(0,0,0,0)", line: { color: c.accent, width: 4 } },
+          textfont: { color: c.accent, size: font } });
+      }
+    }
+    var layout = { height: big ? 420 : 300, margin: { l: big ? 80 : 56, r: 16, t: 16, b: big ? 70 : 56 },
+      paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font: { color: c.ink, size: font },
+      legend: { orientation: "h", y: -0.25 }, showlegend: true,
+      xaxis: { title: { text: axisTitle(res.axes.x) }, type: logAxis(pts.map(function (p) { return p.x; })) ? "log" : "linear", gridcolor: "rgba(128,128,128,0.25)" },
+      yaxis: { title: { text: axisTitle(res.axes.y) }, type: logAxis(pts.map(function (p) { return p.y; })) ? "log" : "linear", gridcolor: "rgba(128,128,128,0.25)" } };
+    div.dataset.points = String(pts.length);
+    div.dataset.frontier = String(front.length);
+    window.Plotly.newPlot(div, data, layout, { displaylogo: false, responsive: true, displayModeBar: false });
+  }
+  function download(url, token, name, msg) {
+    fetch(url, { headers: { Authorization: "Bearer " + token }, cache: "no-store" })
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.blob(); })
+      .then(function (blob) {
+        var a = document.createElement("a");
+        a.href = URL.createObjectURL(blob);
+        a.download = name;
+        document.body.appendChild(a);
+        a.click();
+        setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+        if (msg) msg.textContent = "已下载";
+      })
+      .catch(function (e) { if (msg) msg.textContent = "下载失败(" + e.message + ")"; });
+  }
+  function controlSweeps(c) {
+    var box = $(".live-sweep-params"), msg = $(".live-sweep-msg"), status = $(".live-sweep-status"), drawn = null, specs = {};
+    var panel = $(".live-sweep-results"), plot = $(".live-sweep-plot");
+    function outputsInto(sel, outs, want) {
+      var keep = sel.value;
+      sel.textContent = "";
+      outs.forEach(function (o) {
+        var opt = el("option", "", o.label + (o.unit ? "(" + o.unit + ")" : ""));
+        opt.value = o.key;
+        sel.appendChild(opt);
+      });
+      if (keep && outs.some(function (o) { return o.key === keep; })) sel.value = keep;
+      else if (want && outs[want]) sel.value = outs[want].key;
+    }
+    function paramRow(p) {
+      var row = el("div", "live-sweep-param"), lab = el("label", "check"), cb = el("input", "live-sweep-vary");
+      cb.type = "checkbox"; cb.value = p.name;
+      lab.appendChild(cb);
+      lab.appendChild(document.createTextNode(" " + p.label + (p.unit ? "(" + p.unit + ")" : "")));
+      row.appendChild(lab);
+      var vals = el("div", "live-sweep-values");
+      vals.hidden = true;
+      if (p.options) {
+        p.options.forEach(function (o, i) {
+          var l = el("label", "check"), v = el("input", "live-sweep-opt");
+          v.type = "checkbox"; v.checked = true; v.dataset.i = String(i);
+          l.appendChild(v);
+          l.appendChild(document.createTextNode(" " + o.label));
+          vals.appendChild(l);
+        });
+      } else {
+        var t = el("input", "live-sweep-list");
+        t.type = "text"; t.value = (p.suggest || []).join(", ");
+        t.setAttribute("aria-label", p.label + " 的取值(逗号分隔,范围 " + p.min + "–" + p.max + ",步长 " + p.step + ")");
+        t.title = "范围 " + p.min + "–" + p.max + ",步长 " + p.step;
+        vals.appendChild(t);
+      }
+      row.appendChild(vals);
+      cb.addEventListener("change", function () {
+        vals.hidden = !cb.checked;
+        var on = $$(".live-sweep-vary:checked", box);
+        $$(".live-sweep-vary", box).forEach(function (e) { e.disabled = !e.checked && on.length >= 3; });
+      });
+      return row;
+    }
+    c.fillSweepable = function () {
+      var st = stageState();
+      if (!st.card || box.dataset.card === st.card + "?" + st.query) return;
+      api("GET", "/api/live/sweepable/" + encodeURIComponent(st.card) + (st.query ? "?" + st.query : "")).then(function (res) {
+        if (!res.ok) return;
+        var picked = {};
+        $$(".live-sweep-vary:checked", box).forEach(function (e) { picked[e.value] = 1; });
+        var sameCard = box.dataset.card && box.dataset.card.split("?")[0] === st.card;
+        box.dataset.card = st.card + "?" + st.query;
+        if (sameCard) return;   // the same card in another state: keep what the instructor chose
+        box.textContent = "";
+        specs = {};
+        res.j.params.forEach(function (p) { specs[p.name] = p; box.appendChild(paramRow(p)); });
+        var outs = res.j.outputs;
+        outputsInto($(".live-sweep-predict"), outs, 0);
+        outputsInto($(".live-sweep-x"), outs, 0);
+        outputsInto($(".live-sweep-y"), outs, Math.min(1, outs.length - 1));
+      });
+    };
+    function body() {
+      var st = stageState(), vary = {}, bad = "";
+      $$(".live-sweep-param", box).forEach(function (row) {
+        var cb = $(".live-sweep-vary", row);
+        if (!cb.checked) return;
+        var p = specs[cb.value];
+        if (p.options) vary[p.name] = $$(".live-sweep-opt:checked", row).map(function (v) { return p.options[Number(v.dataset.i)].value; });
+        else {
+          vary[p.name] = $(".live-sweep-list", row).value.split(/[,,\s]+/).filter(Boolean).map(Number);
+          if (vary[p.name].some(function (x) { return !isFinite(x); })) bad = p.label + ":请输入逗号分隔的数";
+        }
+      });
+      if (bad) return bad;
+      if (!Object.keys(vary).length) return "请至少勾选 1 个参数";
+      return { card: st.card, query: st.query, vary: vary, predict: $(".live-sweep-predict").value,
+        x: $(".live-sweep-x").value, x_better: $(".live-sweep-xb").value, y: $(".live-sweep-y").value, y_better: $(".live-sweep-yb").value };
+    }
+    $(".live-sweep-go").addEventListener("click", function () {
+      var b = body();
+      if (typeof b === "string") { msg.textContent = b; return; }
+      c.call("POST", "/sweeps", b).then(function (res) {
+        if (!res.ok) { msg.textContent = errorText(res, "扫参失败"); return; }
+        msg.textContent = "已开始:" + res.j.points + " 个点";
+        c.refresh();
+      });
+    });
+    $(".live-sweep-reveal").addEventListener("click", function () {
+      if (!c.sweep) return;
+      c.call("POST", "/sweeps/" + c.sweep.sid + "/reveal").then(function (res) {
+        if (!res.ok) { msg.textContent = errorText(res); return; }
+        c.refresh();
+      });
+    });
+    $(".live-sweep-csv").addEventListener("click", function () {
+      if (!c.sweep || !c.token) return;
+      download("/api/live/" + c.code + "/sweeps/" + c.sweep.sid + ".csv", c.token, "live-" + c.code + "-sweep-" + c.sweep.sid + ".csv", msg);
+    });
+    $(".live-sweep-close").addEventListener("click", function () { panel.hidden = true; });
+    c.showSweep = function (sw) {
+      c.sweep = sw;
+      currentSweep = sw;
+      maskFor(c.question);
+      c.remask();
+      status.hidden = !sw;
+      if (!sw) return;
+      $(".live-sweep-title").textContent = "第 " + sw.sid + " 次扫参 · 预测 " + sw.label + (sw.unit ? "(" + sw.unit + ")" : "");
+      $(".live-sweep-state").textContent = sw.status === "revealed" ? "已公布" : "预测中";
+      $(".live-sweep-n").textContent = sw.npoints;
+      $(".live-sweep-reveal").disabled = sw.status === "revealed";
+      $(".live-sweep-csv").disabled = !c.token;
+      c.call("GET", "/sweeps/" + sw.sid).then(function (res) {
+        if (!res.ok) return;
+        $(".live-sweep-count").textContent = res.j.predicted;
+        // the projector is public: the points are drawn only once revealed (a count until then)
+        if (sw.status !== "revealed" || !res.j.points) { panel.hidden = true; drawn = null; return; }
+        var sig = sw.sid + ":" + res.j.predicted;
+        if (sig === drawn) return;
+        var first = drawn === null || drawn.split(":")[0] !== String(sw.sid);
+        drawn = sig;
+        if (first) panel.hidden = false;
+        $(".live-sweep-caption").textContent = res.j.title + " · " + res.j.predicted + " 人预测 · 前沿 " +
+          res.j.points.filter(function (p) { return p.frontier; }).length + " 个点(没有别的点在两个方向上都不差且至少一个更好)";
+        if (window.Plotly) sweepPlot(plot, res.j, { big: true });
+      });
+    };
+  }
+
   // ================================================================= follower view (phones)
   // f: { code, cred, latest (the class's state), shown (what the stage shows), exploring, … }
   function initFollow(data) {
@@ -612,11 +857,14 @@
     f.status = function (t) { $(".live-status").textContent = t; };
     f.notice = function (t) { var n = $(".live-notice"); n.hidden = !t; n.textContent = t || ""; };
     currentQ = f.latest.question;
+    currentSweep = f.latest.sweep || null;
     followModes(f);
     followStream(f);
     followAnswering(f);
+    followSweep(f);
     f.setControls();
     f.showQuestion(f.latest.question);
+    f.showSweep(currentSweep);
     document.addEventListener("card:drawn", function () {
       f.setControls();
       maskFor(f.latest.question);
@@ -648,13 +896,16 @@
       paramsBtn.setAttribute("aria-expanded", open ? "true" : "false");
     });
     f.follow = function () {
-      if (f.exploring && !f.latest.locked) {
+      var sw = f.latest.sweep, m = f.mine;
+      var onPoint = !!(sw && sw.status !== "revealed" && m && m.sid === sw.sid);
+      if (f.exploring && !f.latest.locked && !onPoint) {
         var moved = f.latest.card !== f.shown.card;
         f.notice(moved ? "老师已切换到另一张卡片;点“跟随老师”回到全班画面。" : "");
         return;
       }
       if (f.busy) return;   // the newest state is applied once the current swap is drawn
-      var want = { card: f.latest.card, query: f.latest.query, frame: f.latest.frame };
+      // while a sweep is open the stage shows this phone's own point (its predicted output held back)
+      var want = onPoint ? { card: sw.card, query: m.query, frame: null } : { card: f.latest.card, query: f.latest.query, frame: f.latest.frame };
       var mask = maskParams(f.latest.question, want.card);
       if (want.card === f.shown.card && want.query === f.shown.query && mask === f.shown.mask) {
         if (want.frame !== f.shown.frame) { f.shown.frame = want.frame; showFrame(want.frame); }
@@ -696,9 +947,11 @@
     f.onState = function (st) {
       if (st.ended) { f.ended(); return; }
       var qChanged = JSON.stringify(st.question) !== JSON.stringify(f.latest.question);
+      var swChanged = JSON.stringify(st.sweep || null) !== JSON.stringify(f.latest.sweep || null);
       f.latest = st;
       if (st.locked) f.exploring = false;
       if (qChanged) f.showQuestion(st.question);
+      if (swChanged) f.showSweep(st.sweep || null);
       f.follow();
       f.setControls();
     };
@@ -766,6 +1019,8 @@
         f.cred = res.j.participant;
         store("localStorage", CRED_KEY + f.code, f.cred);
         if (res.j.state && res.j.state.seq >= f.latest.seq) f.onState(res.j.state);
+        var sw = f.latest.sweep;
+        if (sw && (!f.mine || f.mine.sid !== sw.sid || sw.status === "revealed")) f.showSweep(sw);
         f.connect();
       });
     };
@@ -819,6 +1074,63 @@
       body.nick = f.nick();
       f.send("/questions/" + q.qid + "/answers", body).then(function (res) {
         msg.textContent = res.ok ? "已提交(收卷前可以修改)" : errorText(res, "提交失败");
+      });
+    });
+  }
+  // 扫参 on a phone: its own point (the stage shows the card there, the predicted output held back),
+  // a prediction box, and after 公布 the class's points with its own highlighted and its prediction
+  // against the truth.
+  function followSweep(f) {
+    var sec = $(".live-sweep"), form = $(".live-sweep-form"), msg = $(".live-sweep-msg"), mineBox = $(".live-sweep-mine");
+    var plot = $(".live-sweep-plot");
+    f.mine = null;
+    f.showSweep = function (sw) {
+      currentSweep = sw;
+      sec.hidden = !sw;
+      if (!sw) { f.mine = null; return; }
+      var open = sw.status !== "revealed";
+      if (open && f.exploring) { f.exploring = false; f.setControls(); }
+      $(".live-sweep-what").textContent = "预测:" + sw.label;
+      $(".live-sweep-unit").textContent = sw.unit || "";
+      $$("input, button", form).forEach(function (e) { e.disabled = !open; });
+      if (!f.cred) return;
+      if (!f.mine || f.mine.sid !== sw.sid) {
+        api("GET", "/api/live/" + f.code + "/sweeps/" + sw.sid + "/mine?participant=" + encodeURIComponent(f.cred)).then(function (res) {
+          if (!res.ok || !f.latest.sweep || f.latest.sweep.sid !== sw.sid) return;
+          var fresh = !f.mine || f.mine.sid !== sw.sid;
+          f.mine = Object.assign({ sid: sw.sid }, res.j);
+          sec.dataset.point = String(res.j.point);
+          $(".live-sweep-point").textContent = "你的配置(第 " + (res.j.point + 1) + " 个点):" + (res.j.label || "默认设置");
+          if (fresh) { form.reset(); msg.textContent = ""; mineBox.hidden = true; plot.hidden = true; }
+          f.follow();
+          if (!open) f.showSweep(f.latest.sweep);
+        });
+        return;
+      }
+      if (open) { mineBox.hidden = true; plot.hidden = true; return; }
+      msg.textContent = "已公布";
+      api("GET", "/api/live/" + f.code + "/sweeps/" + sw.sid + "?participant=" + encodeURIComponent(f.cred)).then(function (res) {
+        if (!res.ok || !res.j.points) return;
+        var m = res.j.mine, u = res.j.unit ? " " + res.j.unit : "";
+        mineBox.hidden = false;
+        mineBox.textContent = "";
+        if (m) {
+          mineBox.appendChild(el("p", "live-sweep-truth", "真值 " + fmt(m.truth) + u));
+          mineBox.appendChild(el("p", "live-sweep-yours", m.value === null ? "你没有提交预测" :
+            "你的预测 " + fmt(m.value) + u + " · " + (VERDICT[m.verdict] || m.verdict)));
+          if (m.verdict) mineBox.dataset.verdict = m.verdict;
+        }
+        plot.hidden = false;
+        if (window.Plotly) sweepPlot(plot, res.j, { mine: m ? m.point : null });
+      });
+    };
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var sw = f.latest.sweep, raw = form.elements.value.value.trim().replace(/,/g, "");
+      if (!sw || sw.status === "revealed") return;
+      if (raw === "" || !isFinite(Number(raw))) { msg.textContent = "请输入一个数"; return; }
+      f.send("/sweeps/" + sw.sid + "/predictions", { value: Number(raw), nick: f.nick() }).then(function (res) {
+        msg.textContent = res.ok ? "已提交(公布前可以修改)" : errorText(res, "提交失败");
       });
     });
   }

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 
-from . import api, pages, sse
+from . import api, pages, sse, sweep_api
 
 router = APIRouter()
 router.include_router(api.router)
+router.include_router(sweep_api.router)
 router.include_router(sse.router)
 router.include_router(pages.router)
 

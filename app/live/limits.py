@@ -29,6 +29,14 @@ SNAPSHOT_WINDOW_S = 60
 MAX_SNAPSHOTS = 100  # kept per class (oldest dropped)
 MAX_ANSWER = 1e100  # |a numeric answer| (every quantity in the book is far below; charts stay finite)
 
+# ------------------------------------------------------------------ sweeps (the class explores a design space)
+MAX_SWEEPS = 50  # started per class
+MAX_SWEEP_PARAMS = 3  # parameters one sweep varies
+MAX_SWEEP_POINTS = 1_000  # points of one sweep (the product of the values' counts)
+SWEEP_COMPUTE_S = 20.0  # the card's compute at every point must finish within this (422 beyond)
+PREDICTIONS_PER_WINDOW = 10  # predictions per participant per window…
+PREDICTION_WINDOW_S = 10  # …of this many seconds
+
 # ------------------------------------------------------------------ request sizes
 MAX_BODY_BYTES = 64 * 1024  # any live request body (a full-length query, even \u-escaped, fits)
 BODY_READ_TIMEOUT_S = 10.0  # a live request body not fully received by then: 408

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
 
 from ..errors import ErrorBody
-from .limits import MAX_QUERY_LEN, NICK_MAX, PARTICIPANT_MAX
+from .limits import MAX_QUERY_LEN, MAX_SWEEP_POINTS, NICK_MAX, PARTICIPANT_MAX
 
 # Invisible characters a name could hide behind or use to spoof another on the projector: format
 # characters (bidi embeddings/overrides/isolates U+202A–E, U+2066–9, marks U+200E/F, U+061C;
@@ -96,6 +96,31 @@ class SnapshotIn(Strict):
     query: Query = ""
 
 
+OutputKey = Annotated[str, Field(min_length=1, max_length=100, description="卡片的一个数值输出键")]
+Better = Annotated[Literal["lower", "higher"], Field(description="这个量越小越好(lower)还是越大越好(higher)")]
+SweepValue = float | bool | Annotated[str, Field(max_length=100)]
+
+
+class SweepIn(Strict):
+    card: CardId
+    query: Query = ""
+    vary: Annotated[
+        dict[Annotated[str, Field(max_length=100)], Annotated[list[SweepValue], Field(max_length=MAX_SWEEP_POINTS)]],
+        Field(description="要改变的参数(1–3 个)→ 取值列表(卡片自己的选项,或滑块网格上的点)"),
+    ]
+    predict: OutputKey
+    x: OutputKey
+    x_better: Better
+    y: OutputKey
+    y_better: Better
+
+
+class PredictIn(Strict):
+    participant: Credential = None
+    value: StrictFloat | StrictInt | Annotated[StrictStr, Field(max_length=50)]
+    nick: Nick = None
+
+
 # ------------------------------------------------------------------ responses (documented in /docs)
 
 
@@ -115,6 +140,7 @@ class StateOut(BaseModel):
     locked: bool
     followers: int
     question: dict | None
+    sweep: dict | None = None
 
 
 class SeqOut(BaseModel):
@@ -151,6 +177,32 @@ class Results(BaseModel):
     qid: int
     status: str
     answered: int
+
+
+class SweepCreated(BaseModel):
+    sid: int = Field(description="扫参编号(本课堂内从 1 起)")
+    points: int = Field(description="点数(各参数取值个数之积)")
+    seq: int
+
+
+class SweepMine(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    point: int = Field(description="你负责的点(从 0 起的序号)")
+    query: str = Field(description="这个点的卡片查询串")
+
+
+class SweepResults(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    sid: int
+    status: str
+    npoints: int
+    predicted: int
+
+
+class Sweepable(BaseModel):
+    card: str
+    params: list[dict]
+    outputs: list[dict]
 
 
 class CardRef(BaseModel):

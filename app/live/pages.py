@@ -42,18 +42,27 @@ def qr_svg(url: str, cls: str = "qr") -> Markup:
 
 def masked(s: Session) -> tuple[tuple[str, ...], bool]:
     """What the stage of ``s``'s current card must leave out: the asked output while its question
-    is not revealed (and then no worked solutions either)."""
-    q = s.question
+    is not revealed, the predicted output while a sweep on that card is not (and then no worked
+    solutions either)."""
+    hide = set()
+    q, sw = s.question, s.sweep
     if q and q.get("status") != "revealed" and q.get("card") == s.card:
-        return (q["key"],), False
-    return (), True
+        hide.add(q["key"])
+    if sw and sw.get("status") != "revealed" and sw.get("card") == s.card:
+        hide.add(sw["predict"])
+    return tuple(sorted(hide)), not hide
 
 
-def stage_html(card_id: str, query: str, hide: tuple[str, ...] = (), solutions: bool = True) -> str:
-    """The card shell (controls + result fragment) in the given state, and its neighbours."""
+def stage_html(
+    card_id: str, query: str, hide: tuple[str, ...] = (), solutions: bool = True, answers_shown: bool = False
+) -> str:
+    """The card shell (controls + result fragment) in the given state, and its neighbours;
+    ``answers_shown``: the instructor's own screen shows the card's practice answers (the
+    presenter's ``answers=shown``; what is held back with ``hide`` stays held back)."""
     card, params = card_state(card_id, query)
     prev_c, next_c = neighbours(card.id)
-    frag = fragment_html(card, params, Reading(solutions=solutions, hide=frozenset(hide)))
+    reading = Reading(solutions=solutions, hide=frozenset(hide), answers_shown=answers_shown)
+    frag = fragment_html(card, params, reading)
     return render(
         "live/_stage.html",
         card=card,
@@ -63,6 +72,7 @@ def stage_html(card_id: str, query: str, hide: tuple[str, ...] = (), solutions: 
         next=next_c or "",
         hide=" ".join(hide),
         solutions=solutions,
+        answers_shown=answers_shown,
     )
 
 
@@ -109,13 +119,16 @@ def join_page(code: str = "") -> Response:
 @router.get("/live/card/{name}", response_class=HTMLResponse)
 def stage(name: str, request: Request) -> Response:
     """A stage; ``hide=<output>`` (repeatable) masks an output, ``solutions=off`` leaves out the
-    worked solutions (what the views ask for while a question is open)."""
+    worked solutions (what the views ask for while a question or a sweep is open), ``answers=shown``
+    shows the card's practice answers (the control view's 显示答案)."""
     items = request.query_params.multi_items()
     hide = tuple(sorted({v[:100] for k, v in items if k == "hide" and v}))[:MAX_HIDE]
     solutions = not any(k == "solutions" and v == "off" for k, v in items)
-    query = "&".join(f"{k}={v}" for k, v in _raw_pairs(request.url.query) if k not in ("hide", "solutions"))
+    shown = any(k == "answers" and v == "shown" for k, v in items)
+    flags = ("hide", "solutions", "answers")
+    query = "&".join(f"{k}={v}" for k, v in _raw_pairs(request.url.query) if k not in flags)
     try:
-        body = stage_html(name, query, hide, solutions)
+        body = stage_html(name, query, hide, solutions, shown)
     except HTTPException as e:  # unknown card or rejected query: the card routes' messages
         return HTMLResponse(render("_errors.html", card=REGISTRY.get(name), errors=e.detail), status_code=e.status_code)
     return HTMLResponse(body, headers={"Cache-Control": STAGE_CACHE})

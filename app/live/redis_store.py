@@ -40,7 +40,7 @@ from .limits import (
     REDIS_SOCKET_TIMEOUT_S,
     STORE_TIMEOUT_S,
 )
-from .store import AnswerOutcome, Full, Session, Store, StoreUnavailable, public_question
+from .store import AnswerOutcome, Full, Session, Store, StoreUnavailable, public_question, public_sweep
 
 log = logging.getLogger("aiinfra.live")
 P = "aiinfra:live:"
@@ -50,12 +50,12 @@ SWEEP_EVERY_S = 300
 OWNER_TTL_S = 7 * 24 * 3600  # an address's index of its classes (cleaned at each create)
 
 # Shared by the changes: publish [code, seq, card, query, frame, locked, question, qstatus, ended,
-# summary]; bump = seq + 1, touched = now (the instructor's action), expiry pushed out, publish.
+# summary, sweep]; bump = seq + 1, touched = now (the instructor's action), expiry pushed out, publish.
 # KEYS[1] = session, KEYS[2] = open-sessions index; ARGV[1..4] = channel, code, now, ttl.
 _BUMP = """
 local function publish(seq)
-  local v = redis.call('HMGET', KEYS[1], 'card', 'query', 'frame', 'locked', 'question', 'qstatus', 'ended', 'summary')
-  redis.call('PUBLISH', ARGV[1], cjson.encode({ARGV[2], seq, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]}))
+  local v = redis.call('HMGET', KEYS[1], 'card', 'query', 'frame', 'locked', 'question', 'qstatus', 'ended', 'summary', 'sweep')
+  redis.call('PUBLISH', ARGV[1], cjson.encode({ARGV[2], seq, v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]}))
 end
 local function bump()
   local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
@@ -191,7 +191,70 @@ redis.call('EXPIRE', KEYS[2], ARGV[6])
 return redis.call('ZCARD', KEYS[1])
 """
 
+# KEYS[3] = sweeps (sid → record), KEYS[4] = their statuses; ARGV[5], ARGV[6] = record and public
+# JSON with "__SID__" where the new sid goes (the public one with status open).
+ADD_SWEEP = (
+    _BUMP
+    + """
+if not open() then return false end
+local n = redis.call('HINCRBY', KEYS[1], 'nsw', 1)
+local rec = string.gsub(ARGV[5], '"__SID__"', tostring(n))
+local pub = string.gsub(ARGV[6], '"__SID__"', tostring(n))
+redis.call('HSET', KEYS[3], n, rec)
+redis.call('HSET', KEYS[4], n, 'open')
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+redis.call('EXPIRE', KEYS[4], ARGV[4])
+redis.call('HSET', KEYS[1], 'sweep', pub)
+return bump()
+"""
+)
+
+# KEYS[3] = sweep statuses; ARGV[5] = sid, ARGV[6] = status, ARGV[7] = the sweep's public JSON after it.
+SWEEP_STATUS = (
+    _BUMP
+    + """
+if not open() then return false end
+if not redis.call('HGET', KEYS[3], ARGV[5]) then return false end
+redis.call('HSET', KEYS[3], ARGV[5], ARGV[6])
+local cur = redis.call('HGET', KEYS[1], 'sweep')
+if cur and tostring(cjson.decode(cur)['sid']) == ARGV[5] then
+  redis.call('HSET', KEYS[1], 'sweep', ARGV[7])
+  return bump()
+end
+redis.call('HSET', KEYS[1], 'touched', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+return redis.call('HGETALL', KEYS[1])
+"""
+)
+
+# KEYS: sweep statuses, the sweep's owners (participant → point); ARGV: sid, participant, points, ttl.
+# The count of owners so far is the counter: one script at a time, so every worker agrees.
+ASSIGN = """
+if not redis.call('HGET', KEYS[1], ARGV[1]) then return -1 end
+local i = redis.call('HGET', KEYS[2], ARGV[2])
+if i then return tonumber(i) end
+local idx = redis.call('HLEN', KEYS[2]) % tonumber(ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[2], idx)
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return idx
+"""
+
+# KEYS: sweep statuses, the sweep's predictions; ARGV: sid, participant, prediction, ttl.
+PREDICT = """
+local st = redis.call('HGET', KEYS[1], ARGV[1])
+if not st then return 'missing' end
+if st ~= 'open' then return 'closed' end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return 'ok'
+"""
+
 SCRIPTS = {
+    "add_sweep": ADD_SWEEP,
+    "sweep_status": SWEEP_STATUS,
+    "assign": ASSIGN,
+    "predict": PREDICT,
     "change": CHANGE,
     "ask": ASK,
     "status": STATUS,
@@ -236,11 +299,13 @@ def _session(flat: list | dict | None) -> Session | None:
         h.get("owner", ""),
         float(ended) if ended else None,
         json.loads(h["summary"]) if h.get("summary") else None,
+        json.loads(h["sweep"]) if h.get("sweep") else None,
     )
 
 
 def decode_event(raw: str) -> dict:
-    code, seq, card, query, frame, locked, question, qstatus, ended, summary = json.loads(raw)
+    code, seq, card, query, frame, locked, question, qstatus, ended, summary, *more = json.loads(raw)
+    sweep = _opt(more[0]) if more else None
     out = {
         "code": code,
         "card": card,
@@ -249,6 +314,7 @@ def decode_event(raw: str) -> dict:
         "seq": int(seq),
         "locked": locked == "1",
         "question": _question(_opt(question), _opt(qstatus)),
+        "sweep": json.loads(sweep) if sweep else None,
     }
     if _opt(ended):
         out["ended"] = True
@@ -429,6 +495,58 @@ class RedisStore(Store):
     async def count_answers(self, code: str, qid: int) -> int:
         return await self.r.hlen(_k("a", code, qid))
 
+    # ------------------------------------------------------------------ sweeps
+    @_guarded
+    async def add_sweep(self, code: str, rec: dict) -> Session | None:
+        keys, args = self._base(code)
+        full = {**rec, "sid": "__SID__", "status": "open"}
+        args += [json.dumps(full, ensure_ascii=False), json.dumps(public_sweep(full), ensure_ascii=False)]
+        keys += [_k("sw", code), _k("swst", code)]
+        s = self._with_code(code, await self._run("add_sweep", keys, args))
+        if s is not None:
+            await self._sweep(code)
+        return s
+
+    @_guarded
+    async def sweep(self, code: str, sid: int) -> dict | None:
+        rec, st = await asyncio.gather(self.r.hget(_k("sw", code), str(sid)), self.r.hget(_k("swst", code), str(sid)))
+        return {**json.loads(rec), "sid": sid, "status": st} if rec and st else None
+
+    @_guarded
+    async def sweep_status(self, code: str, sid: int, status: str) -> Session | None:
+        rec = await self.r.hget(_k("sw", code), str(sid))
+        if rec is None:
+            return None
+        pub = public_sweep({**json.loads(rec), "sid": sid, "status": status})
+        keys, args = self._base(code)
+        keys += [_k("swst", code)]
+        args += [sid, status, json.dumps(pub, ensure_ascii=False)]
+        return self._with_code(code, await self._run("sweep_status", keys, args))
+
+    @_guarded
+    async def assign(self, code: str, sid: int, participant: str, npoints: int) -> int | None:
+        idx = await self._run(
+            "assign", [_k("swst", code), _k("swo", code, sid)], [sid, participant, npoints, IDLE_TTL_S]
+        )
+        return None if int(idx) < 0 else int(idx)
+
+    @_guarded
+    async def predict(self, code: str, sid: int, participant: str, pred: dict) -> AnswerOutcome:
+        return await self._run(
+            "predict",
+            [_k("swst", code), _k("swp", code, sid)],
+            [sid, participant, json.dumps(pred, ensure_ascii=False), IDLE_TTL_S],
+        )
+
+    @_guarded
+    async def predictions(self, code: str, sid: int) -> dict[str, dict]:
+        raw = cast(dict[str, str], await self.r.hgetall(_k("swp", code, sid)))
+        return {d: json.loads(p) for d, p in raw.items()}
+
+    @_guarded
+    async def count_predictions(self, code: str, sid: int) -> int:
+        return await self.r.hlen(_k("swp", code, sid))
+
     # ------------------------------------------------------------------ snapshots
     @_guarded
     async def add_snapshot(self, code: str, snap: dict) -> int:
@@ -522,8 +640,10 @@ class RedisStore(Store):
         return await self.r.zremrangebyscore(P + "sessions", "-inf", time.time() - IDLE_TTL_S)
 
     async def _expire_all(self, code: str, ttl: int) -> None:
-        nq = int(await self.r.hget(_k("s", code), "nq") or 0)
-        keys = [_k(k, code) for k in ("q", "qst", "snap")] + [_k("a", code, i) for i in range(1, nq + 1)]
+        nq, nsw = await self.r.hmget(_k("s", code), ["nq", "nsw"])
+        keys = [_k(k, code) for k in ("q", "qst", "snap", "sw", "swst")]
+        keys += [_k("a", code, i) for i in range(1, int(nq or 0) + 1)]
+        keys += [_k(k, code, i) for i in range(1, int(nsw or 0) + 1) for k in ("swo", "swp")]
         async with self.r.pipeline(transaction=False) as p:
             for k in keys:
                 p.expire(k, ttl)

@@ -26,7 +26,8 @@ from .limits import (
     PRESENCE_TTL_S,
     STORE_TIMEOUT_S,
 )
-from .store import AnswerOutcome, Full, Session, Store, StoreUnavailable, public_question
+from .store import AnswerOutcome, Full, Session, Store, StoreUnavailable, public_question, public_sweep
+from .sweeps import owned
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions(code TEXT PRIMARY KEY, token_hash TEXT NOT NULL, card TEXT NOT NULL,
@@ -39,10 +40,22 @@ CREATE TABLE IF NOT EXISTS answers(code TEXT, qid INTEGER, device TEXT, ans TEXT
 CREATE TABLE IF NOT EXISTS snapshots(sid INTEGER PRIMARY KEY AUTOINCREMENT, code TEXT NOT NULL, snap TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS snapshots_code ON snapshots(code, sid);
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sweeps(code TEXT, sid INTEGER, rec TEXT NOT NULL, PRIMARY KEY(code, sid));
+CREATE TABLE IF NOT EXISTS sweep_owners(code TEXT, sid INTEGER, device TEXT, idx INTEGER NOT NULL,
+  PRIMARY KEY(code, sid, device));
+CREATE TABLE IF NOT EXISTS predictions(code TEXT, sid INTEGER, device TEXT, pred TEXT NOT NULL,
+  PRIMARY KEY(code, sid, device));
 """
 # columns added since the first schema: an older file gains them on open (nothing in it is lost)
-ADDED = {"owner": "TEXT NOT NULL DEFAULT ''", "ended": "REAL", "summary": "TEXT"}
-COLS = "code, token_hash, card, query, frame, seq, locked, question, created, touched, owner, ended, summary"
+ADDED = {
+    "owner": "TEXT NOT NULL DEFAULT ''",
+    "ended": "REAL",
+    "summary": "TEXT",
+    "nsw": "INTEGER NOT NULL DEFAULT 0",
+    "sweep": "TEXT",
+}
+COLS = "code, token_hash, card, query, frame, seq, locked, question, created, touched, owner, ended, summary, sweep"
+TABLES = ("answers", "questions", "snapshots", "sweeps", "sweep_owners", "predictions", "sessions")
 
 
 def _guarded(fn):
@@ -104,7 +117,7 @@ class SQLiteStore(Store):
     def _session(row) -> Session | None:
         if row is None:
             return None
-        code, th, card, query, frame, seq, locked, q, created, touched, owner, ended, summary = row
+        code, th, card, query, frame, seq, locked, q, created, touched, owner, ended, summary, sweep = row
         return Session(
             code,
             th,
@@ -119,6 +132,7 @@ class SQLiteStore(Store):
             owner or "",
             ended,
             json.loads(summary) if summary else None,
+            json.loads(sweep) if sweep else None,
         )
 
     def _read_session(self, db, code: str) -> Session | None:
@@ -289,6 +303,94 @@ class SQLiteStore(Store):
         db = self._conn(create=False)
         return db.execute("SELECT COUNT(*) FROM answers WHERE code=? AND qid=?", (code, qid)).fetchone()[0] if db else 0
 
+    # ------------------------------------------------------------------ sweeps
+    @_guarded
+    async def add_sweep(self, code: str, rec: dict) -> Session | None:
+        def tx(db):
+            row = db.execute("SELECT nsw FROM sessions WHERE code=? AND ended IS NULL", (code,)).fetchone()
+            if row is None:
+                return None
+            sid = row[0] + 1
+            full = {**rec, "sid": sid, "status": "open"}
+            db.execute("INSERT INTO sweeps VALUES(?,?,?)", (code, sid, json.dumps(full, ensure_ascii=False)))
+            db.execute("UPDATE sessions SET nsw=? WHERE code=?", (sid, code))
+            return self._bump(db, code, {"sweep": json.dumps(public_sweep(full), ensure_ascii=False)})
+
+        return self._changed(self._write(tx))
+
+    @_guarded
+    async def sweep(self, code: str, sid: int) -> dict | None:
+        db = self._conn(create=False)
+        row = db and db.execute("SELECT rec FROM sweeps WHERE code=? AND sid=?", (code, sid)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    @_guarded
+    async def sweep_status(self, code: str, sid: int, status: str) -> Session | None:
+        def tx(db):
+            cur = self._read_session(db, code)
+            row = db.execute("SELECT rec FROM sweeps WHERE code=? AND sid=?", (code, sid)).fetchone()
+            if cur is None or cur.ended is not None or row is None:
+                return None
+            rec = {**json.loads(row[0]), "status": status}
+            db.execute(
+                "UPDATE sweeps SET rec=? WHERE code=? AND sid=?", (json.dumps(rec, ensure_ascii=False), code, sid)
+            )
+            if cur.sweep and cur.sweep["sid"] == sid:
+                return self._bump(db, code, {"sweep": json.dumps(public_sweep(rec), ensure_ascii=False)})
+            db.execute("UPDATE sessions SET touched=? WHERE code=?", (time.time(), code))
+            return cur
+
+        return self._changed(self._write(tx))
+
+    @_guarded
+    async def assign(self, code: str, sid: int, participant: str, npoints: int) -> int | None:
+        def tx(db):
+            if db.execute("SELECT 1 FROM sweeps WHERE code=? AND sid=?", (code, sid)).fetchone() is None:
+                return None
+            key = (code, sid, participant)
+            row = db.execute("SELECT idx FROM sweep_owners WHERE code=? AND sid=? AND device=?", key).fetchone()
+            if row is not None:
+                return row[0]
+            n = db.execute("SELECT COUNT(*) FROM sweep_owners WHERE code=? AND sid=?", (code, sid)).fetchone()[0]
+            idx = owned(n, npoints)
+            db.execute("INSERT INTO sweep_owners VALUES(?,?,?,?)", (*key, idx))
+            return idx
+
+        return self._write(tx)
+
+    @_guarded
+    async def predict(self, code: str, sid: int, participant: str, pred: dict) -> AnswerOutcome:
+        def tx(db):
+            row = db.execute("SELECT rec FROM sweeps WHERE code=? AND sid=?", (code, sid)).fetchone()
+            if row is None:
+                return "missing"
+            if json.loads(row[0])["status"] != "open":
+                return "closed"
+            db.execute(
+                "INSERT OR REPLACE INTO predictions VALUES(?,?,?,?)",
+                (code, sid, participant, json.dumps(pred, ensure_ascii=False)),
+            )
+            return "ok"
+
+        return self._write(tx)
+
+    @_guarded
+    async def predictions(self, code: str, sid: int) -> dict[str, dict]:
+        db = self._conn(create=False)
+        rows = (
+            db.execute("SELECT device, pred FROM predictions WHERE code=? AND sid=?", (code, sid)).fetchall()
+            if db
+            else []
+        )
+        return {d: json.loads(p) for d, p in rows}
+
+    @_guarded
+    async def count_predictions(self, code: str, sid: int) -> int:
+        db = self._conn(create=False)
+        if db is None:
+            return 0
+        return db.execute("SELECT COUNT(*) FROM predictions WHERE code=? AND sid=?", (code, sid)).fetchone()[0]
+
     # ------------------------------------------------------------------ snapshots
     @_guarded
     async def add_snapshot(self, code: str, snap: dict) -> int:
@@ -387,7 +489,7 @@ class SQLiteStore(Store):
                 )
             ]
             for code in old:
-                for table in ("answers", "questions", "snapshots", "sessions"):
+                for table in TABLES:
                     db.execute(f"DELETE FROM {table} WHERE code=?", (code,))
                 self._presence.pop(code, None)
             return len(old)

@@ -54,6 +54,17 @@ STATE_SCHEMA = {
         "seq": {"type": "integer", "description": "与事件 id 相同"},
         "locked": {"type": "boolean"},
         "question": QUESTION_SCHEMA,
+        "sweep": {
+            "type": ["object", "null"],
+            "description": "当前扫参(公开视图:改变哪些参数、预测哪个输出、点数与状态;没有任何点的数值)",
+            "properties": {
+                "sid": {"type": "integer"},
+                "card": {"type": "string"},
+                "predict": {"type": "string", "description": "学生预测的输出键;公布前,卡片里这个输出没有数值"},
+                "npoints": {"type": "integer"},
+                "status": {"type": "string", "enum": ["open", "revealed"]},
+            },
+        },
     },
 }
 ENDED_SCHEMA = {

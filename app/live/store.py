@@ -42,6 +42,7 @@ class Session:
     owner: str = ""  # the hashed address that started the class (open classes per address)
     ended: float | None = None  # 下课: the class answers 410 from then on
     summary: dict | None = None  # what followers see once it ended
+    sweep: dict | None = None  # public view of the current sweep (see public_sweep)
 
     def event(self) -> dict[str, Any]:
         """What every follower receives on each change (never the token, never answers, never the
@@ -54,6 +55,7 @@ class Session:
             "seq": self.seq,
             "locked": self.locked,
             "question": self.question,
+            "sweep": self.sweep,
         }
         if self.ended is not None:
             out["ended"] = True
@@ -70,6 +72,15 @@ def public_question(rec: dict) -> dict:
     out = {k: rec.get(k) for k in PUBLIC_KEYS}
     out["units"] = [rec["unit"], *rec.get("units", {})] if rec.get("units") else []
     return out
+
+
+SWEEP_PUBLIC_KEYS = ("sid", "card", "query", "vary", "predict", "label", "unit", "npoints", "status")
+
+
+def public_sweep(rec: dict) -> dict:
+    """A sweep as followers see it: what is varied and what to predict, never a point's value
+    (no x, y, truth or frontier until 公布, and those only through the results route)."""
+    return {k: rec.get(k) for k in SWEEP_PUBLIC_KEYS}
 
 
 class Store(ABC):
@@ -118,6 +129,34 @@ class Store(ABC):
 
     @abstractmethod
     async def count_answers(self, code: str, qid: int) -> int: ...
+
+    @abstractmethod
+    async def add_sweep(self, code: str, rec: dict) -> Session | None:
+        """Store sweep ``rec`` (its ``sid`` assigned here, status open), make it the class's current
+        sweep, bump and publish."""
+
+    @abstractmethod
+    async def sweep(self, code: str, sid: int) -> dict | None:
+        """The full record (points with their values) and its status, or None."""
+
+    @abstractmethod
+    async def sweep_status(self, code: str, sid: int, status: str) -> Session | None:
+        """revealed; publishes when it is the current sweep."""
+
+    @abstractmethod
+    async def assign(self, code: str, sid: int, participant: str, npoints: int) -> int | None:
+        """The point ``participant`` owns: the one given before, else (atomically, across workers)
+        the next by :func:`app.live.sweeps.owned` of how many were assigned before. None: no sweep."""
+
+    @abstractmethod
+    async def predict(self, code: str, sid: int, participant: str, pred: dict) -> AnswerOutcome:
+        """One prediction per participant (the latest replaces), only until 公布."""
+
+    @abstractmethod
+    async def predictions(self, code: str, sid: int) -> dict[str, dict]: ...
+
+    @abstractmethod
+    async def count_predictions(self, code: str, sid: int) -> int: ...
 
     @abstractmethod
     async def add_snapshot(self, code: str, snap: dict) -> int: ...

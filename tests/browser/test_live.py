@@ -139,7 +139,7 @@ def _follow_slider_cards_and_jumps(teacher, students):
     teacher.keyboard.press("p")
     _wait_stage(teacher, students, "eg-1-1")
     for s in students:
-        _wait_value(s, BATCH, "1")
+        _wait_value(s, BATCH, "32")  # the card comes back in the state the instructor left it
     for label, card in (("练习 1-3", "ex-1-3"), ("例题 1-1", "eg-1-1")):  # the jump box
         teacher.fill("#live-jump-q", label)
         teacher.press("#live-jump-q", "Enter")

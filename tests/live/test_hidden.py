@@ -97,12 +97,12 @@ def test_the_stage_route_asks_the_engine_for_the_mask(client, monkeypatch):
 
 def test_the_page_scripts_ask_for_the_mask_on_every_load():
     """live.js adds hide=<key>&solutions=off to each stage load and each fragment a slider asks for
-    while a question is open (the browser test sees it happen)."""
+    while a question (or a sweep) is open (the browser test sees it happen)."""
     from app.render import STATIC
 
     js = (STATIC / "live.js").read_text()
-    assert '"hide=" + encodeURIComponent(p.key) + "&solutions=off"' in js
-    assert 'params.append("hide", p.key)' in js
+    assert '"hide=" + encodeURIComponent(k); }).join("&") + "&solutions=off"' in js
+    assert 'params.append("hide", k)' in js
 
 
 def test_follower_html_has_no_value_of_the_asked_output(client, klass):
