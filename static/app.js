@@ -9,6 +9,12 @@
     modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"] };
 
   // ---------------------------------------------------------------- theme
+  // charts use the page's font stack (with its CJK system fonts), not Plotly's Open Sans
+  var fontStack = null;
+  function FONT() {
+    if (fontStack === null) fontStack = (document.body && getComputedStyle(document.body).fontFamily) || "sans-serif";
+    return fontStack;
+  }
   function isDark() {
     if (document.body && document.body.classList.contains("present")) return true;   // projector theme
     var t = document.documentElement.getAttribute("data-theme");
@@ -21,7 +27,7 @@
     var ink = dark ? "#e6e9ee" : "#1f2933";
     var grid = dark ? "rgba(230,233,238,0.14)" : "rgba(31,41,51,0.10)";
     var l = Object.assign({}, layout);
-    l.font = Object.assign({}, layout.font || {}, { color: ink });
+    l.font = Object.assign({ family: FONT() }, layout.font || {}, { color: ink });
     ["xaxis", "yaxis", "xaxis2", "yaxis2"].forEach(function (k) {
       if (l[k]) l[k] = Object.assign({ gridcolor: grid, linecolor: grid, zerolinecolor: grid }, l[k]);
     });
@@ -249,15 +255,41 @@
     if (!card) { drawn.then(function () { t.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true })); }); return; }
     drawn.then(function () { card.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true })); });
     var form = card.querySelector("form.controls");
-    if (form && card.dataset.urlSync && e.detail.requestConfig && e.detail.requestConfig.elt === form) {
-      var q = formQuery(form);
-      var deck = deckBar();
-      history.replaceState(null, "", deck ? deckUrl(deck, +deck.dataset.deckAt, card.dataset.card + (q ? "?" + q : ""))
-        : card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
-      updateToolLinks(card, q);
-      if (deck) { var back = deck.querySelector("a.back"); if (back) back.setAttribute("href", "/cards/" + card.dataset.card + (q ? "?" + q : "")); }
+    if (!form || !e.detail.requestConfig || e.detail.requestConfig.elt !== form) return;
+    // the state canonically (the server names it: only what differs from the defaults), then the view
+    // flags the form carries (solutions=off, answers=shown) where a page shows them
+    var xhr = e.detail.xhr, state = xhr && xhr.getResponseHeader("X-Card-Query");
+    if (state === null || state === undefined) state = formQuery(form);
+    var flags = viewFlags(form), q = join(state, flags);
+    updateToolLinks(card, state, q);
+    var deck = deckBar();
+    if (deck) {
+      history.replaceState(null, "", deckUrl(deck, +deck.dataset.deckAt, card.dataset.card + (q ? "?" + q : "")));
+    } else if (card.dataset.urlSync) {
+      history.replaceState(null, "", card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
+      if (document.body.classList.contains("present")) rememberPresented(card.dataset.card, q);
     }
+    var back = document.querySelector(".present-bar a.back");
+    if (back) back.setAttribute("href", "/cards/" + card.dataset.card + (q ? "?" + q : ""));
   });
+  function join(a, b) { return a && b ? a + "&" + b : a || b; }
+  function viewFlags(form) {
+    var parts = [];
+    ["solutions", "answers"].forEach(function (k) {
+      var el = form.querySelector('input[type=hidden][name="' + k + '"]');
+      if (el && el.value) parts.push(k + "=" + encodeURIComponent(el.value));
+    });
+    return parts.join("&");
+  }
+  // Presenter N/P: each card visited keeps its last state for this tab (P after N comes back to it)
+  function rememberPresented(id, q) {
+    try { sessionStorage.setItem("present:" + id, q || ""); } catch (err) {}
+  }
+  function presentedUrl(href) {
+    var id = href.split("?")[0].split("/").pop(), q = null;
+    try { q = sessionStorage.getItem("present:" + id); } catch (err) {}
+    return q ? href.split("?")[0] + "?" + q : href;
+  }
 
   // Cards that follow another card's state (same-named parameters) on the same page
   document.addEventListener("input", function (e) { followers(e); }, true);
@@ -280,10 +312,12 @@
     }, 0);
   }
 
-  function updateToolLinks(card, q) {
+  // 演示 / 单独打开 take the state and view flags, JSON (data-keep-query="state") the state alone
+  function updateToolLinks(card, state, q) {
     card.querySelectorAll("a[data-keep-query]").forEach(function (a) {
       var base = a.getAttribute("href").split("?")[0];
-      a.setAttribute("href", base + (q ? "?" + q : ""));
+      var v = a.getAttribute("data-keep-query") === "state" ? state : q;
+      a.setAttribute("href", base + (v ? "?" + v : ""));
     });
   }
 
@@ -314,6 +348,8 @@
   function presenter() {
     var bar = document.querySelector(".present-bar");
     if (!bar) return;
+    var shown = document.querySelector(".card[data-card]");
+    if (!bar.dataset.deckAt && shown) rememberPresented(shown.dataset.card, location.search.slice(1));
     var tb = bar.querySelector(".toggle-controls");
     if (tb) tb.addEventListener("click", function () { toggleControls(bar); });
     var resized = null;
@@ -343,8 +379,8 @@
           box.checked = dir > 0; box.dispatchEvent(new Event("change", { bubbles: true }));
         } else { stepBox(box, dir); }
       } else if (e.key === " ") { e.preventDefault(); togglePlay(card); }
-      else if (e.key === "n" || e.key === "N") { if (bar.dataset.deckAt) deckStep(bar, 1); else if (bar.dataset.next) location.href = bar.dataset.next; }
-      else if (e.key === "p" || e.key === "P") { if (bar.dataset.deckAt) deckStep(bar, -1); else if (bar.dataset.prev) location.href = bar.dataset.prev; }
+      else if (e.key === "n" || e.key === "N") { if (bar.dataset.deckAt) deckStep(bar, 1); else if (bar.dataset.next) location.href = presentedUrl(bar.dataset.next); }
+      else if (e.key === "p" || e.key === "P") { if (bar.dataset.deckAt) deckStep(bar, -1); else if (bar.dataset.prev) location.href = presentedUrl(bar.dataset.prev); }
       else if (e.key === "c" || e.key === "C") { toggleControls(bar); }
       else if (e.key === "f" || e.key === "F") {
         if (document.fullscreenElement) document.exitFullscreen(); else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});
