@@ -28,9 +28,25 @@
     var grid = dark ? "rgba(230,233,238,0.14)" : "rgba(31,41,51,0.10)";
     var l = Object.assign({}, layout);
     l.font = Object.assign({ family: FONT() }, layout.font || {}, { color: ink });
-    ["xaxis", "yaxis", "xaxis2", "yaxis2"].forEach(function (k) {
-      if (l[k]) l[k] = Object.assign({ gridcolor: grid, linecolor: grid, zerolinecolor: grid }, l[k]);
+    var big = presenting();
+    Object.keys(l).forEach(function (k) {
+      if (!/^[xy]axis\d*$/.test(k) || !l[k]) return;
+      l[k] = Object.assign({ gridcolor: grid, linecolor: grid, zerolinecolor: grid }, l[k]);
+      if (big) {   // read from the back of a room: ticks ≥ 16 px, titles 18 px, margins grow to fit them
+        var ax = l[k], title = ax.title && typeof ax.title === "object" ? ax.title : { text: ax.title || "" };
+        l[k] = Object.assign({}, ax, { automargin: true, tickfont: Object.assign({}, ax.tickfont, { size: Math.max(16, (ax.tickfont && ax.tickfont.size) || 0) }),
+          title: Object.assign({}, title, { font: Object.assign({}, title.font, { size: 18 }) }) });
+      }
     });
+    if (big) {
+      // the current value's marker (a reference line and its label) stays legible on a projector
+      if (l.annotations) l.annotations = l.annotations.map(function (a) {
+        return Object.assign({}, a, { font: Object.assign({}, a.font, { size: Math.max(18, (a.font && a.font.size) || 0) }) });
+      });
+      if (l.shapes) l.shapes = l.shapes.map(function (s) {
+        return s.type === "line" && s.line ? Object.assign({}, s, { line: Object.assign({}, s.line, { width: Math.max(3, s.line.width || 0) }) }) : s;
+      });
+    }
     if (dark && l.shapes) {
       l.shapes = l.shapes.map(function (s) {
         if (s.line && s.line.color === "#444b55") return Object.assign({}, s, { line: Object.assign({}, s.line, { color: "#c9d1db" }) });
@@ -42,8 +58,21 @@
 
   // ---------------------------------------------------------------- figures
   var lastFig = new WeakMap();
+  // Presenter: the tiles' side column shrinks its type (then sets two tiles a row) until it ends on screen
+  var TILE_SCALES = [1, 0.9, 0.8, 0.7, 0.62, 0.55];
+  function fitTiles() {
+    if (!presenting()) return;
+    document.querySelectorAll(".result > dl.stats").forEach(function (dl) {
+      if (getComputedStyle(dl.parentElement).display !== "grid" || getComputedStyle(dl).gridArea.indexOf("stats") !== 0) { dl.style.removeProperty("--tile-scale"); return; }
+      for (var i = 0; i < TILE_SCALES.length; i++) {
+        dl.style.setProperty("--tile-scale", String(TILE_SCALES[i]));
+        if (dl.getBoundingClientRect().bottom + window.scrollY <= window.innerHeight - 4) break;
+      }
+    });
+  }
   function draw(root) {
     if (!window.Plotly) return Promise.resolve();
+    fitTiles();
     var done = [];
     (root || document).querySelectorAll("script.figdata").forEach(function (s) {
       var el = document.getElementById(s.getAttribute("data-plot"));
@@ -90,14 +119,76 @@
     if (top > window.innerHeight * 0.75) return null;
     return Math.max(180, Math.floor(window.innerHeight - top - 12));
   }
+  function presenting() { return !!(document.body && document.body.classList.contains("present")); }
+  // no mode bar in the presenter (it covers labels, and nobody zooms from the back row) nor on a touch
+  // screen (it sits over the chart's top labels and a finger cannot hover it away)
+  function touchScreen() {
+    return !!(window.matchMedia && (window.matchMedia("(pointer: coarse)").matches || window.matchMedia("(hover: none)").matches)) ||
+      navigator.maxTouchPoints > 0;
+  }
+  function plotConfig() {
+    return (presenting() || touchScreen()) ? Object.assign({}, PLOT_CONFIG, { displayModeBar: false }) : PLOT_CONFIG;
+  }
+  // An axis title longer than its axis (a phone, three charts side by side) breaks into lines at a
+  // comma, bracket or space near its middle, and the margin on its side grows by the added lines
+  var measurer = null;
+  function textWidth(text, size) {
+    measurer = measurer || document.createElement("canvas").getContext("2d");
+    measurer.font = size + "px " + FONT();
+    return measurer.measureText(text).width;
+  }
+  function splitTitle(text, size, room) {
+    var lines = [text];
+    for (var guard = 0; guard < 3; guard++) {
+      var last = lines[lines.length - 1];
+      if (textWidth(last, size) <= room) break;
+      var best = -1, mid = last.length / 2;
+      for (var i = 1; i < last.length - 1; i++) {
+        var c = last.charAt(i - 1);
+        if (/[,,;;、·\s((]/.test(c) || /[((]/.test(last.charAt(i))) {
+          if (textWidth(last.slice(0, i), size) <= room && (best < 0 || Math.abs(i - mid) < Math.abs(best - mid) || textWidth(last.slice(best), size) > room)) best = i;
+        }
+      }
+      if (best < 0) {   // no break character fits: cut where the line is full
+        best = 1;
+        while (best < last.length - 1 && textWidth(last.slice(0, best + 1), size) <= room) best++;
+      }
+      lines.splice(lines.length - 1, 1, last.slice(0, best).replace(/\s+$/, ""), last.slice(best).replace(/^\s+/, ""));
+    }
+    return lines;
+  }
+  function fitTitles(l, width) {
+    var m = Object.assign({ l: 80, r: 80, t: 100, b: 80 }, l.margin), h = l.height || 320;
+    var base = (l.font && l.font.size) || 12;
+    Object.keys(l).forEach(function (k) {
+      var ax = l[k];
+      if (!/^[xy]axis\d*$/.test(k) || !ax || !ax.title) return;
+      var title = typeof ax.title === "object" ? ax.title : { text: ax.title };
+      var text = title.text;
+      if (!text || /<br>/i.test(text)) return;
+      var size = (title.font && title.font.size) || Math.round(1.2 * base);   // Plotly draws axis titles 1.2× the font
+      var dom = ax.domain || [0, 1], x = k.charAt(0) === "x";
+      var room = ((x ? width - m.l - m.r : h - m.t - m.b) * (dom[1] - dom[0])) - 8;
+      if (room <= 40) return;
+      var lines = splitTitle(String(text), size, room);
+      if (lines.length < 2) return;
+      l[k] = Object.assign({}, ax, { title: Object.assign({}, title, { text: lines.join("<br>") }) });
+      var extra = Math.ceil((lines.length - 1) * size * 1.25);
+      if (x) m[ax.side === "top" ? "t" : "b"] += extra; else m[ax.side === "right" ? "r" : "l"] += extra;
+    });
+    l.margin = m;
+    return l;
+  }
   function render(el, fig) {
-    var f = { data: fig.data, layout: themed(fig.layout), config: PLOT_CONFIG };
+    var f = { data: fig.data, layout: themed(fig.layout), config: plotConfig() };
     var h = presentHeight(el);
     if (h) { f.layout.height = h; el.style.minHeight = h + "px"; }
+    fitTitles(f.layout, f.layout.width || el.clientWidth || 600);
     if (fig.frames) f.frames = fig.frames;
     return window.Plotly.react(el, f);
   }
   function redrawAll() {
+    fitTiles();
     document.querySelectorAll(".plot").forEach(function (el) {
       var fig = lastFig.get(el);
       if (fig) render(el, fig);
