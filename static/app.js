@@ -157,9 +157,38 @@
     }
     return lines;
   }
-  function fitTitles(l, width) {
+  function fitTitles(l, width, data) {
     var m = Object.assign({ l: 80, r: 80, t: 100, b: 80 }, l.margin), h = l.height || 320;
     var base = (l.font && l.font.size) || 12;
+    var plain = function (t) { return String(t).replace(/<[^>]+>/g, ""); };
+    Object.keys(l).forEach(function (k) {
+      var ax = l[k];
+      if (!/^[xy]axis\d*$/.test(k) || !ax || ax.visible === false || ax.showticklabels === false) return;
+      var tick = (ax.tickfont && ax.tickfont.size) || base, ref = k.charAt(0) + k.slice(5);
+      if (k.charAt(0) === "y" && ax.ticktext && ax.side !== "right" && !ax.automargin) {
+        // explicit labels (a log axis's 100,000): the left margin holds the widest, and the title beside it
+        var widest = Math.max.apply(null, ax.ticktext.map(function (t) { return textWidth(plain(t), tick); }).concat([0]));
+        var need = Math.ceil(widest + 8 + (ax.title && (ax.title.text || typeof ax.title === "string") ? Math.round(1.2 * base) * 1.25 + 4 : 0));
+        if (m.l < need) m.l = need;
+      }
+      if (k.charAt(0) === "x" && !ax.tickvals && ax.type !== "log" && ax.type !== "linear" && data) {
+        // category labels wider than their slot break into lines instead of turning and leaving the chart
+        var cats = [];
+        data.forEach(function (t) {
+          if ((t.xaxis || "x") !== ref || t.orientation === "h" || !Array.isArray(t.x)) return;
+          t.x.forEach(function (c) { if (typeof c === "string" && cats.indexOf(c) < 0) cats.push(c); });
+        });
+        if (!cats.length) return;
+        var dom = ax.domain || [0, 1];
+        var slot = (width - m.l - m.r) * (dom[1] - dom[0]) / cats.length - 6;
+        var split = cats.map(function (c) { return slot > 24 ? splitTitle(c, tick, slot) : [c]; });
+        var rows = Math.max.apply(null, split.map(function (x) { return x.length; }));
+        if (rows < 2) return;
+        l[k] = Object.assign({}, ax, { tickmode: "array", tickvals: cats, tickangle: 0,
+          ticktext: split.map(function (x) { return x.join("<br>"); }) });
+        m.b += Math.ceil((rows - 1) * tick * 1.25);
+      }
+    });
     Object.keys(l).forEach(function (k) {
       var ax = l[k];
       if (!/^[xy]axis\d*$/.test(k) || !ax || !ax.title) return;
@@ -183,7 +212,7 @@
     var f = { data: fig.data, layout: themed(fig.layout), config: plotConfig() };
     var h = presentHeight(el);
     if (h) { f.layout.height = h; el.style.minHeight = h + "px"; }
-    fitTitles(f.layout, f.layout.width || el.clientWidth || 600);
+    fitTitles(f.layout, f.layout.width || el.clientWidth || 600, fig.data);
     if (fig.frames) f.frames = fig.frames;
     return window.Plotly.react(el, f);
   }
