@@ -143,12 +143,14 @@
       var last = lines[lines.length - 1];
       if (textWidth(last, size) <= room) break;
       var best = -1, mid = last.length / 2;
-      for (var i = 1; i < last.length - 1; i++) {
-        var c = last.charAt(i - 1);
-        if (/[,,;;、·\s((]/.test(c) || /[((]/.test(last.charAt(i))) {
-          if (textWidth(last.slice(0, i), size) <= room && (best < 0 || Math.abs(i - mid) < Math.abs(best - mid) || textWidth(last.slice(best), size) > room)) best = i;
+      // before a bracket first ("第 1 轮 / (示意)"), else after a comma, a stop or a space; nearest the middle
+      [/[((]/, /[,,;;、·\s((]/].some(function (re, pass) {
+        for (var i = 1; i < last.length - 1; i++) {
+          var ok = pass === 0 ? re.test(last.charAt(i)) : (re.test(last.charAt(i - 1)) || /[((]/.test(last.charAt(i)));
+          if (ok && textWidth(last.slice(0, i), size) <= room && (best < 0 || Math.abs(i - mid) < Math.abs(best - mid) || textWidth(last.slice(best), size) > room)) best = i;
         }
-      }
+        return best >= 0 && textWidth(last.slice(best), size) <= room;
+      });
       if (best < 0) {   // no break character fits: cut where the line is full
         best = 1;
         while (best < last.length - 1 && textWidth(last.slice(0, best + 1), size) <= room) best++;
