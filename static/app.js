@@ -63,9 +63,10 @@
   function fitTiles() {
     if (!presenting()) return;
     document.querySelectorAll(".result > dl.stats").forEach(function (dl) {
-      if (getComputedStyle(dl.parentElement).display !== "grid" || getComputedStyle(dl).gridArea.indexOf("stats") !== 0) { dl.style.removeProperty("--tile-scale"); return; }
+      var res = dl.parentElement;   // the scale widens the tiles' column too (the charts beside it narrow)
+      if (getComputedStyle(res).display !== "grid" || getComputedStyle(dl).gridArea.indexOf("stats") !== 0) { res.style.removeProperty("--tile-scale"); return; }
       for (var i = 0; i < TILE_SCALES.length; i++) {
-        dl.style.setProperty("--tile-scale", String(TILE_SCALES[i]));
+        res.style.setProperty("--tile-scale", String(TILE_SCALES[i]));
         if (dl.getBoundingClientRect().bottom + window.scrollY <= window.innerHeight - 4) break;
       }
     });
