@@ -9,6 +9,12 @@
     modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"] };
 
   // ---------------------------------------------------------------- theme
+  // charts use the page's font stack (with its CJK system fonts), not Plotly's Open Sans
+  var fontStack = null;
+  function FONT() {
+    if (fontStack === null) fontStack = (document.body && getComputedStyle(document.body).fontFamily) || "sans-serif";
+    return fontStack;
+  }
   function isDark() {
     if (document.body && document.body.classList.contains("present")) return true;   // projector theme
     var t = document.documentElement.getAttribute("data-theme");
@@ -21,10 +27,26 @@
     var ink = dark ? "#e6e9ee" : "#1f2933";
     var grid = dark ? "rgba(230,233,238,0.14)" : "rgba(31,41,51,0.10)";
     var l = Object.assign({}, layout);
-    l.font = Object.assign({}, layout.font || {}, { color: ink });
-    ["xaxis", "yaxis", "xaxis2", "yaxis2"].forEach(function (k) {
-      if (l[k]) l[k] = Object.assign({ gridcolor: grid, linecolor: grid, zerolinecolor: grid }, l[k]);
+    l.font = Object.assign({ family: FONT() }, layout.font || {}, { color: ink });
+    var big = presenting();
+    Object.keys(l).forEach(function (k) {
+      if (!/^[xy]axis\d*$/.test(k) || !l[k]) return;
+      l[k] = Object.assign({ gridcolor: grid, linecolor: grid, zerolinecolor: grid }, l[k]);
+      if (big) {   // read from the back of a room: ticks ≥ 16 px, titles 18 px, margins grow to fit them
+        var ax = l[k], title = ax.title && typeof ax.title === "object" ? ax.title : { text: ax.title || "" };
+        l[k] = Object.assign({}, ax, { automargin: true, tickfont: Object.assign({}, ax.tickfont, { size: Math.max(16, (ax.tickfont && ax.tickfont.size) || 0) }),
+          title: Object.assign({}, title, { font: Object.assign({}, title.font, { size: 18 }) }) });
+      }
     });
+    if (big) {
+      // the current value's marker (a reference line and its label) stays legible on a projector
+      if (l.annotations) l.annotations = l.annotations.map(function (a) {
+        return Object.assign({}, a, { font: Object.assign({}, a.font, { size: Math.max(18, (a.font && a.font.size) || 0) }) });
+      });
+      if (l.shapes) l.shapes = l.shapes.map(function (s) {
+        return s.type === "line" && s.line ? Object.assign({}, s, { line: Object.assign({}, s.line, { width: Math.max(3, s.line.width || 0) }) }) : s;
+      });
+    }
     if (dark && l.shapes) {
       l.shapes = l.shapes.map(function (s) {
         if (s.line && s.line.color === "#444b55") return Object.assign({}, s, { line: Object.assign({}, s.line, { color: "#c9d1db" }) });
@@ -36,8 +58,22 @@
 
   // ---------------------------------------------------------------- figures
   var lastFig = new WeakMap();
+  // Presenter: the tiles' side column shrinks its type (then sets two tiles a row) until it ends on screen
+  var TILE_SCALES = [1, 0.9, 0.8, 0.7, 0.62, 0.55];
+  function fitTiles() {
+    if (!presenting()) return;
+    document.querySelectorAll(".result > dl.stats").forEach(function (dl) {
+      var res = dl.parentElement;   // the scale widens the tiles' column too (the charts beside it narrow)
+      if (getComputedStyle(res).display !== "grid" || getComputedStyle(dl).gridArea.indexOf("stats") !== 0) { res.style.removeProperty("--tile-scale"); return; }
+      for (var i = 0; i < TILE_SCALES.length; i++) {
+        res.style.setProperty("--tile-scale", String(TILE_SCALES[i]));
+        if (dl.getBoundingClientRect().bottom + window.scrollY <= window.innerHeight - 4) break;
+      }
+    });
+  }
   function draw(root) {
     if (!window.Plotly) return Promise.resolve();
+    fitTiles();
     var done = [];
     (root || document).querySelectorAll("script.figdata").forEach(function (s) {
       var el = document.getElementById(s.getAttribute("data-plot"));
@@ -84,14 +120,107 @@
     if (top > window.innerHeight * 0.75) return null;
     return Math.max(180, Math.floor(window.innerHeight - top - 12));
   }
+  function presenting() { return !!(document.body && document.body.classList.contains("present")); }
+  // no mode bar in the presenter (it covers labels, and nobody zooms from the back row) nor on a touch
+  // screen (it sits over the chart's top labels and a finger cannot hover it away)
+  function touchScreen() {
+    return !!(window.matchMedia && (window.matchMedia("(pointer: coarse)").matches || window.matchMedia("(hover: none)").matches)) ||
+      navigator.maxTouchPoints > 0;
+  }
+  function plotConfig() {
+    return (presenting() || touchScreen()) ? Object.assign({}, PLOT_CONFIG, { displayModeBar: false }) : PLOT_CONFIG;
+  }
+  // An axis title longer than its axis (a phone, three charts side by side) breaks into lines at a
+  // comma, bracket or space near its middle, and the margin on its side grows by the added lines
+  var measurer = null;
+  function textWidth(text, size) {
+    measurer = measurer || document.createElement("canvas").getContext("2d");
+    measurer.font = size + "px " + FONT();
+    return measurer.measureText(text).width;
+  }
+  function splitTitle(text, size, room) {
+    var lines = [text];
+    for (var guard = 0; guard < 3; guard++) {
+      var last = lines[lines.length - 1];
+      if (textWidth(last, size) <= room) break;
+      var best = -1, mid = last.length / 2;
+      // before a bracket first ("第 1 轮 / (示意)"), else after a comma, a stop or a space; nearest the middle
+      [/[((]/, /[,,;;、·\s((]/].some(function (re, pass) {
+        for (var i = 1; i < last.length - 1; i++) {
+          var ok = pass === 0 ? re.test(last.charAt(i)) : (re.test(last.charAt(i - 1)) || /[((]/.test(last.charAt(i)));
+          if (ok && textWidth(last.slice(0, i), size) <= room && (best < 0 || Math.abs(i - mid) < Math.abs(best - mid) || textWidth(last.slice(best), size) > room)) best = i;
+        }
+        return best >= 0 && textWidth(last.slice(best), size) <= room;
+      });
+      if (best < 0) {   // no break character fits: cut where the line is full
+        best = 1;
+        while (best < last.length - 1 && textWidth(last.slice(0, best + 1), size) <= room) best++;
+      }
+      lines.splice(lines.length - 1, 1, last.slice(0, best).replace(/\s+$/, ""), last.slice(best).replace(/^\s+/, ""));
+    }
+    return lines;
+  }
+  function fitTitles(l, width, data) {
+    var m = Object.assign({ l: 80, r: 80, t: 100, b: 80 }, l.margin), h = l.height || 320;
+    var base = (l.font && l.font.size) || 12;
+    var plain = function (t) { return String(t).replace(/<[^>]+>/g, ""); };
+    Object.keys(l).forEach(function (k) {
+      var ax = l[k];
+      if (!/^[xy]axis\d*$/.test(k) || !ax || ax.visible === false || ax.showticklabels === false) return;
+      var tick = (ax.tickfont && ax.tickfont.size) || base, ref = k.charAt(0) + k.slice(5);
+      if (k.charAt(0) === "y" && ax.ticktext && ax.side !== "right" && !ax.automargin) {
+        // explicit labels (a log axis's 100,000): the left margin holds the widest, and the title beside it
+        var widest = Math.max.apply(null, ax.ticktext.map(function (t) { return textWidth(plain(t), tick); }).concat([0]));
+        var need = Math.ceil(widest + 8 + (ax.title && (ax.title.text || typeof ax.title === "string") ? Math.round(1.2 * base) * 1.25 + 4 : 0));
+        if (m.l < need) m.l = need;
+      }
+      if (k.charAt(0) === "x" && !ax.tickvals && ax.type !== "log" && ax.type !== "linear" && data) {
+        // category labels wider than their slot break into lines instead of turning and leaving the chart
+        var cats = [];
+        data.forEach(function (t) {
+          if ((t.xaxis || "x") !== ref || t.orientation === "h" || !Array.isArray(t.x)) return;
+          t.x.forEach(function (c) { if (typeof c === "string" && cats.indexOf(c) < 0) cats.push(c); });
+        });
+        if (!cats.length) return;
+        var dom = ax.domain || [0, 1];
+        var slot = (width - m.l - m.r) * (dom[1] - dom[0]) / cats.length - 6;
+        var split = cats.map(function (c) { return slot > 24 ? splitTitle(c, tick, slot) : [c]; });
+        var rows = Math.max.apply(null, split.map(function (x) { return x.length; }));
+        if (rows < 2) return;
+        l[k] = Object.assign({}, ax, { tickmode: "array", tickvals: cats, tickangle: 0,
+          ticktext: split.map(function (x) { return x.join("<br>"); }) });
+        m.b += Math.ceil((rows - 1) * tick * 1.25);
+      }
+    });
+    Object.keys(l).forEach(function (k) {
+      var ax = l[k];
+      if (!/^[xy]axis\d*$/.test(k) || !ax || !ax.title) return;
+      var title = typeof ax.title === "object" ? ax.title : { text: ax.title };
+      var text = title.text;
+      if (!text || /<br>/i.test(text)) return;
+      var size = (title.font && title.font.size) || Math.round(1.2 * base);   // Plotly draws axis titles 1.2× the font
+      var dom = ax.domain || [0, 1], x = k.charAt(0) === "x";
+      var room = ((x ? width - m.l - m.r : h - m.t - m.b) * (dom[1] - dom[0])) - 8;
+      if (room <= 40) return;
+      var lines = splitTitle(String(text), size, room);
+      if (lines.length < 2) return;
+      l[k] = Object.assign({}, ax, { title: Object.assign({}, title, { text: lines.join("<br>") }) });
+      var extra = Math.ceil((lines.length - 1) * size * 1.25);
+      if (x) m[ax.side === "top" ? "t" : "b"] += extra; else m[ax.side === "right" ? "r" : "l"] += extra;
+    });
+    l.margin = m;
+    return l;
+  }
   function render(el, fig) {
-    var f = { data: fig.data, layout: themed(fig.layout), config: PLOT_CONFIG };
+    var f = { data: fig.data, layout: themed(fig.layout), config: plotConfig() };
     var h = presentHeight(el);
     if (h) { f.layout.height = h; el.style.minHeight = h + "px"; }
+    fitTitles(f.layout, f.layout.width || el.clientWidth || 600, fig.data);
     if (fig.frames) f.frames = fig.frames;
     return window.Plotly.react(el, f);
   }
   function redrawAll() {
+    fitTiles();
     document.querySelectorAll(".plot").forEach(function (el) {
       var fig = lastFig.get(el);
       if (fig) render(el, fig);
@@ -249,15 +378,41 @@
     if (!card) { drawn.then(function () { t.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true })); }); return; }
     drawn.then(function () { card.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true })); });
     var form = card.querySelector("form.controls");
-    if (form && card.dataset.urlSync && e.detail.requestConfig && e.detail.requestConfig.elt === form) {
-      var q = formQuery(form);
-      var deck = deckBar();
-      history.replaceState(null, "", deck ? deckUrl(deck, +deck.dataset.deckAt, card.dataset.card + (q ? "?" + q : ""))
-        : card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
-      updateToolLinks(card, q);
-      if (deck) { var back = deck.querySelector("a.back"); if (back) back.setAttribute("href", "/cards/" + card.dataset.card + (q ? "?" + q : "")); }
+    if (!form || !e.detail.requestConfig || e.detail.requestConfig.elt !== form) return;
+    // the state canonically (the server names it: only what differs from the defaults), then the view
+    // flags the form carries (solutions=off, answers=shown) where a page shows them
+    var xhr = e.detail.xhr, state = xhr && xhr.getResponseHeader("X-Card-Query");
+    if (state === null || state === undefined) state = formQuery(form);
+    var flags = viewFlags(form), q = join(state, flags);
+    updateToolLinks(card, state, q);
+    var deck = deckBar();
+    if (deck) {
+      history.replaceState(null, "", deckUrl(deck, +deck.dataset.deckAt, card.dataset.card + (q ? "?" + q : "")));
+    } else if (card.dataset.urlSync) {
+      history.replaceState(null, "", card.dataset.urlSync + (q ? "?" + q : "") + location.hash);
+      if (document.body.classList.contains("present")) rememberPresented(card.dataset.card, q);
     }
+    var back = document.querySelector(".present-bar a.back");
+    if (back) back.setAttribute("href", "/cards/" + card.dataset.card + (q ? "?" + q : ""));
   });
+  function join(a, b) { return a && b ? a + "&" + b : a || b; }
+  function viewFlags(form) {
+    var parts = [];
+    ["solutions", "answers"].forEach(function (k) {
+      var el = form.querySelector('input[type=hidden][name="' + k + '"]');
+      if (el && el.value) parts.push(k + "=" + encodeURIComponent(el.value));
+    });
+    return parts.join("&");
+  }
+  // Presenter N/P: each card visited keeps its last state for this tab (P after N comes back to it)
+  function rememberPresented(id, q) {
+    try { sessionStorage.setItem("present:" + id, q || ""); } catch (err) {}
+  }
+  function presentedUrl(href) {
+    var id = href.split("?")[0].split("/").pop(), q = null;
+    try { q = sessionStorage.getItem("present:" + id); } catch (err) {}
+    return q ? href.split("?")[0] + "?" + q : href;
+  }
 
   // Cards that follow another card's state (same-named parameters) on the same page
   document.addEventListener("input", function (e) { followers(e); }, true);
@@ -280,10 +435,12 @@
     }, 0);
   }
 
-  function updateToolLinks(card, q) {
+  // 演示 / 单独打开 take the state and view flags, JSON (data-keep-query="state") the state alone
+  function updateToolLinks(card, state, q) {
     card.querySelectorAll("a[data-keep-query]").forEach(function (a) {
       var base = a.getAttribute("href").split("?")[0];
-      a.setAttribute("href", base + (q ? "?" + q : ""));
+      var v = a.getAttribute("data-keep-query") === "state" ? state : q;
+      a.setAttribute("href", base + (v ? "?" + v : ""));
     });
   }
 
@@ -314,6 +471,8 @@
   function presenter() {
     var bar = document.querySelector(".present-bar");
     if (!bar) return;
+    var shown = document.querySelector(".card[data-card]");
+    if (!bar.dataset.deckAt && shown) rememberPresented(shown.dataset.card, location.search.slice(1));
     var tb = bar.querySelector(".toggle-controls");
     if (tb) tb.addEventListener("click", function () { toggleControls(bar); });
     var resized = null;
@@ -343,8 +502,8 @@
           box.checked = dir > 0; box.dispatchEvent(new Event("change", { bubbles: true }));
         } else { stepBox(box, dir); }
       } else if (e.key === " ") { e.preventDefault(); togglePlay(card); }
-      else if (e.key === "n" || e.key === "N") { if (bar.dataset.deckAt) deckStep(bar, 1); else if (bar.dataset.next) location.href = bar.dataset.next; }
-      else if (e.key === "p" || e.key === "P") { if (bar.dataset.deckAt) deckStep(bar, -1); else if (bar.dataset.prev) location.href = bar.dataset.prev; }
+      else if (e.key === "n" || e.key === "N") { if (bar.dataset.deckAt) deckStep(bar, 1); else if (bar.dataset.next) location.href = presentedUrl(bar.dataset.next); }
+      else if (e.key === "p" || e.key === "P") { if (bar.dataset.deckAt) deckStep(bar, -1); else if (bar.dataset.prev) location.href = presentedUrl(bar.dataset.prev); }
       else if (e.key === "c" || e.key === "C") { toggleControls(bar); }
       else if (e.key === "f" || e.key === "F") {
         if (document.fullscreenElement) document.exitFullscreen(); else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});

@@ -76,6 +76,21 @@
       document.activeElement.classList.add("dismissed");
     }
   });
+  // A definition opens below its term, shifted left as far as it must to end inside the viewport (a term
+  // near a phone's right edge): the shift is set before it shows, on hover, focus or a tap
+  function placeTip(e) {
+    var t = e.target && e.target.closest && e.target.closest(".term");
+    if (!t) return;
+    var vw = document.documentElement.clientWidth, r = t.getBoundingClientRect();
+    // its widest: max-width min(24rem, 80vw) plus padding and border (a pseudo-element keeps content-box)
+    var width = Math.min(24 * parseFloat(getComputedStyle(document.documentElement).fontSize || "16"), 0.8 * vw) + 22;
+    var shift = Math.min(0, vw - 8 - (r.left + width));
+    shift = Math.max(shift, 8 - r.left);   // never past the left edge either
+    t.style.setProperty("--tip-x", Math.round(shift) + "px");
+  }
+  document.addEventListener("mouseover", placeTip);
+  document.addEventListener("focusin", placeTip);
+  document.addEventListener("touchstart", placeTip, { passive: true });
   document.addEventListener("focusout", function (e) {
     if (e.target.classList && e.target.classList.contains("term")) e.target.classList.remove("dismissed");
   });

@@ -44,7 +44,10 @@ def memory_breakdown(
         vline(usable_gb, f"可用 η·M = {usable_gb:.4g} GB ", "ink"),
         vline(capacity_gb, f" 容量 M = {capacity_gb:.4g} GB", "over" if used > capacity_gb else "ink", "dot"),
     )
-    lay["annotations"][0]["xanchor"], lay["annotations"][1]["xanchor"] = "right", "left"  # the two labels never overlap
+    # the two labels never overlap and never leave the chart (a phone is 390 px wide): η·M's above the plot,
+    # ending at its line; M's inside the plot's top edge, ending at its line
+    lay["annotations"][0]["xanchor"] = "right"
+    lay["annotations"][1].update(xanchor="right", yanchor="top", text=lay["annotations"][1]["text"].strip() + " ")
     if used > usable_gb:
         lay["shapes"].append(
             {

@@ -411,3 +411,102 @@ def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: i
 
 def figure(data: list[dict], lay: dict) -> dict:
     return {"data": data, "layout": lay}
+
+
+# ---------------------------------------------------------------- log axes: which ticks carry a label
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def log_tick_text(v: float) -> str:
+    """A log axis's tick label as its full value: ``20``, ``0.05``, ``2,000``; from a million up (and
+    below a thousandth) ``2×10⁶``, never a bare mantissa ``2`` beside a decade."""
+    e = math.floor(math.log10(v) + 1e-9)
+    m = round(v / 10**e, 6)
+    if -3 <= e < 6:
+        return f"{round(v, max(0, -e)):,.{max(0, -e)}f}"
+    power = "10" + str(e).translate(SUPERSCRIPT)
+    return power if m == 1 else f"{m:g}×{power}"
+
+
+def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
+    """Tick values and labels for a log axis showing ``lo``…``hi`` (the values, not their logs): every
+    decade; 2 and 5 times each decade as well when the range spans at most about two decades; every
+    1–9 multiple within one decade or less; every k-th decade when the range spans more than eight.
+    The list runs a decade past each end (Plotly draws only the ticks inside its range)."""
+    if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)):
+        return [], []
+    lo, hi = min(lo, hi), max(lo, hi)
+    span = math.log10(hi / lo)
+    first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    if span <= 0.9:
+        mults: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+    elif span <= 2.3:
+        mults = (1, 2, 5)
+    else:
+        mults = (1,)
+    k = max(1, math.ceil(span / 8))
+    vals = [float(f"{m * 10.0**e:.6g}") for e in range(first, last + 1) if mults != (1,) or e % k == 0 for m in mults]
+    return vals, [log_tick_text(v) for v in vals]
+
+
+def _axis_values(fig: dict, key: str) -> list[float]:
+    """The positive values plotted along layout axis ``key`` (``xaxis``, ``yaxis2`` …): its traces'
+    coordinates (bars from their base to their end), frames included, and its shapes' ends."""
+    letter, ref = key[0], key[0] + key[5:]  # "yaxis2" → "y", "y2"
+    out: list[float] = []
+
+    def take(seq: Any) -> None:
+        if isinstance(seq, (list, tuple)):
+            out.extend(v for v in seq if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)
+        elif isinstance(seq, (int, float)) and not isinstance(seq, bool) and seq > 0:
+            out.append(seq)
+
+    data = fig.get("data", [])
+    mine = {i for i, t in enumerate(data) if t.get(letter + "axis", letter) == ref}
+
+    def trace_values(t: dict, like: dict) -> None:
+        horizontal = like.get("orientation") == "h"
+        along = letter if not horizontal or like.get("type") != "bar" else ("y" if letter == "x" else "x")
+        take(t.get(along))
+        base = t.get("base")
+        if like.get("type") == "bar" and (letter == "x") == horizontal:
+            vals, bases = t.get(along) or [], base if isinstance(base, list) else [base or 0] * len(t.get(along) or [])
+            take([b + v for b, v in zip(bases, vals) if isinstance(b, (int, float)) and isinstance(v, (int, float))])
+            take(base)
+
+    for i in mine:
+        trace_values(data[i], data[i])
+    for fr in fig.get("frames", []) or []:
+        idx = fr.get("traces") or list(range(len(fr.get("data", []))))
+        for i, t in zip(idx, fr.get("data", [])):
+            if i in mine:
+                trace_values(t, data[i])
+    for s in fig.get("layout", {}).get("shapes", []) or []:
+        if s.get(letter + "ref") == ref:
+            take([s.get(letter + "0"), s.get(letter + "1")])
+    return out
+
+
+def with_log_ticks(fig: dict) -> dict:
+    """``fig`` with explicit ticks (:func:`log_ticks`) on every log axis that names none of its own,
+    for the range it shows (its fixed range, else what it plots). A new dict when anything changes;
+    ``fig`` itself is never modified (figures are shared between renders)."""
+    lay = fig.get("layout", {})
+    changed: dict[str, dict] = {}
+    for key, ax in lay.items():
+        if not (isinstance(ax, dict) and key[1:5] == "axis" and key[0] in "xy" and ax.get("type") == "log"):
+            continue
+        if "tickvals" in ax or "dtick" in ax or ax.get("tickmode"):
+            continue
+        rng = ax.get("range")
+        if rng and len(rng) == 2 and all(isinstance(v, (int, float)) for v in rng):
+            lo, hi = 10.0 ** rng[0], 10.0 ** rng[1]
+        else:
+            vals = _axis_values(fig, key)
+            if not vals:
+                continue
+            lo, hi = min(vals), max(vals)
+        ticks, text = log_ticks(lo, hi)
+        if ticks:
+            changed[key] = {**ax, "tickvals": ticks, "ticktext": text}
+    return {**fig, "layout": {**lay, **changed}} if changed else fig

@@ -17,7 +17,7 @@ from ..cards import REGISTRY, controls_of
 from ..chapters import CHAPTERS, section_of
 from ..chapters.glossary import TERMS
 from ..charts import ROLE_LABELS
-from ..state import wire
+from ..state import query_string, wire
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
 
@@ -58,6 +58,19 @@ def gloss(html: Any, scope: Scope) -> Markup:
     return _marker.mark(str(html), scope)
 
 
+def card_links(card: Any, params: Any, solutions: bool = True, answers_shown: bool = False) -> dict[str, str]:
+    """The card chrome's links in this state: 演示 and 单独打开 carry the canonical query (only what
+    differs from the defaults) and the view flags that change how it is shown; JSON the state alone."""
+    q = query_string(card, params)
+    flags = ([("solutions", "off")] if not solutions else []) + ([("answers", "shown")] if answers_shown else [])
+    view = q + "".join(("&" if q or i else "?") + f"{k}={v}" for i, (k, v) in enumerate(flags))
+    return {
+        "present": f"/present/{card.id}{view}",
+        "cards": f"/cards/{card.id}{view}",
+        "api": f"/api/cards/{card.id}{q}",
+    }
+
+
 def glossary_scope(prefix: str, anchors: bool = False) -> Scope:
     return Scope(prefix, anchors)
 
@@ -82,6 +95,7 @@ env.globals.update(
     section_of=section_of,
     getattr_=getattr,
     glossary_scope=glossary_scope,
+    card_links=card_links,
     glossary_definitions=definitions_html(TERMS),
 )
 env.filters.update(rich=rich, gloss=gloss, num=fmt.num, wire=wire)

@@ -8,6 +8,7 @@ import io
 from typing import Any
 
 from ..cards import Figure
+from ..charts.theme import with_log_ticks
 
 
 def figure_rows(f: Figure) -> tuple[list[str], list[list[Any]]]:
@@ -57,8 +58,9 @@ def legend_items(f: Figure) -> list[dict[str, str]]:
 
 
 def wire_figure(f: Figure, legend: list[dict[str, str]]) -> dict:
-    """The figure as sent to the browser: Plotly's legend off when the HTML ``legend`` shows it."""
-    fig = f.fig
+    """The figure as sent to the browser: Plotly's legend off when the HTML ``legend`` shows it; every
+    log axis labels its decades (and 2, 5 as full values) explicitly, never Plotly's bare minor digits."""
+    fig = with_log_ticks(f.fig)
     lay = fig.get("layout", {})
     if legend:
         fig = {**fig, "layout": {**lay, "showlegend": False}}

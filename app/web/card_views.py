@@ -59,8 +59,9 @@ async def present_page(request: Request, card: CardRef, params: StateRef, readin
 
 @router.get("/cards/{name}/fragment")
 async def card_fragment(card: CardRef, params: StateRef, reading: ReadingRef) -> Response:
-    """The card's result at this state: what a slider's move swaps in."""
-    return html(fragment_html(card, params, reading))
+    """The card's result at this state: what a slider's move swaps in. ``X-Card-Query`` names the state
+    canonically (only what differs from the defaults): the address bar and the card's links take it."""
+    return html(fragment_html(card, params, reading), headers={"X-Card-Query": query_string(card, params)[1:]})
 
 
 @router.get("/cards/{name}/explain")

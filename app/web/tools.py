@@ -45,5 +45,6 @@ def tool_page(request: Request, slug: str, card: ToolCard) -> Response:
         errors=errors,
         raw=dict(items),
         intro=tool_intro(slug),
+        request_path=f"/tools/{slug}",
     )
     return html(body, PAGE_CACHE, status)
