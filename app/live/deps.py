@@ -153,23 +153,28 @@ AnySession = Annotated[Session, Depends(any_session)]
 QID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": MAX_QUESTIONS}
 
 
-def qid_param(qid: Annotated[str, Path(description=f"题号(1…{MAX_QUESTIONS})", json_schema_extra=QID_SCHEMA)]) -> int:
-    """A question number from the path: 1…MAX_QUESTIONS, else 422 naming ``qid`` (never an overflow
-    in the store)."""
-    if not (qid.isascii() and qid.isdigit() and len(qid) <= 6 and 1 <= int(qid) <= MAX_QUESTIONS):
+def path_number(value: str, field: str, top: int, what: str) -> int:
+    """A number from the path (a question's, a sweep's): 1…``top``, else a 422 naming ``field`` (never an
+    overflow in the store)."""
+    if not (value.isascii() and value.isdigit() and len(value) <= 6 and 1 <= int(value) <= top):
         raise HTTPException(
             422,
             detail=[
                 {
-                    "loc": ["path", "qid"],
-                    "field": "qid",
+                    "loc": ["path", field],
+                    "field": field,
                     "type": "out_of_range",
-                    "msg": f"qid:题号须为 1 到 {MAX_QUESTIONS} 的整数",
-                    "input": qid[:24],
+                    "msg": f"{field}:{what}须为 1 到 {top} 的整数",
+                    "input": value[:24],
                 }
             ],
         )
-    return int(qid)
+    return int(value)
+
+
+def qid_param(qid: Annotated[str, Path(description=f"题号(1…{MAX_QUESTIONS})", json_schema_extra=QID_SCHEMA)]) -> int:
+    """A question number from the path: 1…MAX_QUESTIONS, else 422 naming ``qid``."""
+    return path_number(qid, "qid", MAX_QUESTIONS, "题号")
 
 
 def address(conn: HTTPConnection) -> str:

@@ -22,7 +22,18 @@ from ..cards import run as compute
 from ..state import to_query, wire
 from . import cardinfo
 from .api import NO_STORE, changed, ok, retry_after
-from .deps import AnySession, Instructor, LiveSession, card_state, check_token, fail, json_body, keys, participant_of
+from .deps import (
+    AnySession,
+    Instructor,
+    LiveSession,
+    card_state,
+    check_token,
+    fail,
+    json_body,
+    keys,
+    participant_of,
+    path_number,
+)
 from .limits import (
     MAX_ANSWER,
     MAX_SWEEP_PARAMS,
@@ -57,20 +68,7 @@ SUGGESTED = 6  # values a slider offers to start from in the control view
 
 def sid_param(sid: Annotated[str, Path(description=f"扫参编号(1…{MAX_SWEEPS})", json_schema_extra=SID_SCHEMA)]) -> int:
     """A sweep number from the path: 1…MAX_SWEEPS, else 422 naming ``sid``."""
-    if not (sid.isascii() and sid.isdigit() and len(sid) <= 6 and 1 <= int(sid) <= MAX_SWEEPS):
-        raise HTTPException(
-            422,
-            detail=[
-                {
-                    "loc": ["path", "sid"],
-                    "field": "sid",
-                    "type": "out_of_range",
-                    "msg": f"sid:扫参编号须为 1 到 {MAX_SWEEPS} 的整数",
-                    "input": sid[:24],
-                }
-            ],
-        )
-    return int(sid)
+    return path_number(sid, "sid", MAX_SWEEPS, "扫参编号")
 
 
 Sid: TypeAlias = Annotated[int, Depends(sid_param)]
