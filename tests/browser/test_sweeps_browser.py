@@ -129,6 +129,11 @@ def test_control_view_and_three_phones_sweep_batch(browser, live_server, context
     assert "3 人预测" in caption and "前沿 2 个点" in caption
     xtitle = teacher.evaluate(f"{plot}.layout.xaxis.title.text")
     assert "ms" in xtitle and "越小越好" in xtitle
+    # throughput spans ~150× here: a log axis whose labels are full values (50, 100, 200 … 5,000), never a bare 2 or 5
+    assert teacher.evaluate(f"{plot}.layout.yaxis.type") == "log"
+    yticks = teacher.evaluate(f"Array.from({plot}.querySelectorAll('.ytick text')).map(t => t.textContent)")
+    assert "1,000" in yticks and "5,000" in yticks, yticks
+    assert not {"2", "5"} & set(yticks), yticks
 
     for s, point, v in zip(phones, points, expected, strict=True):
         s.wait_for_selector(".live-sweep-mine:not([hidden])")
