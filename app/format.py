@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
 GB = 1e9
@@ -162,19 +161,15 @@ class NumberFormat:
         """The format a template slot's flags ask for (``[[key|d1,c]]``): ``dK`` K decimals, ``sK`` K
         significant figures, ``c`` compact (no trailing zeros), ``g0`` no thousands separator.
         (``a`` "≈" and ``n`` no unit are arguments of :meth:`text`.)"""
-        return _flagged(self, flags)
-
-
-# a format and a template slot's flags: few and fixed, while a new format costs ~8 µs (9 per eg-1-1 fragment)
-@lru_cache(maxsize=1024)
-def _flagged(form: NumberFormat, flags: str) -> NumberFormat:
-    f = set(flags.split(","))
-    digits = next((int(x[1:]) for x in f if x[:1] == "d" and x[1:].isdigit()), form.digits)
-    sig = next((int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), None if digits != form.digits else form.sig)
-    trim, sep = form.trim or "c" in f, form.sep and "g0" not in f
-    if (digits, sig, trim, sep) == (form.digits, form.sig, form.trim, form.sep):
-        return form  # "n" or "a" only: the same digits
-    return replace(form, digits=digits, sig=sig, trim=trim, sep=sep)
+        f = set(flags.split(","))
+        digits = next((int(x[1:]) for x in f if x[:1] == "d" and x[1:].isdigit()), self.digits)
+        sig = next(
+            (int(x[1:]) for x in f if x[:1] == "s" and x[1:].isdigit()), None if digits != self.digits else self.sig
+        )
+        trim, sep = self.trim or "c" in f, self.sep and "g0" not in f
+        if (digits, sig, trim, sep) == (self.digits, self.sig, self.trim, self.sep):
+            return self  # "n" or "a" only: the same digits
+        return replace(self, digits=digits, sig=sig, trim=trim, sep=sep)
 
 
 # The formats of numbers no declaration describes: a value as given (a slider's, a preset's: every digit

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from functools import cache
 from typing import Any
 
 COLORS: dict[str, str] = {
@@ -445,17 +444,9 @@ def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
         mults = (1, 2, 5)
     else:
         mults = (1,)
-    vals, text = _decade_ticks(first, last, mults, max(1, math.ceil(span / 8)))
-    return list(vals), list(text)
-
-
-@cache  # a table over a few small integers: decades, multiples, stride (the labels cost ~5 % of an eg-1-1 fragment)
-def _decade_ticks(first: int, last: int, mults: tuple[int, ...], k: int) -> tuple[tuple[float, ...], tuple[str, ...]]:
-    """The ticks of decades ``first``…``last``: ``mults`` of each (every ``k``-th decade when only 1s)."""
-    vals = tuple(
-        float(f"{m * 10.0**e:.6g}") for e in range(first, last + 1) if mults != (1,) or e % k == 0 for m in mults
-    )
-    return vals, tuple(log_tick_text(v) for v in vals)
+    k = max(1, math.ceil(span / 8))
+    vals = [float(f"{m * 10.0**e:.6g}") for e in range(first, last + 1) if mults != (1,) or e % k == 0 for m in mults]
+    return vals, [log_tick_text(v) for v in vals]
 
 
 def _axis_values(fig: dict, key: str) -> list[float]:
