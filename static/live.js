@@ -659,32 +659,10 @@
   var SWEEP_COLOR = { correct: "#2f9e44", close: "#f08c00", incorrect: "#e03131", none: "#868e96" };
   var SWEEP_NAME = { correct: "正确", close: "接近", incorrect: "不对", none: "未作答" };
   function axisTitle(a) { return a.label + (a.unit ? "(" + a.unit + ")" : "") + (a.better === "lower" ? " ↓ 越小越好" : " ↑ 越大越好"); }
-  function logAxis(vals) {
-    var v = vals.filter(function (x) { return typeof x === "number" && isFinite(x); });
-    if (!v.length || Math.min.apply(null, v) <= 0) return false;
-    return Math.max.apply(null, v) / Math.min.apply(null, v) > 100;
-  }
-  // A log axis labels its decades, and 2 and 5 as full values (20, 50, 200) when it spans few decades:
-  // the rule of the cards' own charts (app/charts/theme.py log_ticks), never Plotly's bare "2", "5"
-  function logTicks(vals) {
-    var v = vals.filter(function (x) { return typeof x === "number" && x > 0 && isFinite(x); });
-    var lo = Math.min.apply(null, v), hi = Math.max.apply(null, v), span = Math.log10(hi / lo);
-    var mults = span <= 0.9 ? [1, 2, 3, 4, 5, 6, 7, 8, 9] : span <= 2.3 ? [1, 2, 5] : [1];
-    var k = Math.max(1, Math.ceil(span / 8)), out = [];
-    for (var e = Math.floor(Math.log10(lo)) - 1; e <= Math.ceil(Math.log10(hi)) + 1; e++) {
-      if (mults.length === 1 && e % k !== 0) continue;
-      mults.forEach(function (m) { out.push(parseFloat((m * Math.pow(10, e)).toPrecision(6))); });
-    }
-    return { tickvals: out, ticktext: out.map(function (x) {
-      var e = Math.floor(Math.log10(x) + 1e-9);
-      if (e >= -3 && e < 6) return x.toLocaleString("en-US", { maximumFractionDigits: Math.max(0, -e) });
-      var m = parseFloat((x / Math.pow(10, e)).toPrecision(6)), sup = String(e).replace(/./g, function (ch) { return "⁰¹²³⁴⁵⁶⁷⁸⁹⁻".charAt("0123456789-".indexOf(ch)); });
-      return (m === 1 ? "" : m + "×") + "10" + sup;
-    }) };
-  }
-  function sweepAxis(title, vals) {
-    var ax = { title: { text: title }, type: logAxis(vals) ? "log" : "linear", gridcolor: "rgba(128,128,128,0.25)", automargin: true };
-    return ax.type === "log" ? Object.assign(ax, logTicks(vals)) : ax;
+  // the server says how each axis is drawn (log or not, and a log axis's labels: the cards' own rule)
+  function sweepAxis(title, scale) {
+    var ax = { title: { text: title }, type: scale && scale.log ? "log" : "linear", gridcolor: "rgba(128,128,128,0.25)", automargin: true };
+    return ax.type === "log" ? Object.assign(ax, { tickvals: scale.tickvals, ticktext: scale.ticktext }) : ax;
   }
   function sweepPlot(div, res, opts) {
     opts = opts || {};
@@ -714,8 +692,8 @@
     var layout = { height: big ? 420 : 300, margin: { l: big ? 80 : 56, r: 16, t: 16, b: big ? 70 : 56 },
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", font: { color: c.ink, size: font },
       legend: { orientation: "h", y: -0.3 }, showlegend: true,
-      xaxis: sweepAxis(axisTitle(res.axes.x), pts.map(function (p) { return p.x; })),
-      yaxis: sweepAxis(axisTitle(res.axes.y), pts.map(function (p) { return p.y; })) };
+      xaxis: sweepAxis(axisTitle(res.axes.x), res.scales && res.scales.x),
+      yaxis: sweepAxis(axisTitle(res.axes.y), res.scales && res.scales.y) };
     div.dataset.points = String(pts.length);
     div.dataset.frontier = String(front.length);
     window.Plotly.newPlot(div, data, layout, { displaylogo: false, responsive: true, displayModeBar: false });

@@ -30,6 +30,7 @@ from .deps import (
     fail,
     json_body,
     keys,
+    number_answer,
     participant_of,
     qid_param,
 )
@@ -40,7 +41,6 @@ from .limits import (
     IDLE_TTL_S,
     JOIN_WINDOW_S,
     JOINS_PER_ADDRESS,
-    MAX_ANSWER,
     MAX_CLASSES_PER_ADDRESS,
     MAX_FOLLOWERS,
     MAX_FOLLOWERS_PER_ADDRESS,
@@ -390,16 +390,7 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
     """The answer in the exercise checker's terms (units, 正确/接近/不对), or 422."""
     value: Any = data.value
     if rec["kind"] == "numeric":
-        if isinstance(value, bool):
-            raise fail(422, "value", "须为数字", "float_parsing")
-        try:
-            value = float(str(value).replace(",", "")) if isinstance(value, str) else float(value)
-        except ValueError:
-            raise fail(422, "value", "须为数字", "float_parsing") from None
-        if not math.isfinite(value):
-            raise fail(422, "value", "须为有限数", "finite_number")
-        if abs(value) > MAX_ANSWER:
-            raise fail(422, "value", f"绝对值须不超过 {MAX_ANSWER:g}", "less_than_equal")
+        value = number_answer(value)
         allowed = [rec["unit"], *rec.get("units", {})]
         if data.unit is not None and data.unit not in allowed:
             raise fail(422, "unit", "不是可选单位;可选:" + "、".join(u for u in allowed if u), "literal_error")

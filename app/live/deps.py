@@ -5,6 +5,7 @@ the client's address and the participant credential (FastAPI ``Annotated`` depen
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qsl
@@ -18,7 +19,7 @@ from ..state import ParamError, parse_query
 from .address import client_address
 from .credentials import Keys, Participant
 from .ids import normalise_code, token_matches
-from .limits import BODY_READ_TIMEOUT_S, MAX_BODY_BYTES, MAX_QUESTIONS
+from .limits import BODY_READ_TIMEOUT_S, MAX_ANSWER, MAX_BODY_BYTES, MAX_QUESTIONS
 from .store import Session, get_store, settings
 
 M = TypeVar("M", bound=BaseModel)
@@ -151,6 +152,21 @@ AnySession = Annotated[Session, Depends(any_session)]
 
 
 QID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": MAX_QUESTIONS}
+
+
+def number_answer(value: Any) -> float:
+    """A number a phone sent (an answer, a prediction): "1,024" and 1024 alike; else a 422 naming ``value``."""
+    if isinstance(value, bool):
+        raise fail(422, "value", "须为数字", "float_parsing")
+    try:
+        number = float(value.replace(",", "")) if isinstance(value, str) else float(value)
+    except ValueError:
+        raise fail(422, "value", "须为数字", "float_parsing") from None
+    if not math.isfinite(number):
+        raise fail(422, "value", "须为有限数", "finite_number")
+    if abs(number) > MAX_ANSWER:
+        raise fail(422, "value", f"绝对值须不超过 {MAX_ANSWER:g}", "less_than_equal")
+    return number
 
 
 def path_number(value: str, field: str, top: int, what: str) -> int:

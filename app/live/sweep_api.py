@@ -17,9 +17,9 @@ from typing import Annotated, Any, TypeAlias, TypeGuard
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from ..cards import Card, controls_of
+from ..cards import REGISTRY, Card, controls_of, resolve
 from ..cards import run as compute
-from ..state import to_query, wire
+from ..state import query_string, wire
 from . import cardinfo
 from .api import NO_STORE, changed, ok, retry_after
 from .deps import (
@@ -31,11 +31,11 @@ from .deps import (
     fail,
     json_body,
     keys,
+    number_answer,
     participant_of,
     path_number,
 )
 from .limits import (
-    MAX_ANSWER,
     MAX_SWEEP_PARAMS,
     MAX_SWEEP_POINTS,
     MAX_SWEEPS,
@@ -57,7 +57,7 @@ from .models import (
 )
 from .results import VERDICT_TEXT, _cell
 from .store import Session, get_store
-from .sweeps import Better, Plan, SweepError, frontier, grade, grid, plan, point_query, variable
+from .sweeps import Better, Plan, SweepError, axis_scale, frontier, grade, grid, plan, point_query, variable
 
 router = APIRouter(tags=["课堂"])
 SweepBody: TypeAlias = Annotated[SweepIn, Depends(json_body(SweepIn))]
@@ -109,8 +109,6 @@ def _suggest(spec, values: list) -> list:
     summary="扫参:这张卡片可以改变的参数(及其取值)与可以预测、作坐标轴的数值输出",
 )
 async def sweepable(card: str, request: Request) -> JSONResponse:
-    from ..cards import resolve
-
     if resolve(card) is None:
         raise fail(404, "card", f"没有编号为 “{card[:40]}” 的卡片", "not_found")
     c, params = card_state(card, request.url.query)
@@ -153,7 +151,7 @@ def _points(card: Card, base: str, p: Plan, keys_: tuple[str, str, str], better:
         vals = [view.outputs.get(k) for k in keys_]
         out.append(
             {
-                "query": "&".join(f"{k}={v}" for k, v in to_query(card, params)),
+                "query": query_string(card, params).removeprefix("?"),
                 "values": {k: v for k, v in combo.items()},
                 "label": " · ".join(
                     f"{cardinfo._plain(specs[k].label)} = {cardinfo._value(specs[k], v)}" for k, v in combo.items()
@@ -169,7 +167,7 @@ def _points(card: Card, base: str, p: Plan, keys_: tuple[str, str, str], better:
     return out
 
 
-def _axis(card: Card, outputs: dict[str, dict], key: str, better: str) -> dict:
+def _axis(outputs: dict[str, dict], key: str, better: str) -> dict:
     o = outputs[key]
     return {"key": key, "label": o["label"], "unit": o["unit"], "better": better}
 
@@ -211,7 +209,7 @@ async def start_sweep(s: Instructor, data: SweepBody) -> JSONResponse:
         "predict": data.predict,
         "label": pred["label"],
         "unit": pred["unit"],
-        "axes": {"x": _axis(card, outputs, data.x, data.x_better), "y": _axis(card, outputs, data.y, data.y_better)},
+        "axes": {"x": _axis(outputs, data.x, data.x_better), "y": _axis(outputs, data.y, data.y_better)},
         "npoints": len(points),
         "points": points,
         "conditions": cardinfo.state_label(card, params),
@@ -260,19 +258,6 @@ async def mine(
     )
 
 
-def _prediction_value(data: PredictIn) -> float:
-    value: Any = data.value
-    try:
-        value = float(value.replace(",", "")) if isinstance(value, str) else float(value)
-    except ValueError:
-        raise fail(422, "value", "须为数字", "float_parsing") from None
-    if not math.isfinite(value):
-        raise fail(422, "value", "须为有限数", "finite_number")
-    if abs(value) > MAX_ANSWER:
-        raise fail(422, "value", f"绝对值须不超过 {MAX_ANSWER:g}", "less_than_equal")
-    return value
-
-
 @router.post(
     "/api/live/{code}/sweeps/{sid}/predictions",
     response_model=Accepted,
@@ -285,7 +270,7 @@ async def predict(s: LiveSession, sid: Sid, data: PredictBody) -> JSONResponse:
     rec = await _sweep(s, sid)
     if rec["status"] != "open":
         raise fail(409, "sid", "已公布,不能再预测", "closed")
-    value = _prediction_value(data)
+    value = number_answer(data.value)
     store = get_store()
     if not await store.allow(f"sw:{s.code}:{p.pid}", PREDICTIONS_PER_WINDOW, PREDICTION_WINDOW_S):
         raise fail(
@@ -298,8 +283,6 @@ async def predict(s: LiveSession, sid: Sid, data: PredictBody) -> JSONResponse:
     idx = await store.assign(s.code, sid, p.pid, rec["npoints"])
     if idx is None:
         raise fail(404, "sid", f"没有第 {sid} 次扫参", "not_found")
-    from ..cards import REGISTRY
-
     decl = REGISTRY[rec["card"]].outputs.get(rec["predict"])
     verdict = grade(value, rec["points"][idx]["truth"], decl)
     pred = {"value": value, "point": idx, "verdict": verdict, "nick": data.nick, "t": time.time()}
@@ -418,6 +401,8 @@ async def sweep_results(
         "vary": rec["vary"],
         "axes": rec["axes"],
         "points": sweep_points(rec, preds),
+        # how the scatter draws its axes: the cards' own rule for a log axis and its labels
+        "scales": {a: axis_scale([pt[a] for pt in rec["points"]]) for a in ("x", "y")},
     }
     if participant:
         p = participant_of(await keys(), s, participant)

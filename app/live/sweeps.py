@@ -15,6 +15,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from .. import exercises
 from ..cards import Card, ControlSpec, controls_of
+from ..charts.theme import log_ticks
 from ..state import wire
 
 Better = Literal["lower", "higher"]
@@ -195,3 +196,16 @@ def grade(value: float, truth: Any, decl) -> str:
         return "incorrect"
     step = exercises.display_step(decl, float(truth)) if decl is not None else 0.0
     return exercises.verdict_of(float(value), float(truth), step)
+
+
+LOG_SPAN = 100  # values spreading over more than this factor are plotted on a log axis
+
+
+def axis_scale(values: Sequence[Any]) -> dict[str, Any]:
+    """How the class's scatter draws one axis: log when the positive values spread over more than
+    ``LOG_SPAN``×, with the cards' own labels (decades, 2 and 5 as full values: :func:`log_ticks`)."""
+    v = [float(x) for x in values if _is_number(x) and math.isfinite(x)]
+    if not v or min(v) <= 0 or max(v) / min(v) <= LOG_SPAN:
+        return {"log": False}
+    ticks, text = log_ticks(min(v), max(v))
+    return {"log": True, "tickvals": ticks, "ticktext": text}

@@ -414,3 +414,26 @@ def test_a_sweep_that_cannot_be_computed_in_time_is_422(client, klass, monkeypat
     monkeypatch.setattr(sweep_api, "SWEEP_COMPUTE_S", -1.0)  # the deadline passed before the first point
     r = start(client, klass)
     assert r.status_code == 422 and field(r) == "vary" and r.json()["detail"][0]["type"] == "too_slow"
+
+
+def test_the_scatter_axes_follow_the_cards_log_rule():
+    """Values spread over more than 100× get a log axis labelled as the cards' log axes are (decades,
+    2 and 5 as full values); a narrower spread, or a zero or negative value, stays linear."""
+    from app.charts.theme import log_ticks
+    from app.live.sweeps import axis_scale
+
+    assert axis_scale([20.9, 36.3, 72.6]) == {"log": False}
+    assert axis_scale([0.0, 10.0, 5000.0]) == {"log": False}
+    scale = axis_scale([47.9, 3000.0, None, 7100.0])
+    assert scale["log"] and (scale["tickvals"], scale["ticktext"]) == tuple(map(list, log_ticks(47.9, 7100.0)))
+    assert "5,000" in scale["ticktext"]  # every label is its tick's full value, never a bare mantissa
+    assert all(float(t.replace(",", "")) == v for v, t in zip(scale["tickvals"], scale["ticktext"], strict=True))
+
+
+def test_revealed_results_say_how_the_scatter_draws_its_axes(client, klass):
+    sid = started(client, klass, vary={"batch": [1, 64, 512]})
+    res = client.get(f"/api/live/{klass.code}/sweeps/{sid}", headers=klass.auth).json()
+    assert res["scales"]["x"] == {"log": False}  # 20.9 … 72.6 ms
+    assert res["scales"]["y"]["log"] and "1,000" in res["scales"]["y"]["ticktext"]  # 47.9 … 7,100 token/s
+    hidden = client.get(f"/api/live/{klass.code}/sweeps/{sid}").json()
+    assert "scales" not in hidden  # followers see counts only until 公布
