@@ -179,9 +179,56 @@
     });
   }
 
+  // A redraw (a slider, a reveal) replaces the questions too: what the reader has typed but not yet
+  // checked, the caret in the box, the verdict on screen and an open hint are carried over to the new
+  // forms, so an answer typed while the card was redrawing is neither lost nor appended to.
+  var drafts = new WeakMap();   // swap target → what its forms held just before the swap
+  function draftsOf(root) {
+    var out = {};
+    within(root, "form.answer").forEach(function (form) {
+      var card = form.closest(".card"), o = form.querySelector("output.verdict");
+      var li = form.closest("li.q"), hint = li && li.querySelector("details.hint");
+      var inp = form.querySelector("input[type=text][name=answer]"), radio = form.querySelector("input[name=answer]:checked");
+      var unit = form.querySelector("select[name=unit]");
+      out[(card ? card.dataset.card : "") + ":" + form.dataset.key] = {
+        value: inp ? inp.value : null, radio: radio ? radio.value : null, unit: unit ? unit.value : null,
+        text: o ? o.textContent : "", cls: o ? o.className : "", diagnosis: o ? o.dataset.diagnosis : null,
+        hint: !!(hint && hint.open),
+        // the box being typed in keeps its caret or selection (htmx keeps focus, but the value is set after)
+        sel: inp && inp === document.activeElement ? [inp.selectionStart, inp.selectionEnd, inp.selectionDirection] : null,
+      };
+    });
+    return out;
+  }
+  function restoreDrafts(root, saved) {
+    within(root, "form.answer").forEach(function (form) {
+      var card = form.closest(".card"), d = saved[(card ? card.dataset.card : "") + ":" + form.dataset.key];
+      if (!d) return;
+      var inp = form.querySelector("input[type=text][name=answer]");
+      if (inp && d.value !== null) {
+        inp.value = d.value;
+        if (d.sel && inp === document.activeElement) inp.setSelectionRange(d.sel[0], d.sel[1], d.sel[2]);
+      }
+      form.querySelectorAll("input[type=radio][name=answer]").forEach(function (r) { r.checked = r.value === d.radio; });
+      var unit = form.querySelector("select[name=unit]");
+      if (unit && d.unit) unit.value = d.unit;
+      var o = form.querySelector("output.verdict");
+      if (o) {
+        o.textContent = d.text; o.className = d.cls;
+        if (d.diagnosis) o.dataset.diagnosis = d.diagnosis; else delete o.dataset.diagnosis;
+      }
+      var li = form.closest("li.q"), hint = li && li.querySelector("details.hint");
+      if (hint && d.hint) hint.open = true;
+    });
+  }
+  document.addEventListener("htmx:beforeSwap", function (e) { if (e.detail.target) drafts.set(e.detail.target, draftsOf(e.detail.target)); });
   document.addEventListener("htmx:load", function (e) { initQuestions(e.detail.elt); });
   // a redrawn card gets its attempts back in the same task as the swap (htmx:load comes after settling)
-  document.addEventListener("htmx:afterSwap", function (e) { initQuestions(e.detail.target); });
+  document.addEventListener("htmx:afterSwap", function (e) {
+    initQuestions(e.detail.target);
+    var d = drafts.get(e.detail.target);
+    if (d) { restoreDrafts(e.detail.target, d); drafts.delete(e.detail.target); }
+  });
   document.addEventListener("DOMContentLoaded", function () {
     initQuestions(document);
     jumpToQuestion();
