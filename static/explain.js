@@ -100,6 +100,16 @@
     if (card && open.has(card.dataset.card)) { close(card); e.stopPropagation(); }
   }, true);
 
+  // A card whose numbers this page's prose quotes (a.live, span.if) is asked for them with every
+  // fragment (prose=1); elsewhere (a card page, the presenter, a phone) the fragment goes without.
+  document.addEventListener("htmx:configRequest", function (e) {
+    var m = /^\/cards\/([^/]+)\/fragment$/.exec(e.detail.path || ""), p = e.detail.parameters;
+    if (!m || !p) return;
+    var id = decodeURIComponent(m[1]);
+    if (!document.querySelector('a.live[data-card="' + id + '"], span.if[data-card="' + id + '"]')) return;
+    if (typeof p.set === "function") p.set("prose", "1"); else p.prose = "1";
+  });
+
   // A slider moved: the fragment (and its panel) was replaced; show the same derivation again,
   // now for the new state, and bring the prose's live numbers up to date.
   document.addEventListener("htmx:afterSwap", function (e) {

@@ -35,12 +35,16 @@ class Reading:
       figures included, until the reveal);
     - practice first: a number that answers one of the card's own questions is held back until the
       reader has checked an answer to it or asked to see it (``reveal=<key>``), unless
-      ``answers=shown`` (an instructor's view) shows everything."""
+      ``answers=shown`` (an instructor's view) shows everything;
+    - ``prose``: the fragment carries the values a page's prose quotes from this card (``prose=1``,
+      asked for by the pages that quote it: sections, chapters, tools), so that prose can follow the
+      sliders; a card page, the presenter or a phone has no such prose and does not pay for it."""
 
     solutions: bool = True
     hide: frozenset[str] = field(default_factory=frozenset)
     answers_shown: bool = False
     revealed: frozenset[str] = field(default_factory=frozenset)
+    prose: bool = False
 
     def practice(self, view: View) -> frozenset[str]:
         """The outputs of ``view`` that answer its own questions and are still held back."""
@@ -65,7 +69,7 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-VIEW_FLAGS = ("solutions", "hide", "embed", "answers", "reveal")  # keys that change how a card is shown
+VIEW_FLAGS = ("solutions", "hide", "embed", "answers", "reveal", "prose")  # keys that change how a card is shown
 HIDDEN_TEXT = "?"  # what a held-back number reads as
 PRACTICE_NOTE = "先作答"  # beside a number held back until the reader has tried
 PRACTICE_FIGURE_NOTE = "这张图画出了题目的答案:先作答,或打开「查看解答」。"
@@ -267,6 +271,8 @@ class Shown:
 
     @cached_property
     def live_values(self) -> dict[str, str]:
+        if not self.reading.prose:
+            return {}
         values = live_values(self.card, self.view, self.params)
         return {k: v for k, v in values.items() if k.split("|")[0] not in self.hide}
 

@@ -78,7 +78,8 @@ StateRef = Annotated[Params, Depends(state_of)]
 async def reading_of(request: Request) -> Reading:
     """How the URL asks the card to be shown: ``solutions=off`` (or the deployment's setting) hides
     worked solutions; each ``hide=<output>`` holds that output's value back (a live question's);
-    ``answers=shown`` shows every answer, ``reveal=<output>`` the ones a reader has tried."""
+    ``answers=shown`` shows every answer, ``reveal=<output>`` the ones a reader has tried; ``prose=1``
+    adds the values a page's prose quotes from the card."""
     q = request.query_params
     solutions = q.get("solutions") != "off" and request.app.state.settings.solutions != "off"
     return Reading(
@@ -86,6 +87,7 @@ async def reading_of(request: Request) -> Reading:
         hide=frozenset(q.getlist("hide")),
         answers_shown=q.get("answers") == "shown",
         revealed=frozenset(q.getlist("reveal")),
+        prose=q.get("prose") == "1",
     )
 
 

@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 from ..cards import REGISTRY
 from ..chapters import CHAPTERS, Section, cards_in, layout, section
 from ..labels import label_to_id, search
-from ..render import fragment_html, render
+from ..render import Reading, fragment_html, render
 from ..render.env import gloss, glossary_scope
 from ..text import markdown
 from .responses import PAGE_CACHE, html
@@ -67,9 +67,12 @@ def section_page(n: int, slug: str) -> Response:
     return html(render("section.html", chapter=ch, sec=sec, parts=_parts(sec), prev=prev_s, next=next_s), PAGE_CACHE)
 
 
+QUOTED = Reading(prose=True)  # a page whose prose quotes its cards
+
+
 def _parts(sec: Section) -> list[dict[str, Any]]:
-    """Prose and cards in reading order; the first few cards are rendered inline, the rest load
-    when scrolled into view."""
+    """Prose and cards in reading order; the first few cards are rendered inline (with the values
+    the prose quotes from them), the rest load when scrolled into view."""
     parts: list[dict[str, Any]] = []
     n = 0
     for kind, x in layout(sec):
@@ -81,7 +84,13 @@ def _parts(sec: Section) -> list[dict[str, Any]]:
         eager = n < EAGER_CARDS
         n += 1
         parts.append(
-            {"kind": "card", "card": c, "params": p, "eager": eager, "fragment": fragment_html(c, p) if eager else ""}
+            {
+                "kind": "card",
+                "card": c,
+                "params": p,
+                "eager": eager,
+                "fragment": fragment_html(c, p, QUOTED) if eager else "",
+            }
         )
     return parts
 

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from ..cards import REGISTRY, Card
 from ..chapters.tools import TOOLS, tool_intro
-from ..render import fragment_html, render
+from ..render import Reading, fragment_html, render
 from ..state import ParamError, parse_query
 from .pages import not_found
 from .responses import PAGE_CACHE, html
@@ -41,7 +41,7 @@ def tool_page(request: Request, slug: str, card: ToolCard) -> Response:
         "tool.html",
         card=card,
         params=params,
-        fragment=fragment_html(card, params),
+        fragment=fragment_html(card, params, Reading(prose=True)),  # its intro quotes the card
         errors=errors,
         raw=dict(items),
         intro=tool_intro(slug),

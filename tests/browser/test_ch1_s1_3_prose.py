@@ -58,3 +58,19 @@ def test_1_3_reads_true_as_b_moves(page, server):
     )
     assert _text(page) == book  # the book's sentences again, with the server's markup (glossary terms)
     page.watch.assert_clean()
+
+
+def test_only_a_page_that_quotes_the_card_asks_for_its_prose_values(page, server):
+    """The section page's slider requests carry prose=1; the card's own page (no prose) does not."""
+    for path, quoted in (("/ch/1/1.3", True), ("/cards/eg-1-1", False)):
+        page.goto(server + path)
+        page.wait_for_function(
+            "() => document.getElementById('plot-eg-1-1-0') && document.getElementById('plot-eg-1-1-0').data"
+        )
+        with page.expect_request(lambda r: "/cards/eg-1-1/fragment" in r.url) as req:
+            page.locator("#eg-1-1-batch").evaluate(
+                "b => { b.value = '32'; b.dispatchEvent(new Event('input', {bubbles: true})); }"
+            )
+        assert ("prose=1" in req.value.url) == quoted, (path, req.value.url)
+        assert "batch=32" in req.value.url
+    page.watch.assert_clean()

@@ -55,7 +55,7 @@ def test_displayed_numbers_state_their_values(client, cid, which):
     card = REGISTRY[cid]
     query = {} if which == 0 else moved_states(cid)[which - 1]
     view = run(card, parse_query(card, list(query.items())))
-    html = client.get(f"/cards/{cid}/fragment", params={**query, "answers": "shown"}).text
+    html = client.get(f"/cards/{cid}/fragment", params={**query, "answers": "shown", "prose": "1"}).text
     bad = []
     for key, text in re.findall(
         r'<div class="stat[^"]*" data-key="([^"]+)">\s*<dt>.*?</dt>\s*<dd>(?:<button[^>]*>|<span class="v">)([^<]*)<',

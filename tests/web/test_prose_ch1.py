@@ -94,7 +94,7 @@ def page_text(body: str) -> str:
 
 
 def livevals(client, cid: str, query: str = "") -> dict:
-    frag = client.get(f"/cards/{cid}/fragment{query}").text
+    frag = client.get(f"/cards/{cid}/fragment{query}{'&' if query else '?'}prose=1").text
     m = re.search(
         r'<script type="application/json" class="livevals" data-card="' + cid + r'">(.*?)</script>', frag, re.S
     )

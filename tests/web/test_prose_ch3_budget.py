@@ -76,7 +76,7 @@ def _prose(html: str) -> str:
 
 
 def _livevals(client, cid: str, query: dict | None = None) -> dict[str, str]:
-    frag = client.get(f"/cards/{cid}/fragment", params=query or {}).text
+    frag = client.get(f"/cards/{cid}/fragment", params={**(query or {}), "prose": "1"}).text
     m = re.search(rf'<script type="application/json" class="livevals" data-card="{cid}">(.*?)</script>', frag, re.S)
     assert m, f"{cid} ships no live values"
     return json.loads(unescape(m.group(1)))

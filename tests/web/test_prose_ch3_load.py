@@ -89,7 +89,7 @@ def test_prose_numbers_are_live_links_to_their_cards(client, url):
 
 
 def _livevals(client, cid: str, query: dict) -> dict[str, str]:
-    body = client.get(f"/cards/{cid}/fragment", params=query).text
+    body = client.get(f"/cards/{cid}/fragment", params={**query, "prose": "1"}).text
     m = re.search(
         rf'<script type="application/json" class="livevals" data-card="{re.escape(cid)}">(.*?)</script>', body, re.S
     )

@@ -128,7 +128,7 @@ def test_quoted_numbers_are_live_links_to_their_cards(pages, sec):
 
 
 def _livevals(client, cid: str, query: str = "") -> dict:
-    r = client.get(f"/cards/{cid}/fragment{query}")
+    r = client.get(f"/cards/{cid}/fragment{query}{'&' if query else '?'}prose=1")  # as a page that quotes it asks
     assert r.status_code == 200, r.text
     blocks = [
         json.loads(d)

@@ -139,7 +139,7 @@ def test_the_page_carries_each_case_and_the_fragment_names_the_one_that_holds(cl
     assert spans and all(k == "0" for _, _, k in spans)
     for c in prose_conditionals()["eg-1-1"]:
         assert ("eg-1-1", c.id, "0") in spans and len(cases[c.id]) == len(c.texts)
-    frag = client.get("/cards/eg-1-1/fragment?batch=300").text
+    frag = client.get("/cards/eg-1-1/fragment?batch=300&prose=1").text
     vals = json.loads(re.search(r'class="livevals" data-card="eg-1-1">(.*?)</script>', frag).group(1))
     chosen = {cases[k[len(CASE_KEY) :]][int(v)] for k, v in vals.items() if k.startswith(CASE_KEY)}
     text = html.unescape(re.sub(r"<[^>]+>", "", " ".join(chosen)))

@@ -132,5 +132,5 @@ def test_live_prose_values_follow_the_card(client):
     slots = prose_slots()
     assert slots, "some section prose quotes a card"
     cid = sorted(slots)[0]
-    frag = client.get(f"/cards/{cid}/fragment").text
+    frag = client.get(f"/cards/{cid}/fragment?prose=1").text
     assert f'class="livevals" data-card="{cid}"' in frag
