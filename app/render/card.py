@@ -301,10 +301,20 @@ class Shown:
 
 
 def fragment_context(card: Card, params: Any, view: View, reading: Reading = Reading()) -> dict[str, Any]:
-    """What ``_result.html`` (and a card's own template) is rendered with: ``s`` (:class:`Shown`) and,
-    for the cards' own templates and diagrams, the card, its state, view and tiles."""
+    """What ``_result.html`` (and a card's own template) is rendered with: ``s`` (:class:`Shown`), the
+    macros of ``_parts.html`` and, for the cards' own templates and diagrams, the card, its state, view
+    and tiles."""
     s = Shown.of(card, params, view, reading)
-    return {"s": s, "card": card, "params": params, "view": s.view, "solutions": s.solutions, "tiles": s.tiles}
+    parts = env.get_template("_parts.html").module
+    return {
+        "s": s,
+        "card": card,
+        "params": params,
+        "view": s.view,
+        "solutions": s.solutions,
+        "tiles": s.tiles,
+        "parts": parts,
+    }
 
 
 def render_fragment(card: Card, params: Any, view: View, reading: Reading = Reading()) -> str:
