@@ -14,6 +14,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from .chapters import load_all
 from .live import install as install_live
 from .live import router as live_router
+from .live.serving import keep_credentials_out_of_logs
 from .live.store import configure as configure_live
 from .render import STATIC, env
 from .settings import Settings, from_environment
@@ -123,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     env.auto_reload = settings.reload
     configure_live(settings)
+    keep_credentials_out_of_logs()  # the event stream's credential travels in its URL
     app.include_router(deck_router)  # before /present/{name}
     app.include_router(pages_router)
     card_views.install(app)

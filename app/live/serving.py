@@ -10,11 +10,17 @@ centre behind a proxy): uvicorn's httptools protocol with
 - keep-alive: idle connections close after KEEPALIVE_S (uvicorn's own timer, set explicitly).
 
 ``uvicorn --http app.live.serving:GuardedHttpTools --timeout-keep-alive 5`` (``make run``) and
-``worker_class = "app.live.serving.GuardedWorker"`` (deploy/gunicorn.conf.py) use it."""
+``worker_class = "app.live.serving.GuardedWorker"`` (deploy/gunicorn.conf.py) use it.
+
+The server's access log never holds a participant credential: an event stream can only carry it in
+its URL (EventSource sends no headers), so :class:`CredentialsOutOfLogs` writes each ``participant=``
+value in a logged request line as ``…`` (installed by ``create_app``)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -131,3 +137,32 @@ try:  # gunicorn is the production server (deploy/gunicorn.conf.py); the app run
 
 except ImportError:  # pragma: no cover
     pass
+
+
+CREDENTIAL = re.compile(r"(?<=[?&])(participant=)[^&\s]*")
+ACCESS_LOGGER = "uvicorn.access"  # uvicorn's, also under gunicorn's uvicorn workers
+
+
+def redacted(path: str) -> str:
+    """A logged request path with each participant credential replaced by ``…``."""
+    return CREDENTIAL.sub(r"\1…", path)
+
+
+class CredentialsOutOfLogs(logging.Filter):
+    """Rewrites the request line of an access-log record (uvicorn's args: client, method, path, HTTP
+    version, status) so that no participant credential reaches the log; every record is kept."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "participant=" in args[2]:
+            record.args = (*args[:2], redacted(args[2]), *args[3:])
+        elif isinstance(record.msg, str) and "participant=" in record.msg:
+            record.msg = redacted(record.msg)
+        return True
+
+
+def keep_credentials_out_of_logs() -> None:
+    """Install :class:`CredentialsOutOfLogs` on the access logger (once, however many apps are built)."""
+    log = logging.getLogger(ACCESS_LOGGER)
+    if not any(isinstance(f, CredentialsOutOfLogs) for f in log.filters):
+        log.addFilter(CredentialsOutOfLogs())
