@@ -87,10 +87,12 @@ def _log_points(lo: int, hi: int, n: int) -> frozenset[float]:
     return frozenset(round(lo * (hi / lo) ** (i / (n - 1)), 3) for i in range(n))
 
 
-def batch_grid(b_star: float, current: int, lo: int = 1, hi: int = 512, n: int = 28) -> list[float]:
-    """Log-spaced B values that include ⌊B*⌋, ⌈B*⌉ and the current B, so the kink sits where it is."""
+def batch_grid(b_star: float, current: int | None, lo: int = 1, hi: int = 512, n: int = 28) -> list[float]:
+    """Log-spaced B values that include ⌊B*⌋, ⌈B*⌉ (the kink sits where it is) and the current B (a
+    marker there sits on a curve drawn through these points), unless ``current`` is None."""
     pts = set(_log_points(lo, hi, n))
-    pts |= {float(current)}
+    if current is not None:
+        pts |= {float(current)}
     if lo <= b_star <= hi:
         pts |= {float(b_star), float(math.floor(b_star)), float(math.ceil(b_star))}
     return sorted(x for x in pts if lo <= x <= hi)
