@@ -565,7 +565,14 @@ _LAYER_TYPES = {"full_attention", "sliding_attention", "chunked_attention", "lin
 
 
 def _implied_types(c: _Cfg, L: int) -> list[str] | None:
-    """layer_types as transformers builds them when config.json has none (Llama 4, the hybrids)."""
+    """layer_types as transformers builds them when config.json has none (gpt-oss, Llama 4, the hybrids)."""
+    if c.mt == "gpt_oss":  # GptOssConfig.__post_init__: even layers (from 0) slide, odd ones attend to all
+        c.note(
+            "layer_types",
+            "交替",
+            f"{c.source or 'transformers'}:未给 layer_types 时下标为偶数的层滑动窗口、奇数的层全注意力",
+        )
+        return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(L)]
     if c.mt == "llama4_text":
         interval = c.num("no_rope_layer_interval")
         rope = c.int_list("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(L)]
@@ -640,7 +647,8 @@ def _pattern(c: _Cfg, L: int) -> LayerPattern:
         return _family_pattern(c, L)
     pattern = _explicit(c, implied, L)
     k = c.num("no_rope_layer_interval") if c.mt == "llama4_text" else 0
-    rule = f"nope:{k}:{k - 1}" if k else "hybrid"  # interval, and the RoPE (chunked) layers in each
+    # interval, and the RoPE (chunked) layers in each; gpt-oss alternates; the hybrids place linear layers
+    rule = f"nope:{k}:{k - 1}" if k else "alternate" if c.mt == "gpt_oss" else "hybrid"
     return LayerPattern(pattern.mixers, pattern.windows, rule)
 
 

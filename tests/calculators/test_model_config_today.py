@@ -296,8 +296,8 @@ def _int_fields(c: dict, prefix: str = "") -> list[tuple[str, ...]]:
     for k, v in c.items():
         if k == "text_config" and isinstance(v, dict):
             out += [("text_config", *f) for f in _int_fields(v)]
-        elif k != "quantization_config" and (isinstance(v, (int, bool)) or v is None):
-            out.append((k,))
+        elif k != "quantization_config" and (isinstance(v, (int, bool, list)) or v is None):
+            out.append((k,))  # lists too: layer_types, no_rope_layers, … (a default pattern must be said)
     return out
 
 
@@ -309,7 +309,7 @@ def _without(c: dict, path: tuple[str, ...]) -> dict:
 
 @pytest.mark.parametrize("name", ALL)
 def test_no_silent_default_over_every_dropped_field(name):
-    """Drop each scalar field in turn: the answer is unchanged, or the field is named as a default taken, or
+    """Drop each scalar or list field in turn: the answer is unchanged, or the field is named as a default taken, or
     the config is refused naming the field — never a different number without a word."""
     c = cfg(name)
     base = mc.derive(c)
@@ -361,3 +361,14 @@ def test_report_totals_match_derive():
         text = "\n".join(line(s) for s in mc.derivation(a))
         assert f"{d['params_total']:,}" in text and f"{d['kv_bytes_per_token']:,}" in text
         assert f"{d['weight_bytes']:,}" in text
+
+
+def test_gpt_oss_without_layer_types_alternates_as_transformers_does():
+    """GptOssConfig fills a missing layer_types with even layers sliding, odd ones full (transformers
+    src/transformers/models/gpt_oss/configuration_gpt_oss.py, __post_init__): the same KV, and said."""
+    full = cfg("gpt-oss-20b")
+    bare = {k: v for k, v in full.items() if k != "layer_types"}
+    a, b = mc.derive(full), mc.derive(bare)
+    assert b["n_sliding_layers"] == a["n_sliding_layers"] == 12
+    assert b["kv_bytes_by_context"] == a["kv_bytes_by_context"]
+    assert "layer_types" in b["defaults_used"] and "layer_types" not in a["defaults_used"]
