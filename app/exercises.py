@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,10 +130,11 @@ _FACTOR_TEXT = {
 
 def _changed(op: Node, i: int, how: str) -> dict[Node, float] | None:
     """The swap that gives ``op`` its value with operand ``i`` left out (``drop``) or applied twice
-    (``twice``); None when that has no meaning for the operation (a numerator, a function's argument)."""
+    (``twice``); None when that has no meaning for the operation (a numerator counted twice, a function's
+    argument). A numerator left out is a factor forgotten: B / T_step read as 1 / T_step."""
     args = [x.value if isinstance(x, Node) else x for x in op.args]
     v = args[i]
-    if op.op == "mul" or (op.op == "div" and i == 1):
+    if op.op == "mul" or (op.op == "div" and (i == 1 or how == "drop")):
         args[i] = 1.0 if how == "drop" else v * v
     elif op.op in ("add", "sum") or (op.op == "sub" and i == 1):
         args[i] = 0.0 if how == "drop" else 2 * v
@@ -158,7 +159,7 @@ def factor_slips(value: Any) -> list[Slip]:
         for how in ("drop", "twice"):
             if how == "twice" and op.op in ("mul", "div") and isinstance(a, Node):
                 continue  # a quantity squared is no one's slip; a written factor (×2) counted twice is
-            key = (op.op, how)
+            key = ("mul", how) if op.op == "div" and i == 0 else (op.op, how)  # a numerator is a factor
             swap = _changed(op, i, how) if key in _FACTOR_TEXT else None
             if swap is None:
                 continue
@@ -206,9 +207,17 @@ def unit_slips(unit: str) -> list[Slip]:
 # --------------------------------------------------------------------------- checking one answer
 
 
-def check(q: Question, expected: Any, answer: Any, unit: str | None = None, decl: Out | None = None) -> dict[str, Any]:
+def check(
+    q: Question,
+    expected: Any,
+    answer: Any,
+    unit: str | None = None,
+    decl: Out | None = None,
+    slips: Sequence[Slip] | None = None,
+) -> dict[str, Any]:
     """The verdict on one answer (``unit``: the unit the reader chose, default the question's). A traced
-    ``expected`` (from ``cards.explain``) also offers the slips of its own derivation."""
+    ``expected`` (from ``cards.explain``) also offers the slips of its own derivation; ``slips`` are those
+    worked out before (a live question keeps them from when it was asked)."""
     if q.kind == "open":
         return {"verdict": "open"}
     if q.kind in ("bool", "choice"):
@@ -224,7 +233,7 @@ def check(q: Question, expected: Any, answer: Any, unit: str | None = None, decl
     out: dict[str, Any] = {"verdict": verdict}
     if verdict == "correct":
         return out
-    slip = diagnose(q, expected, a)
+    slip = diagnose(q, expected, a, slips)
     if slip is not None:
         out.update(diagnosis=slip.id, diagnosis_text=slip.text, hint=slip.text)
     elif verdict == "close":
@@ -232,12 +241,18 @@ def check(q: Question, expected: Any, answer: Any, unit: str | None = None, decl
     return out
 
 
-def diagnose(q: Question, expected: Any, answer: float) -> Slip | None:
-    """The first slip the answer matches: the card's own, the question's alternative units, then the
-    derivation's factors and terms, then a unit slip."""
+def slips_of(q: Question, expected: Any) -> list[Slip]:
+    """The slips an answer is held against before the unit slips: the card's own, the question's
+    alternative units, then the derivation's factors and terms (a traced ``expected`` has them)."""
     e = float(expected)
-    choices = [Slip(r.id, r.text, e * r.value) for r in choice_slips(q)]
-    for s in (*q.slips, *choices, *factor_slips(expected)):
+    return [*q.slips, *(Slip(r.id, r.text, e * r.value) for r in choice_slips(q)), *factor_slips(expected)]
+
+
+def diagnose(q: Question, expected: Any, answer: float, slips: Sequence[Slip] | None = None) -> Slip | None:
+    """The first slip the answer matches: :func:`slips_of` (or ``slips``, worked out before), then a
+    unit slip."""
+    e = float(expected)
+    for s in slips_of(q, expected) if slips is None else slips:
         if s.value and math.isclose(answer, s.value, rel_tol=SLIP_REL):
             return s
     for s in unit_slips(q.unit):

@@ -234,6 +234,11 @@
     if (res.histogram && (res.histogram.below || res.histogram.above)) {
       box.appendChild(el("p", "muted", "图外:偏小 " + res.histogram.below + " 人 · 偏大 " + res.histogram.above + " 人"));
     }
+    // the slips the server named in the class's answers, most common first (the same rule as a page's 检查)
+    var slips = (res.diagnoses || []).slice(0, 3);
+    if (slips.length) {
+      box.appendChild(el("p", "live-slips", "常见失误:" + slips.map(function (d) { return d.text + "(" + d.count + " 人)"; }).join(";")));
+    }
     if (window.Plotly) histPlot(plot, res, !!opts.big);
     if (opts.rug) rug(res);
   }

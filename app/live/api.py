@@ -14,7 +14,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import exercises
-from ..cards import Question, resolve
+from ..cards import REGISTRY, Question, explain, resolve
 from ..cards import run as compute
 from ..chapters import reading_order
 from ..labels import label_to_id, search
@@ -342,6 +342,10 @@ def _question_record(card, params, query: str, key: str) -> dict:
     q, expected = item.question, cardinfo.expected(view, key)
     if isinstance(expected, float) and not math.isfinite(expected):
         raise fail(422, "key", "这个量在当前参数下没有有限值", "not_finite")
+    slips = []  # the slips of the number's own derivation, worked out once (traced) for every answer
+    if q.kind == "numeric":
+        traced = explain(card, params)[0].outputs.get(key, expected)
+        slips = [[s.id, s.text, float(s.value)] for s in exercises.slips_of(q, traced) if s.value]
     return {
         "card": card.id,
         "key": key,
@@ -356,6 +360,7 @@ def _question_record(card, params, query: str, key: str) -> dict:
         "kind": q.kind,
         "options": dict(q.options),
         "expected": expected if isinstance(expected, (bool, str)) else float(expected),
+        "slips": slips,
         "axis": cardinfo.axis_of(card, view, key),
         "asked": time.time(),
     }
@@ -408,9 +413,22 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
         units=rec.get("units", {}),
         options=rec.get("options", {}),
     )
-    verdict = exercises.check(q, rec["expected"], value, data.unit)["verdict"]
+    # the rule of the card's own check (its display rounding, the slips of its derivation)
+    card = REGISTRY.get(rec["card"])
+    decl = card.outputs.get(rec["key"]) if card else None
+    slips = [exercises.Slip(*s) for s in rec["slips"]] if "slips" in rec else None
+    r = exercises.check(q, rec["expected"], value, data.unit, decl, slips)
     norm = to_question_unit(rec, value, data.unit) if rec["kind"] == "numeric" else None
-    return {"value": value, "unit": data.unit, "norm": norm, "verdict": verdict, "nick": data.nick, "t": time.time()}
+    return {
+        "value": value,
+        "unit": data.unit,
+        "norm": norm,
+        "verdict": r["verdict"],
+        "diagnosis": r.get("diagnosis"),
+        "diagnosis_text": r.get("diagnosis_text"),
+        "nick": data.nick,
+        "t": time.time(),
+    }
 
 
 @router.post(

@@ -30,6 +30,12 @@ def to_question_unit(rec: dict, value: float, unit: str | None) -> float:
     return value
 
 
+def diagnoses(answers: dict[str, dict]) -> list[dict]:
+    """The slips the class's answers match, most common first: ``{"id", "text", "count"}``."""
+    named = Counter((a["diagnosis"], a.get("diagnosis_text") or "") for a in answers.values() if a.get("diagnosis"))
+    return [{"id": i, "text": t, "count": n} for (i, t), n in sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
 def summary(rec: dict, answers: dict[str, dict], *, full: bool, names: bool = False) -> dict:
     """What the results endpoint returns. ``full``: with histogram, true value and shares;
     ``names``: also the individual answers (instructor only: the projector's rug of ticks)."""
@@ -48,6 +54,7 @@ def summary(rec: dict, answers: dict[str, dict], *, full: bool, names: bool = Fa
             "axis": rec.get("axis"),
             "verdicts": {v: counts.get(v, 0) for v in VERDICTS},
             "shares": {v: (counts.get(v, 0) / n if n else 0.0) for v in VERDICTS},
+            "diagnoses": diagnoses(answers),
         }
     )
     if rec["kind"] == "numeric":
@@ -70,6 +77,7 @@ def summary(rec: dict, answers: dict[str, dict], *, full: bool, names: bool = Fa
                 "unit": a.get("unit"),
                 "norm": a.get("norm"),
                 "verdict": a["verdict"],
+                "diagnosis": a.get("diagnosis"),
             }
             for a in sorted(answers.values(), key=lambda a: a["t"])
         ]

@@ -591,3 +591,31 @@ def test_a_refused_stream_says_why_and_waits_as_long_as_the_server_asks(browser,
         s.watch.assert_clean()
     finally:
         ctx.close()
+
+
+def test_the_revealed_results_name_the_class_s_slips(browser, live_server):
+    """Answers that forgot ×B (the throughput of one request) are counted and named under the results
+    on the projector, by the same rule as a page's 检查."""
+    from app.cards import REGISTRY
+    from bench.live_cluster import call
+
+    base = live_server["base"]
+    k = _class(base, query="batch=8", ask="throughput_tok_s")
+    truth = REGISTRY["eg-1-1"].compute(REGISTRY["eg-1-1"].parse({"batch": 8})).outputs["throughput_tok_s"]
+    for v in (truth / 8, truth / 8, truth):
+        _, j = call(base, "POST", f"/api/live/{k['code']}/join", {}, headers={"X-Forwarded-For": _addr()})
+        status, _ = call(
+            base, "POST", f"/api/live/{k['code']}/questions/1/answers", {"participant": j["participant"], "value": v}
+        )
+        assert status == 200
+    ctx, t = _page(browser, 1366, 900)
+    try:
+        t.goto(k["control_url"])
+        t.wait_for_function("() => document.querySelector('.live-answered').textContent === '3'", timeout=10000)
+        t.click(".live-reveal")
+        t.wait_for_selector(".live-results-panel:not([hidden]) .live-slips")
+        text = t.inner_text(".live-results-panel .live-slips")
+        assert "少乘了 批大小 B" in text and "(2 人)" in text, text
+        t.watch.assert_clean()
+    finally:
+        ctx.close()

@@ -380,3 +380,39 @@ def test_a_session_purged_mid_request_is_410_not_a_crash(client, store, monkeypa
         r = client.request(method, f"/api/live/{k.code}/{path}", json=body, headers=k.auth)
         assert r.status_code == 410, (path, r.text)
         assert r.json()["detail"][0]["field"] == "code" and r.json()["detail"][0]["type"] == "ended"
+
+
+def test_live_answers_follow_the_pages_rule_and_name_the_slip(client, klass):
+    """One rule for page, API and live class: the same answers get the same verdict and the same named
+    slip as the card's own check; the revealed results count each slip ("forgot ×B": 47.9 for 383)."""
+    from app.cards import REGISTRY
+
+    card = REGISTRY["ex-1-3"]
+    view = card.compute(card.defaults())
+    q = next(q for q in view.questions if q.kind == "numeric")
+    truth = float(view.outputs[q.key])
+    values = [truth, truth * 1.004, truth * 1.03, truth * 2, truth / 1000, truth * 7]
+    qid = ask(client, klass, q.key, card=card.id)
+    page = client.post(f"/api/cards/{card.id}/check", json={"params": {}, "answers": {q.key: values[0]}}).json()
+    assert page["results"][q.key]["verdict"] == "correct"
+    for i, v in enumerate(values):
+        assert answer(client, klass, qid, f"rule-{i}", v).status_code == 200
+    client.post(f"/api/live/{klass.code}/questions/{qid}/reveal", headers=klass.auth)
+    res = client.get(f"/api/live/{klass.code}/questions/{qid}/results?full=1", headers=klass.auth).json()
+    live = {a["nick"] or i: a for i, a in enumerate(res["answers"])}
+    for i, v in enumerate(values):
+        mine = client.post(f"/api/cards/{card.id}/check", json={"params": {}, "answers": {q.key: v}}).json()["results"][
+            q.key
+        ]
+        assert (live[i]["verdict"], live[i]["diagnosis"]) == (mine["verdict"], mine.get("diagnosis")), v
+
+    qid = ask(client, klass, "throughput_tok_s", query="batch=8")
+    truth = REGISTRY["eg-1-1"].compute(REGISTRY["eg-1-1"].parse({"batch": 8})).outputs["throughput_tok_s"]
+    for i in range(3):
+        answer(client, klass, qid, f"slip-{i}", truth / 8)  # the throughput of one request: ×B forgotten
+    answer(client, klass, qid, "right", truth)
+    client.post(f"/api/live/{klass.code}/questions/{qid}/reveal", headers=klass.auth)
+    res = client.get(f"/api/live/{klass.code}/questions/{qid}/results").json()
+    assert res["verdicts"] == {"correct": 1, "close": 0, "incorrect": 3}
+    top = res["diagnoses"][0]
+    assert top["count"] == 3 and "B" in top["id"] and top["text"]
