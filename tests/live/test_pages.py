@@ -92,3 +92,17 @@ def test_presenter_has_the_start_button(client):
 def test_alphabet_has_no_lookalikes():
     assert len(ALPHABET) == len(set(ALPHABET)) == 31
     assert not set("0O1IL") & set(ALPHABET)
+
+
+def test_number_boxes_write_values_as_typed(client):
+    """A state the live stage renders from its query (no raw text to echo) writes 70, not 70.0, in the
+    number box and on the slider; a fraction keeps its digits."""
+    for q, want in (("bw_eff_pct=70", "70"), ("bw_eff_pct=72.5", "72.5")):
+        html = client.get(f"/live/card/eg-1-1?{q}").text
+        box = re.search(r'<input type="text"[^>]*id="eg-1-1-bw_eff_pct"[^>]*value="([^"]*)"', html).group(1)
+        rng = re.search(r'<input type="range"[^>]*value="([^"]*)" data-for="eg-1-1-bw_eff_pct"', html).group(1)
+        assert (box, rng) == (want, want)
+    assert not re.search(
+        r'class="num" id="[^"]+" name="[^"]+" value="\d+\.0"',
+        client.get("/live/card/eg-1-1?bw_eff_pct=70&batch=8").text,
+    )
