@@ -164,18 +164,15 @@ def eg_1_1(p: Eg11Params) -> View:
         if mq is None
         else "[[model_name]]:每步读 [[r_w_gb]]、每 token [[f_tok_gflop]](由配置推导)"
     )
+    # 图 1-11 at tp = 1: its bounds are straight lines on log–log axes (flat, ∝ B, their max kinked at B*), so
+    # they need no point at the current B and moving B moves the marker alone (one trace to redraw)
+    lines, lc = grid, c
     if p.tp == 1:
-        # 图 1-11's bounds are straight lines on its log–log axes (flat, ∝ B, their max kinked at B*): they need
-        # no point at the current B, so moving B moves the marker alone (one trace for the browser to redraw)
         lines = roofline.batch_grid(o["b_star"], None)
-        c1 = roofline.batch_curves(lines, o["t_mem_ms"], o["f_tok_gflop"] * 1e9, peak)
-        bounds = bounds_vs_batch(
-            lines, c1["t_mem_ms"], c1["t_compute_ms"], p.batch, o["t_step_ms"], o["b_star"], p.target_ms
-        )
-    else:
-        bounds = bounds_vs_batch(
-            grid, c["t_mem_ms"], c["t_compute_ms"], p.batch, o["t_step_ms"], o["b_star"], p.target_ms
-        )
+        lc = roofline.batch_curves(lines, o["t_mem_ms"], o["f_tok_gflop"] * 1e9, peak)
+    bounds = bounds_vs_batch(
+        lines, lc["t_mem_ms"], lc["t_compute_ms"], p.batch, o["t_step_ms"], o["b_star"], p.target_ms
+    )
     return View(
         o,
         headline=head + (" · tp = [[tp|n]]" if p.tp > 1 else "") + " · 目标 [[target_ms]]/步",
