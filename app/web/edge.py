@@ -9,7 +9,9 @@ in bytes (bodies, headers and keys), least recently used first.
 For every answer it keeps: a weak ``ETag`` (a hash of the body) with ``If-None-Match`` answered 304,
 and the body compressed for the client (brotli or gzip), each encoding once. Answers that say
 ``no-store``/``private`` or are not 200 (checks, errors, redirects) go out as the app made them,
-compressed for the client when large."""
+compressed for the client when large. Requests that are not the edge's (streams, the live class, static
+files, anything but GET) go to ``passthrough(app)`` (``create_app`` puts Starlette's GZip there), so each
+answer meets one compressor: the edge's fills ask the app for identity bytes and get them directly."""
 
 from __future__ import annotations
 
@@ -96,17 +98,18 @@ class EdgeCache:
     """Outermost middleware: answers repeated public GETs from memory (at most ``max_bytes``; 0 keeps
     nothing but still validates and compresses)."""
 
-    def __init__(self, app, max_bytes: int, key: Key):
+    def __init__(self, app, max_bytes: int, key: Key, passthrough: Callable | None = None):
         self.app, self.max_bytes, self.key = app, max_bytes, key
+        self.passthrough = passthrough(app) if passthrough else app
         self.entries: OrderedDict[str, Entry] = OrderedDict()
         self.bytes = 0
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope["method"] != "GET":
-            return await self.app(scope, receive, send)
+            return await self.passthrough(scope, receive, send)
         key = self.key(scope["path"], scope.get("query_string", b""))
-        if key is None:  # not the edge's: passed through untouched (streams, live class, static files)
-            return await self.app(scope, receive, send)
+        if key is None:  # not the edge's: passed by (streams, live class, static files)
+            return await self.passthrough(scope, receive, send)
         entry = self.entries.get(key)
         if entry is None:
             entry = await self._fill(scope, receive, send)

@@ -182,3 +182,14 @@ def test_every_worker_sends_the_same_bytes_for_one_state(tmp_path):
         )
     assert out[0] == out[1]
     assert len([line for line in out[0] if line]) == len(REGISTRY) >= 99
+
+
+def test_answers_the_edge_passes_by_are_compressed_once(client):
+    """What is not the edge's (the live class here) goes through GZip alone: compressed for a client that
+    takes gzip, one Vary header, the security headers still on; a client that takes none gets identity."""
+    z = client.get("/live/card/eg-1-1", headers={"Accept-Encoding": "gzip"})
+    assert z.status_code == 200 and z.headers["content-encoding"] == "gzip"
+    assert _vary(z) == ["Accept-Encoding"] and "script-src 'self'" in z.headers["content-security-policy"]
+    i = client.get("/live/card/eg-1-1", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in i.headers and i.content == z.content and len(i.content) > 800
+    assert "etag" not in z.headers  # not an edge entry: the live class is never kept
