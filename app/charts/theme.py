@@ -13,6 +13,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
 COLORS: dict[str, str] = {
     # chapter 1
     "read": "#2f7fd8",
@@ -76,17 +78,89 @@ ROLE_LABELS = {
 }
 
 
+_POW10 = np.array([float(10**k) for k in range(23)])  # 10^0 … 10^22: the powers of ten a double holds exactly
+
+
+def _one(v: float, sig: int) -> float | None:
+    return float(format(v, f".{sig}g")) if math.isfinite(v) else None
+
+
+def _round_floats(values: list[float], sig: int) -> list[float | None]:
+    """Floats to ``sig`` significant digits at once, each the double ``float(format(v, ".5g"))`` gives:
+    v times an exact power of ten, rounded to an integer and divided back (one correctly rounded
+    step: the double nearest the decimal). Where that cannot be trusted, formatting decides: a scaled
+    value on a tie (n.5, maybe only by the scaling's rounding), zero, a magnitude no exact power
+    reaches, and infinities and NaN (null)."""
+    a = np.array(values, dtype=float)
+    with np.errstate(all="ignore"):
+        k = sig - 1 - np.floor(np.log10(np.abs(a)))
+        ok = np.abs(k) <= 22  # False for zeros, NaN and infinities too
+        p = _POW10[np.where(ok, np.abs(k), 0).astype(int)]
+        up = k >= 0
+        q = np.where(up, a * p, a / p)
+        n = np.round(q)  # half to even, as formatting rounds an exact tie
+        out = np.where(up, n / p, n * p)
+        ok &= np.abs(q - n) != 0.5
+    res: list[float | None] = out.tolist()
+    for i in np.flatnonzero(~ok).tolist():
+        res[i] = _one(values[i], sig)
+    return res
+
+
+def _all_floats(x: list) -> bool:
+    return set(map(type, x)) == {float}
+
+
+def r_many(lists: list[list[float]], sig: int = 5) -> list[list[float | None]]:
+    """Several lists of floats rounded as :func:`r` rounds each, in one pass (a figure's traces)."""
+    flat = _round_floats([v for xs in lists for v in xs], sig)
+    out, at = [], 0
+    for xs in lists:
+        out.append(flat[at : at + len(xs)])
+        at += len(xs)
+    return out
+
+
 def r(x: Any, sig: int = 5) -> Any:
     """Round for the wire: figures need ~5 significant digits, not 17 (lists and arrays item by item;
     infinities and NaN become null)."""
-    spec = "%." + str(sig) + "g"  # "%.5g" % v: the digits of format(v, ".5g")
     if isinstance(x, float):
-        return float(spec % x) if math.isfinite(x) else None
-    if isinstance(x, (list, tuple)):  # a finite float is rounded in place, anything else by r itself
-        return [float(spec % v) if type(v) is float and v - v == 0 else r(v, sig) for v in x]
+        return _one(x, sig)
     if hasattr(x, "tolist"):
-        return r(x.tolist(), sig)
+        x = x.tolist()
+    if isinstance(x, tuple):
+        x = list(x)
+    if isinstance(x, list):
+        if _all_floats(x):
+            return _round_floats(x, sig)
+        return [_one(v, sig) if type(v) is float else r(v, sig) for v in x]
     return x
+
+
+def _as_list(x: Iterable) -> list:
+    """A trace's values as a plain list (an array's items as Python numbers); :func:`figure` rounds them."""
+    return x.tolist() if hasattr(x, "tolist") else list(x)
+
+
+TRACE_NUMBERS = ("x", "y", "base", "customdata")  # a trace's number lists that go out rounded
+
+
+def rounded(traces: list[dict]) -> list[dict]:
+    """``traces`` with their numbers under :data:`TRACE_NUMBERS` rounded as :func:`r` does; the lists of
+    floats all in one pass (the builders above leave them as given: one vectorised pass per figure,
+    not one per list), any other list item by item."""
+    floats = []
+    for t in traces:
+        for k in TRACE_NUMBERS:
+            v = t.get(k)
+            if isinstance(v, list):
+                if _all_floats(v):
+                    floats.append((t, k))
+                else:
+                    t[k] = r(v)
+    for (t, k), xs in zip(floats, r_many([t[k] for t, k in floats])):
+        t[k] = xs
+    return traces
 
 
 def color(role: str) -> str:
@@ -153,11 +227,11 @@ def line(
     width: float = 2.5,
     **kw: Any,
 ) -> dict:
-    t = {
+    t: dict[str, Any] = {
         "type": "scatter",
         "mode": mode,
-        "x": r(list(x)),
-        "y": r(list(y)),
+        "x": _as_list(x),
+        "y": _as_list(y),
         "name": name,
         "line": {"color": color(role), "width": width},
     }
@@ -175,8 +249,8 @@ def points(
     t = {
         "type": "scatter",
         "mode": "markers",
-        "x": r(list(x)),
-        "y": r(list(y)),
+        "x": _as_list(x),
+        "y": _as_list(y),
         "name": name,
         "marker": {"color": color(role), "size": size, "symbol": symbol},
     }
@@ -197,9 +271,9 @@ def bar(
     colors = color(role) if isinstance(role, str) else [color(c) for c in role]
     t: dict[str, Any] = {"type": "bar", "name": name, "marker": {"color": colors}}
     if horizontal:
-        t.update({"orientation": "h", "x": r(list(y)), "y": list(x)})
+        t.update({"orientation": "h", "x": _as_list(y), "y": list(x)})
     else:
-        t.update({"x": list(x), "y": r(list(y))})
+        t.update({"x": list(x), "y": _as_list(y)})
     if text is not None:
         t.update({"text": list(text), "textposition": "auto"})
     t.update(kw)
@@ -299,11 +373,11 @@ def gantt_trace(
         "orientation": "h",
         "name": name,
         "y": [lane] * len(starts),
-        "base": r(list(starts)),
-        "x": r([e - s for s, e in zip(starts, ends)]),
+        "base": _as_list(starts),
+        "x": [e - s for s, e in zip(starts, ends)],
         "marker": {"color": color(role), "line": {"width": 1, "color": "rgba(0,0,0,0.25)"}},
         "hovertemplate": "%{base:.4g} → %{customdata:.4g}<extra>" + name + "</extra>",
-        "customdata": r(list(ends)),
+        "customdata": _as_list(ends),
     }
     if text is not None:
         t.update({"text": list(text), "textposition": "inside", "insidetextanchor": "middle"})
@@ -410,7 +484,8 @@ def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: i
 
 
 def figure(data: list[dict], lay: dict) -> dict:
-    return {"data": data, "layout": lay}
+    """A Plotly figure of ``data`` (its numbers rounded for the wire, :func:`rounded`) and ``lay``."""
+    return {"data": rounded(data), "layout": lay}
 
 
 # ---------------------------------------------------------------- log axes: which ticks carry a label

@@ -41,3 +41,22 @@ def test_other_items_stay_and_nesting_is_rounded():
     assert r(ints) == ints and all(type(v) is int for v in r(ints))
     assert r(np.array([1 / 3, 2 / 3])) == [0.33333, 0.66667]
     assert r(math.inf) is None and r(7) == 7
+
+
+def test_a_figure_rounds_its_traces_in_one_pass():
+    """The trace builders leave numbers as given; ``figure`` rounds every trace's lists as ``r`` does."""
+    from app.charts.theme import bar, figure, layout, line, points
+
+    xs = [1 / 3, 2 / 3, 1e-7 / 3, 12345.5, 0.0]
+    fig = figure(
+        [
+            line(xs, np.array(xs), "a", "read"),
+            points([7], [math.nan], "b", "ink"),
+            bar(["p", "q"], [1 / 7, 2], "c", "ink"),
+        ],
+        layout(),
+    )
+    a, b, c = fig["data"]
+    assert a["x"] == a["y"] == _one_by_one(xs)
+    assert b["x"] == [7] and b["y"] == [None]
+    assert c["x"] == ["p", "q"] and c["y"] == [0.14286, 2]
