@@ -2,7 +2,7 @@
 derivations, figure data, the book's pages) is a pure function of its URL, so the outermost
 middleware keeps it with its headers and answers the next request for that URL without entering the
 app. Generic: it knows HTTP, not cards. The app hands it ``key``, which normalises a URL (``None``:
-not the edge's: streams, the live class, static files pass through untouched); the card routes' key
+not the edge's: streams, the live class, static files pass it by, to GZip); the card routes' key
 keeps only the parameters a card knows, so ``?utm_source=…`` makes no new entry. Memory is bounded
 in bytes (bodies, headers and keys), least recently used first.
 

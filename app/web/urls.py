@@ -1,7 +1,7 @@
 """Which URLs the edge cache keeps, under what key: a card's representations by the card's own
 parameters and the view flags only (``?utm_source=…`` or any other unknown key makes no new entry),
 pairs sorted by key (a list parameter keeps its order); the book's pages without their query; live
-class, static files and anything unknown are not the edge's (passed through untouched)."""
+class, static files and anything unknown are not the edge's (passed by, to GZip)."""
 
 from __future__ import annotations
 
