@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 from dataclasses import dataclass, field
 
 import pytest
@@ -128,3 +129,24 @@ def api_join(base: str, k: Class, credential: str | None = None, headers: dict |
     status, body = call(base, "POST", f"/api/live/{k.code}/join", {"participant": credential}, headers=headers)
     assert status == 200, body
     return body["participant"]
+
+
+def ask_at_once(bases: list[str], code: str, sid: int, creds: list[str]) -> list[int]:
+    """Every phone asks for its point at the same moment (a barrier), phone i on ``bases[i % len]``:
+    the points they are handed, in phone order."""
+    start = threading.Barrier(len(creds))
+    got: list[int | None] = [None] * len(creds)
+
+    def ask(i: int) -> None:
+        start.wait(10)
+        status, m = call(bases[i % len(bases)], "GET", f"/api/live/{code}/sweeps/{sid}/mine?participant={creds[i]}")
+        assert status == 200, m
+        got[i] = m["point"]
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(creds))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert None not in got, got
+    return [g for g in got if g is not None]

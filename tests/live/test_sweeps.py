@@ -18,8 +18,9 @@ from app.cards import REGISTRY
 from app.live import limits, sqlite_store
 from app.live.sweeps import dominates, frontier, owned
 from app.state import parse_query
+from bench.live_cluster import call
 
-from .conftest import start_class
+from .conftest import api_class, api_join, ask_at_once, start_class
 
 BATCHES = [1, 2, 4, 8, 16, 64, 256, 512]
 SWEEP = {
@@ -437,3 +438,16 @@ def test_revealed_results_say_how_the_scatter_draws_its_axes(client, klass):
     assert res["scales"]["y"]["log"] and "1,000" in res["scales"]["y"]["ticktext"]  # 47.9 … 7,100 token/s
     hidden = client.get(f"/api/live/{klass.code}/sweeps/{sid}").json()
     assert "scales" not in hidden  # followers see counts only until 公布
+
+
+def test_points_handed_out_at_the_same_moment_are_distinct(sqlite_server):
+    """On a real server with its SQLite file, 16 phones asking for their point at once: the 8 points
+    are each owned by exactly two, and each phone keeps its own when it asks again."""
+    base = sqlite_server["base"]
+    k = api_class(base)
+    status, body = call(base, "POST", f"/api/live/{k.code}/sweeps", SWEEP, k.token)
+    assert status == 201 and body["points"] == len(BATCHES), body
+    creds = [api_join(base, k) for _ in range(16)]
+    points = ask_at_once([base], k.code, body["sid"], creds)
+    assert sorted(points) == sorted(list(range(len(BATCHES))) * 2)
+    assert ask_at_once([base], k.code, body["sid"], creds) == points
