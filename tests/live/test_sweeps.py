@@ -451,3 +451,45 @@ def test_points_handed_out_at_the_same_moment_are_distinct(sqlite_server):
     points = ask_at_once([base], k.code, body["sid"], creds)
     assert sorted(points) == sorted(list(range(len(BATCHES))) * 2)
     assert ask_at_once([base], k.code, body["sid"], creds) == points
+
+
+def _sweepable() -> list[str]:
+    """Every card the sweep menu offers: a control to vary and two numeric outputs to plot."""
+    from app.cards import controls_of
+    from app.live.sweep_api import numeric_outputs
+    from app.live.sweeps import variable
+
+    return [
+        cid
+        for cid, c in REGISTRY.items()
+        if any(variable(s) for s in controls_of(c.params)) and len(numeric_outputs(c, c.compute(c.defaults()))) >= 2
+    ]
+
+
+SWEEPABLE = _sweepable()
+
+
+def test_most_cards_can_be_swept():
+    assert len(SWEEPABLE) >= 60 and "eg-1-1" in SWEEPABLE
+
+
+@pytest.mark.parametrize("cid", SWEEPABLE)
+def test_any_card_sweeps_over_what_its_menu_suggests(client, cid):
+    """Each card on the menu: its first control swept over the first three values the menu suggests,
+    its first two numeric outputs as the axes: it starts (201), and every point is the card's own
+    compute at that point's query."""
+    menu = client.get(f"/api/live/sweepable/{cid}").json()
+    first = menu["params"][0]
+    values = first.get("suggest") or [o["value"] for o in first["options"]]
+    x, y = menu["outputs"][0]["key"], menu["outputs"][1]["key"]
+    k = start_class(client, cid)
+    body = {"card": cid, "query": "", "vary": {first["name"]: values[:3]}, "predict": x, "x": x, "y": y}
+    r = client.post(
+        f"/api/live/{k.code}/sweeps", json={**body, "x_better": "lower", "y_better": "higher"}, headers=k.auth
+    )
+    assert r.status_code == 201, r.text
+    res = client.get(f"/api/live/{k.code}/sweeps/{r.json()['sid']}", headers=k.auth).json()
+    assert 1 <= len(res["points"]) <= 3
+    for p in res["points"]:
+        o = outputs(cid, p["query"])
+        assert p["truth"] == o[x] and p["x"] == o[x] and p["y"] == o[y], (p, o[x], o[y])
