@@ -35,16 +35,16 @@ CREATE TABLE IF NOT EXISTS sessions(code TEXT PRIMARY KEY, token_hash TEXT NOT N
   nq INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL, touched REAL NOT NULL,
   owner TEXT NOT NULL DEFAULT '', ended REAL, summary TEXT);
 CREATE TABLE IF NOT EXISTS questions(code TEXT, qid INTEGER, rec TEXT NOT NULL, PRIMARY KEY(code, qid));
-CREATE TABLE IF NOT EXISTS answers(code TEXT, qid INTEGER, device TEXT, ans TEXT NOT NULL,
-  PRIMARY KEY(code, qid, device));
+CREATE TABLE IF NOT EXISTS answers(code TEXT, qid INTEGER, participant TEXT, ans TEXT NOT NULL,
+  PRIMARY KEY(code, qid, participant));
 CREATE TABLE IF NOT EXISTS snapshots(sid INTEGER PRIMARY KEY AUTOINCREMENT, code TEXT NOT NULL, snap TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS snapshots_code ON snapshots(code, sid);
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sweeps(code TEXT, sid INTEGER, rec TEXT NOT NULL, PRIMARY KEY(code, sid));
-CREATE TABLE IF NOT EXISTS sweep_owners(code TEXT, sid INTEGER, device TEXT, idx INTEGER NOT NULL,
-  PRIMARY KEY(code, sid, device));
-CREATE TABLE IF NOT EXISTS predictions(code TEXT, sid INTEGER, device TEXT, pred TEXT NOT NULL,
-  PRIMARY KEY(code, sid, device));
+CREATE TABLE IF NOT EXISTS sweep_owners(code TEXT, sid INTEGER, participant TEXT, idx INTEGER NOT NULL,
+  PRIMARY KEY(code, sid, participant));
+CREATE TABLE IF NOT EXISTS predictions(code TEXT, sid INTEGER, participant TEXT, pred TEXT NOT NULL,
+  PRIMARY KEY(code, sid, participant));
 """
 # columns added since the first schema: an older file gains them on open (nothing in it is lost)
 ADDED = {
@@ -54,6 +54,8 @@ ADDED = {
     "nsw": "INTEGER NOT NULL DEFAULT 0",
     "sweep": "TEXT",
 }
+# a file written before the participant credentials named their column ``device``: renamed on open
+RENAMED = {table: ("device", "participant") for table in ("answers", "sweep_owners", "predictions")}
 COLS = "code, token_hash, card, query, frame, seq, locked, question, created, touched, owner, ended, summary, sweep"
 TABLES = ("answers", "questions", "snapshots", "sweeps", "sweep_owners", "predictions", "sessions")
 
@@ -94,6 +96,9 @@ class SQLiteStore(Store):
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=STORE_TIMEOUT_S)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            for table, (old, new) in RENAMED.items():
+                if old in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+                    db.execute(f"ALTER TABLE {table} RENAME COLUMN {old} TO {new}")
             db.executescript(SCHEMA)
             have = {row[1] for row in db.execute("PRAGMA table_info(sessions)")}
             for col, decl in ADDED.items():
@@ -294,7 +299,9 @@ class SQLiteStore(Store):
     async def answers(self, code: str, qid: int) -> dict[str, dict]:
         db = self._conn(create=False)
         rows = (
-            db.execute("SELECT device, ans FROM answers WHERE code=? AND qid=?", (code, qid)).fetchall() if db else []
+            db.execute("SELECT participant, ans FROM answers WHERE code=? AND qid=?", (code, qid)).fetchall()
+            if db
+            else []
         )
         return {d: json.loads(a) for d, a in rows}
 
@@ -348,7 +355,7 @@ class SQLiteStore(Store):
             if db.execute("SELECT 1 FROM sweeps WHERE code=? AND sid=?", (code, sid)).fetchone() is None:
                 return None
             key = (code, sid, participant)
-            row = db.execute("SELECT idx FROM sweep_owners WHERE code=? AND sid=? AND device=?", key).fetchone()
+            row = db.execute("SELECT idx FROM sweep_owners WHERE code=? AND sid=? AND participant=?", key).fetchone()
             if row is not None:
                 return row[0]
             n = db.execute("SELECT COUNT(*) FROM sweep_owners WHERE code=? AND sid=?", (code, sid)).fetchone()[0]
@@ -378,7 +385,7 @@ class SQLiteStore(Store):
     async def predictions(self, code: str, sid: int) -> dict[str, dict]:
         db = self._conn(create=False)
         rows = (
-            db.execute("SELECT device, pred FROM predictions WHERE code=? AND sid=?", (code, sid)).fetchall()
+            db.execute("SELECT participant, pred FROM predictions WHERE code=? AND sid=?", (code, sid)).fetchall()
             if db
             else []
         )
