@@ -102,9 +102,15 @@ def played_audio(po: Playout, t: float) -> float:
     return done + min(po.ends[i - 1], t) - po.starts[i - 1]
 
 
-def buffer_level(arr: Sequence[float], po: Playout, chunk_s: float, t: float) -> float:
-    """B(t) = A(t) − P(t) (A = playable audio arrived, P = audio played)."""
-    return playable_audio(arr, chunk_s, t) - played_audio(po, t)
+def _audio(seconds: float) -> float:
+    """A difference of audio amounts: within EPS of zero it is zero (A − P of equal amounts summed in a
+    different order leaves ~1e-17 s, which would read as −1.4×10⁻¹⁴ ms of buffer)."""
+    return 0.0 if abs(seconds) < EPS else seconds
+
+
+def buffer_level(arr: Sequence[float], po: Playout, chunk_s: float, t: float, strict: bool = False) -> float:
+    """B(t) = A(t) − P(t) (A = playable audio arrived, P = audio played); ``strict``: A just before t."""
+    return _audio(playable_audio(arr, chunk_s, t, strict) - played_audio(po, t))
 
 
 def buffer_curve(
@@ -118,7 +124,7 @@ def buffer_curve(
     for t in events:
         if t > t_end + EPS:
             break
-        before = playable_audio(arr, chunk_s, t, strict=True) - played_audio(po, t)
+        before = buffer_level(arr, po, chunk_s, t, strict=True)
         after = buffer_level(arr, po, chunk_s, t)
         if after - before > EPS:
             ts.append(t)  # just before the jump

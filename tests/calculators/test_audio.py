@@ -47,6 +47,16 @@ def test_buffer_curve_is_a_minus_p():
     assert audio.buffer_level(arr, po, 20 * MS, 0.148) == pytest.approx(60 * MS)
 
 
+@pytest.mark.parametrize("buffer_ms", [0, 20, 40, 60, 100])
+def test_an_empty_buffer_is_exactly_zero(buffer_ms):
+    """B(t) never goes below zero, and where the buffer runs dry it reads 0 (the figure's table and
+    CSV print it), not the −1.4×10⁻¹⁴ s a subtraction of equal sums leaves."""
+    arr, po = _default(buffer_ms)
+    ts, bs = audio.buffer_curve(arr, po, 20 * MS)
+    assert min(bs) == 0.0
+    assert all(b == 0.0 or b > 1e-9 for b in bs), [b for b in bs if 0 < abs(b) <= 1e-9]
+
+
 def test_interrupt_times():
     it = audio.interrupt(183 * MS, 5 * MS, 10 * MS, 20 * MS)
     assert it.mute == pytest.approx(190 * MS)
