@@ -22,7 +22,7 @@ from ..state import query_string, to_query
 from ..text import markdown, rich
 from ..text.cond import Conditional, conditionals
 from ..text.glossary import Scope
-from .env import env, gloss
+from .env import env, gloss, json_script
 from .figures import legend_items, wire_figure
 
 
@@ -224,6 +224,24 @@ def mask(html: str, texts: list[str]) -> str:
     return "".join(p if p.startswith("<script") else _NUMBER.sub(sub, p) for p in _SCRIPT.split(html))
 
 
+@dataclass(frozen=True)
+class FigureShown:
+    """One figure as the fragment draws it (``_parts.html``'s ``figures``): its plot element's id, its
+    caption and summary with their slots filled, its HTML legend and the JSON the browser plots; a
+    figure ``held`` back (it draws a live question's value) shows its caption alone."""
+
+    idx: int
+    pid: str
+    title: Markup
+    summary: Markup
+    legend: list[dict[str, str]]
+    data: Markup  # the wire figure as JSON, safe inside <script type="application/json">
+    held: bool
+    animated: bool
+    illustrative: bool
+    min_height: int  # px: the figure's own height, kept while Plotly draws
+
+
 @dataclass
 class Shown:
     """One card at one state as its fragment draws it: what the templates read (``s.…``, each worked
@@ -270,6 +288,28 @@ class Shown:
         return _tiles(self.card, self.view, self.params, self.hide, self.practice)
 
     @cached_property
+    def figures(self) -> list[FigureShown]:
+        out = []
+        for i, f in enumerate(self.view.figures):
+            held = i in self.held
+            legend = [] if held else legend_items(f)
+            out.append(
+                FigureShown(
+                    idx=i,
+                    pid=f"plot-{self.card.id}-{i}",
+                    title=self.fill(f.title) if f.title else Markup(),
+                    summary=self.fill(f.summary) if f.summary and not held else Markup(),
+                    legend=legend,
+                    data=Markup() if held else json_script(wire_figure(f, legend)),
+                    held=held,
+                    animated=f.animated,
+                    illustrative=f.illustrative,
+                    min_height=f.fig.get("layout", {}).get("height") or f.height,
+                )
+            )
+        return out
+
+    @cached_property
     def live_values(self) -> dict[str, str]:
         if not self.reading.prose:
             return {}
@@ -295,8 +335,6 @@ class Shown:
         return answer_text(self.card, q, self.view.outputs.get(q.key))
 
     rule = RULE_TEXT
-    legend = staticmethod(legend_items)
-    wire = staticmethod(wire_figure)
     markdown = staticmethod(markdown)
 
 
