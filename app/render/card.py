@@ -234,7 +234,7 @@ class FigureShown:
     pid: str
     title: Markup
     summary: Markup
-    legend: list[dict[str, str]]
+    legend: tuple[dict[str, str], ...]
     data: Markup  # the wire figure as JSON, safe inside <script type="application/json">
     held: bool
     animated: bool
@@ -292,7 +292,7 @@ class Shown:
         out = []
         for i, f in enumerate(self.view.figures):
             held = i in self.held
-            legend = [] if held else legend_items(f)
+            legend = () if held else tuple(legend_items(f))
             out.append(
                 FigureShown(
                     idx=i,

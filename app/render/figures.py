@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from typing import Any
 
 from ..cards import Figure
@@ -57,7 +58,7 @@ def legend_items(f: Figure) -> list[dict[str, str]]:
     return items
 
 
-def wire_figure(f: Figure, legend: list[dict[str, str]]) -> dict:
+def wire_figure(f: Figure, legend: Sequence[dict[str, str]]) -> dict:
     """The figure as sent to the browser: Plotly's legend off when the HTML ``legend`` shows it; every
     log axis labels its decades (and 2, 5 as full values) explicitly, never Plotly's bare minor digits."""
     fig = with_log_ticks(f.fig)
