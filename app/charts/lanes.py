@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .theme import animate, axis, figure, frame, gantt_trace, layout, vline, with_refs
+from .theme import animate, axis, figure, frame, gantt_trace, layout, r, vline, with_refs
 
 # (lane, blocks as (start, end), trace name, colour role)
 Lane = tuple[str, Sequence[tuple[float, float]], str, str]
@@ -24,7 +24,8 @@ def revealed_lanes(
     dim: Sequence[str] = (),
 ) -> dict:
     """Every lane's blocks, plus ▶ frames that draw them up to time t: each frame re-sends only the
-    block widths clipped at t (starts and colours stay in the base traces). ``order``: lanes from
+    block widths clipped at t (starts and colours stay in the base traces), rounded as the base
+    traces are. ``order``: lanes from
     bottom to top; ``dim``: trace names drawn faint."""
     faint: dict[str, Any] = {"opacity": 0.35}
     data = [
@@ -33,8 +34,7 @@ def revealed_lanes(
     ]
     times = [t_end * i / (n_frames - 1) for i in range(n_frames)]
     frames = [
-        frame(**{name: {"x": [round(max(0.0, min(e, t) - s), 5) for s, e in b]} for _, b, name, _ in lanes})
-        for t in times
+        frame(**{name: {"x": r([max(0.0, min(e, t) - s) for s, e in b])} for _, b, name, _ in lanes}) for t in times
     ]
     lay = layout(
         axis(x_title, range_=(0, t_end * 1.02)),

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..calculators import request_path as rp
 from ..calculators.units import MIB
-from .theme import COLORS, animate, axis, figure, frame, layout
+from .theme import COLORS, animate, axis, figure, frame, layout, rounded
 
 STAGES = [
     (0.0, "客户端"),
@@ -104,7 +104,8 @@ def request_animation(inp: int, out: int, frame_no: int, kv_per_token: float) ->
         margin=(72, 16, 16, 40),
     )
     fig = figure([path, static] + dyn, lay)
-    frames = [frame(**dict(zip(names, _dynamic(inp, out, k, kv_per_token)))) for k in range(out + 1)]
+    # each frame's numbers rounded for the wire as figure() rounds the first ones (4.857142857142857 → 4.8571)
+    frames = [frame(**dict(zip(names, rounded(_dynamic(inp, out, k, kv_per_token))))) for k in range(out + 1)]
     animate(fig, frames, ["前", "prefill"] + [f"d{k - 1}" for k in range(2, out + 1)], duration=600, prefix="帧:")
     fig["layout"]["sliders"][0]["active"] = frame_no
     return fig
