@@ -8,7 +8,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..calculators import prefix
-from .theme import COLORS, animate, axis, bar, figure, frame, gantt_trace, hline, layout, line, points, vline, with_refs
+from .theme import (
+    COLORS,
+    animate,
+    axis,
+    bar,
+    figure,
+    frame,
+    gantt_trace,
+    hline,
+    layout,
+    line,
+    points,
+    r,
+    vline,
+    with_refs,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Prefix reuse
@@ -226,7 +241,7 @@ def cursor(t: float, y0: str, y1: str, label: str) -> dict:
     return {
         "type": "scatter",
         "mode": "lines+text",
-        "x": [round(t, 3), round(t, 3)],
+        "x": [r(float(t))] * 2,  # rounded as figure() rounds the traces (frames are built apart)
         "y": [y0, y1],
         "text": ["", label],
         "textposition": "bottom right",

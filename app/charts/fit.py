@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from .theme import COLORS, axis, bar, figure, layout, line, r, vline, with_refs
+from .theme import COLORS, axis, bar, figure, layout, line, r, rounded, vline, with_refs
 
 LANE = "每卡显存"
 
@@ -105,7 +105,7 @@ def with_comm_bound(fig: dict, comm_ms: Sequence[float], step_ms: Sequence[float
     for t in fig["data"]:
         if t.get("name") == "下界 max":
             t.update({"y": r(list(step_ms)), "name": "下界 max + T_AR"})
-    fig["data"].insert(2, line(fig["data"][0]["x"], comm_ms, "all-reduce T_AR", "network", dash="dot"))
+    fig["data"].insert(2, *rounded([line(fig["data"][0]["x"], comm_ms, "all-reduce T_AR", "network", dash="dot")]))
     lo, hi = fig["layout"]["yaxis"]["range"]
     lo = min(lo, math.log10(max(min(comm_ms), 1e-6)) - 0.15)
     hi = max(hi, math.log10(max(step_ms)) + 0.15)

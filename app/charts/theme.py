@@ -142,7 +142,7 @@ def _as_list(x: Iterable) -> list:
     return x.tolist() if hasattr(x, "tolist") else list(x)
 
 
-TRACE_NUMBERS = ("x", "y", "base", "customdata")  # a trace's number lists that go out rounded
+TRACE_NUMBERS = ("x", "y", "base", "width", "customdata")  # a trace's number lists that go out rounded
 
 
 def rounded(traces: list[dict]) -> list[dict]:

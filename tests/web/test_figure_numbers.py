@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from app.cards import REGISTRY, run
+from app.cards import REGISTRY, controls_of, run
+from app.state import ParamError, parse_query
 
 RESIDUE = 1e-9  # figures and tables are in display units (ms, GB, token/s): nothing real is this small
 
@@ -41,14 +42,34 @@ def floats(obj):
             yield from floats(v)
 
 
+def states(card):
+    """A card's defaults, and each control moved alone to its ends and to each of its choices."""
+    yield card.defaults()
+    for spec in controls_of(card.params):
+        if spec.options:
+            values = list(spec.options)
+        elif spec.ge is not None and spec.le is not None:
+            values = [spec.ge, spec.le]
+        else:
+            continue
+        for v in values:
+            try:
+                yield parse_query(card, [(spec.name, str(v).lower() if isinstance(v, bool) else str(v))])
+            except ParamError:  # a value another control's default rules out
+                continue
+
+
 def test_every_figure_number_goes_out_at_five_significant_digits_frames_too():
-    """figure() rounds a figure's traces for the wire; an animation's frames are built apart, and go
-    out rounded the same way (图 1-3 sent 4.857142857142857, 图 1-10 sent 1.74277 beside 1.7428)."""
+    """figure() rounds a figure's traces for the wire; what is built apart goes out rounded the same
+    way: an animation's frames (图 1-3 sent 4.857142857142857, 图 1-10 1.74277 beside the bars'
+    1.7428), a trace added to a finished figure (图 1-11's all-reduce line at tp > 1) and bar widths
+    (例题 3-1's 0.40000000000000013)."""
     found = {}
     for cid, card in REGISTRY.items():
-        for i, f in enumerate(run(card, card.defaults()).figures):
-            for part in ("data", "frames"):
-                long = [v for v in floats(f.fig.get(part, [])) if math.isfinite(v) and v != float(f"{v:.5g}")]
-                if long:
-                    found[(cid, i, part)] = long[:3]
+        for params in states(card):
+            for i, f in enumerate(run(card, params).figures):
+                for part in ("data", "frames"):
+                    long = [v for v in floats(f.fig.get(part, [])) if math.isfinite(v) and v != float(f"{v:.5g}")]
+                    if long:
+                        found.setdefault((cid, i, part), (params.model_dump(), long[:3]))
     assert not found, found
