@@ -161,7 +161,7 @@ def mute_latency_range(control_s: float, poll_s: float) -> tuple[float, float]:
 
 def discarded_audio(arr: Sequence[float], po: Playout, chunk_s: float, t: float) -> float:
     """Audio that had arrived by t but was never played: A(t) − P(t) at the mute instant."""
-    return max(0.0, arrived_audio(arr, chunk_s, t) - played_audio(po, t))
+    return max(0.0, _audio(arrived_audio(arr, chunk_s, t) - played_audio(po, t)))
 
 
 @dataclass(frozen=True)
