@@ -171,6 +171,28 @@ def _values(card: Card, view: View, key: str) -> list[float]:
     return [float(v), v / d.scale / 10**d.exp]
 
 
+def _digits(v: Any) -> int:
+    """The significant digits of a number to the five a figure carries, trailing zeros not counted
+    (20 and 20.00 have one, 128 three, 56,396.4 five); 0 for anything else."""
+    if not _is_number(v) or not math.isfinite(v) or v == 0:
+        return 0
+    return len(f"{abs(v):.4e}".split("e")[0].replace(".", "").rstrip("0"))
+
+
+def drawing(card: Card, view: View, keys: frozenset[str], params: Any = None, min_digits: int = 1) -> frozenset[int]:
+    """The indices of the figures whose data, layout or frames show one of the ``keys`` outputs' values,
+    as numbers or as their texts; with ``min_digits``, only values written with that many significant
+    digits or more count (a 20 on a time axis says nothing of a 20 GiB answer)."""
+    if min_digits > 1:
+        keys = frozenset(k for k in keys if _digits(view.outputs[k]) >= min_digits)
+    if not keys:
+        return frozenset()
+    values = [v for k in keys for v in _values(card, view, k)]
+    texts = _texts(card, view, keys, params, min_digits)
+    parts = ("data", "layout", "frames")
+    return frozenset(i for i, f in enumerate(view.figures) if _shows([f.fig.get(k) for k in parts], values, texts))
+
+
 def withhold(
     card: Card, view: View, hide: frozenset[str], figures_of: frozenset[str] = frozenset(), params: Any = None
 ) -> tuple[View, frozenset[int], list[str]]:
@@ -185,13 +207,7 @@ def withhold(
         key=len,
         reverse=True,
     )
-    drawn = [v for k in figures_of for v in _values(card, view, k)]
-    drawn_texts = _texts(card, view, figures_of, params)
-    held = frozenset(
-        i
-        for i, f in enumerate(view.figures)
-        if figures_of and _shows([f.fig.get(k) for k in ("data", "layout", "frames")], drawn, drawn_texts)
-    )
+    held = drawing(card, view, figures_of, params)
 
     def cell(c: Any) -> Any:
         return HIDDEN_TEXT if _shows(c, values, texts) else c
@@ -228,7 +244,8 @@ def mask(html: str, texts: list[str]) -> str:
 class FigureShown:
     """One figure as the fragment draws it (``_parts.html``'s ``figures``): its plot element's id, its
     caption and summary with their slots filled, its HTML legend and the JSON the browser plots; a
-    figure ``held`` back (it draws a live question's value) shows its caption alone."""
+    figure ``held`` back (it draws a live question's value, or an answer the reader has not tried yet)
+    shows its caption and ``note`` alone."""
 
     idx: int
     pid: str
@@ -237,6 +254,7 @@ class FigureShown:
     legend: tuple[dict[str, str], ...]
     data: Markup  # the wire figure as JSON, safe inside <script type="application/json">
     held: bool
+    note: str  # why a held figure is not drawn yet (a live question asks its value, or practice first)
     animated: bool
     illustrative: bool
     min_height: int  # px: the figure's own height, kept while Plotly draws
@@ -256,13 +274,15 @@ class Shown:
     practice: frozenset[str]  # of those, the answers to the card's own questions
     held: frozenset[int]  # figures that draw a live question's value
     texts: list[str]  # how the held-back values may be written (masked in the finished fragment)
+    held_for_practice: frozenset[int] = frozenset()  # figures that draw an answer not yet tried
 
     @classmethod
     def of(cls, card: Card, params: Any, view: View, reading: Reading = Reading()) -> Shown:
         live = reading.hide & set(view.outputs)
         practice = reading.practice(view) - live
         view, held, texts = withhold(card, view, live | practice, live, params)
-        return cls(card, params, view, reading, live | practice, practice, held, texts)
+        tried_first = drawing(card, view, practice, params, 3) - held  # a chart can answer a question too
+        return cls(card, params, view, reading, live | practice, practice, held, texts, tried_first)
 
     @cached_property
     def view_qs(self) -> str:
@@ -270,10 +290,6 @@ class Shown:
         for as this fragment shows (answers still held back stay held back)."""
         pairs = to_query(self.card, self.params) + self.reading.query()
         return ("?" + urlencode(pairs)) if pairs else ""
-
-    @property
-    def figure_note(self) -> str:
-        return LIVE_FIGURE_NOTE if self.reading.hide else PRACTICE_FIGURE_NOTE
 
     @cached_property
     def qs(self) -> str:
@@ -291,7 +307,7 @@ class Shown:
     def figures(self) -> list[FigureShown]:
         out = []
         for i, f in enumerate(self.view.figures):
-            held = i in self.held
+            held = i in self.held or i in self.held_for_practice
             legend = () if held else tuple(legend_items(f))
             out.append(
                 FigureShown(
@@ -302,6 +318,7 @@ class Shown:
                     legend=legend,
                     data=Markup() if held else json_script(wire_figure(f, legend)),
                     held=held,
+                    note=LIVE_FIGURE_NOTE if i in self.held else PRACTICE_FIGURE_NOTE if held else "",
                     animated=f.animated,
                     illustrative=f.illustrative,
                     min_height=f.fig.get("layout", {}).get("height") or f.height,

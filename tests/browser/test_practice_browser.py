@@ -40,3 +40,19 @@ def test_the_presenter_shows_every_answer(page, server):
     assert "answers=shown" in page.url
     assert toggle.get_attribute("aria-pressed") == "true"
     page.watch.assert_clean()
+
+
+def test_a_chart_that_draws_the_answer_comes_once_it_is_tried(page, server):
+    """练习 3-2's backlog curve ends at the 30 s backlog the first question asks: the figure says why it
+    waits, and once an answer is checked the curve is drawn."""
+    page.goto(server + "/cards/ex-3-2")
+    fig = page.locator('figure[data-idx="0"]')
+    assert "先作答" in fig.inner_text() and page.locator("#plot-ex-3-2-0").count() == 0
+    q = page.locator('li.q[data-key="backlog_2cards_steps"]')
+    q.locator("input[name=answer]").fill("1000")  # wrong, but tried
+    q.locator("button", has_text="检查").click()
+    page.wait_for_function(
+        "() => { const p = document.getElementById('plot-ex-3-2-0'); return p && p.data && p.data.length > 0; }"
+    )
+    assert "先作答" not in page.locator('figure[data-idx="0"]').inner_text()
+    page.watch.assert_clean()

@@ -1,10 +1,11 @@
 """Practice first: a number that answers one of a card's own questions is not printed in the card's
-reading view (tiles, tables, prose slots, solutions, notes) until the reader has checked an answer to
+reading view (tiles, tables, prose slots, solutions, notes, charts) until the reader has checked an answer to
 it or asked to see it (``reveal=<key>``); ``answers=shown`` shows everything; the JSON API stays a
 complete calculator. Walked over every card with questions at its defaults and two other states."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -73,6 +74,57 @@ def test_answers_wait_until_tried(client, cid, which):
         assert _printed(revealed, text), f"{cid}.{key}: revealed, yet still held back"
     api = client.get(f"/api/cards/{cid}", params=query).json()["outputs"]
     assert all(_text_of(card, k, api[k]) == t for k, t in answers.items())  # the API stays complete
+
+
+FIGDATA = re.compile(r'<script type="application/json" class="figdata" data-plot="([^"]+)">(.*?)</script>', re.S)
+
+
+def _numbers(obj):
+    if _number(obj):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _numbers(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _numbers(v)
+
+
+def _plotted(html: str, value: float) -> list[str]:
+    """The figures of ``html`` whose data carries ``value`` (to the 5 digits the wire keeps)."""
+    return [
+        pid
+        for pid, raw in FIGDATA.findall(html)
+        if any(math.isclose(x, value, rel_tol=5e-5) for x in _numbers(json.loads(raw)))
+    ]
+
+
+@pytest.mark.parametrize(("cid", "which"), CASES, ids=[f"{c}-{i}" for c, i in CASES])
+def test_no_chart_draws_an_answer_before_it_is_tried(client, cid, which):
+    """A chart answers a question too (its hover and its data table print the value): a figure that
+    draws an answer not yet tried is held, with a note, until the reader tries it or asks to see it."""
+    card = REGISTRY[cid]
+    query = {} if which == 0 else moved_states(cid)[which - 1]
+    p = parse_query(card, list(query.items()))
+    outputs = run(card, p).outputs
+    held = client.get(f"/cards/{cid}/fragment", params=query).text
+    shown = client.get(f"/cards/{cid}/fragment", params={**query, "answers": "shown"}).text
+    for key in _answers(card, query):
+        assert not _plotted(held, outputs[key]), f"{cid}.{key} = {outputs[key]} drawn before the reader tried"
+        if _plotted(shown, outputs[key]):  # drawn once shown: then the held view says why it is not
+            assert "这张图画出了题目的答案" in held, f"{cid}.{key}: a held figure without its note"
+
+
+def test_a_chart_that_answers_returns_once_its_answers_are_tried(client):
+    """练习 3-2's backlog curve ends at the 30 s backlog it asks for; 练习 3-1's bars count the weight
+    reads it asks for."""
+    for cid, key in (("ex-3-2", "backlog_2cards_steps"), ("ex-3-1", "weight_read_rounds")):
+        plot = f"plot-{cid}-0"
+        held = client.get(f"/cards/{cid}/fragment").text
+        assert plot not in dict(FIGDATA.findall(held)) and "这张图画出了题目的答案" in held, cid
+        tried = client.get(f"/cards/{cid}/fragment", params={"reveal": key}).text
+        assert plot in dict(FIGDATA.findall(tried)) and "这张图画出了题目的答案" not in tried, cid
+        assert plot in dict(FIGDATA.findall(client.get(f"/cards/{cid}/fragment?answers=shown").text)), cid
 
 
 def test_the_page_holds_answers_back_too(client):
