@@ -73,6 +73,7 @@ VIEW_FLAGS = ("solutions", "hide", "embed", "answers", "reveal", "prose")  # key
 HIDDEN_TEXT = "?"  # what a held-back number reads as
 PRACTICE_NOTE = "先作答"  # beside a number held back until the reader has tried
 PRACTICE_FIGURE_NOTE = "这张图画出了题目的答案:先作答,或打开「查看解答」。"
+PRACTICE_FIGURE_NOTE_NO_SOLUTIONS = "这张图画出了题目的答案:先作答。"  # solutions=off: there is no 查看解答
 LIVE_FIGURE_NOTE = "这张图画出了正在提问的数,公布答案后再显示。"
 
 
@@ -318,13 +319,18 @@ class Shown:
                     legend=legend,
                     data=Markup() if held else json_script(wire_figure(f, legend)),
                     held=held,
-                    note=LIVE_FIGURE_NOTE if i in self.held else PRACTICE_FIGURE_NOTE if held else "",
+                    note=self._held_note(i) if held else "",
                     animated=f.animated,
                     illustrative=f.illustrative,
                     min_height=f.fig.get("layout", {}).get("height") or f.height,
                 )
             )
         return out
+
+    def _held_note(self, i: int) -> str:
+        if i in self.held:
+            return LIVE_FIGURE_NOTE
+        return PRACTICE_FIGURE_NOTE if self.reading.solutions else PRACTICE_FIGURE_NOTE_NO_SOLUTIONS
 
     @cached_property
     def live_values(self) -> dict[str, str]:
