@@ -15,6 +15,7 @@ from app.outputs import undeclared
 from app.state import parse_query
 
 from tests.web.test_derivations import moved_states
+from tests.web.test_hide import _numbers
 
 SCRIPT = re.compile(r"<script\b.*?</script>", re.S)
 
@@ -77,17 +78,6 @@ def test_answers_wait_until_tried(client, cid, which):
 
 
 FIGDATA = re.compile(r'<script type="application/json" class="figdata" data-plot="([^"]+)">(.*?)</script>', re.S)
-
-
-def _numbers(obj):
-    if _number(obj):
-        yield obj
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from _numbers(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _numbers(v)
 
 
 def _plotted(html: str, value: float) -> list[str]:
