@@ -12,6 +12,8 @@ one table of target vs measured.
   against a bare ``Plotly.react`` of the same two figures in the same page; a section page until
   interactive.
 - Size: the first page /ch/1/1.3 and its assets as served with brotli.
+- Where a new state's time goes (``bench/stages.py``): its steps timed in one process, alone and
+  together, beside the whole request through the app: information rows.
 
 `--smoke` runs every measurement briefly (CI): it must finish, not meet targets.
 """
@@ -279,6 +281,9 @@ def measure(secs: float, smoke: bool) -> dict:
         for p in (bare, proc):
             p.terminate()
             p.wait(timeout=10)
+    from bench.stages import stages  # with both servers stopped: the machine to itself
+
+    m["stages"] = stages(CARD, 150 if smoke else 1500, 3 if smoke else 15)
     return m
 
 
@@ -371,6 +376,9 @@ def report(m: dict, secs: float, smoke: bool) -> bool:
         row(f"section page with {br['section_cards']} cards → interactive", "(info)", f"{br['section_ms']:.0f} ms")
     else:
         print("(browser measures skipped: no chromium)")
+    print(f"\none new {CARD} state in one process, no HTTP (bench/stages.py): ms, each row its fastest round")
+    for name, ms in m["stages"].items():
+        row(f"  {name}", "(info)", f"{ms:.3f}", None)
     print()
     return all(rows)
 

@@ -1,0 +1,172 @@
+"""Where a new state's time goes, in one process: the steps of ``/cards/{id}/fragment`` timed one by
+one on fresh slider values (no HTTP, no second worker, no load generator on the machine), beside the
+whole request through the app (ASGI, every middleware, the edge cache missing) and the bench's bare
+route the same way. ``make bench`` prints these as information rows under its targets, so a miss on
+the new-state row comes with the step that grew; alone:
+
+    python bench/stages.py [--card eg-1-1] [--n 1500] [--rounds 15]
+
+Each figure is the mean over ``n`` states in ms. The steps are the ones the route takes:
+``parse_query`` (StateRef), ``run`` (compute), ``Shown`` with its figures and tiles (what the
+templates read), the template, then ``mask`` and the edge's brotli; what the whole request costs
+beyond their sum is the stack (routing, dependencies, middlewares, the edge cache's bookkeeping)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def fresh_queries(card, n: int, seed: int = 7) -> list[list[tuple[str, str]]]:
+    """``n`` states of ``card`` not seen before: its first two sliders at random values of their ranges."""
+    from app.cards import controls_of
+
+    rnd = random.Random(seed)
+    sliders = [s for s in controls_of(card.params) if s.control == "slider" and s.ge is not None and s.le > s.ge]
+    out = []
+    for _ in range(n):
+        q = []
+        for s in sliders[:2]:
+            v = s.ge + (s.le - s.ge) * rnd.random()
+            q.append((s.name, str(int(round(v))) if s.is_int else f"{v:.6g}"))
+        out.append(q)
+    return out
+
+
+def mean_ms(fn: Callable[[int], object], indices: range) -> float:
+    """The mean ms of ``fn(i)`` over ``indices``."""
+    t = time.perf_counter()
+    for i in indices:
+        fn(i)
+    return (time.perf_counter() - t) / len(indices) * 1e3
+
+
+async def asgi_get(app, path: str, query: str) -> int:
+    """One GET through ``app`` as a browser sends it (brotli accepted); the response status."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1"), (b"accept-encoding", b"gzip, deflate, br")],
+        "client": ("127.0.0.1", 1234),
+        "server": ("127.0.0.1", 8000),
+    }
+    status = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            status.append(message["status"])
+
+    await app(scope, receive, send)
+    return status[0]
+
+
+def request_ms(app, path: str, queries: list[str]) -> float:
+    """The mean time of a GET of ``path`` with each query in turn, through ``app`` in this process."""
+
+    async def go() -> float:
+        t = time.perf_counter()
+        for q in queries:
+            assert await asgi_get(app, path, q) == 200, (path, q)
+        return (time.perf_counter() - t) / len(queries) * 1e3
+
+    return asyncio.run(go())
+
+
+def stages(card_id: str = "eg-1-1", n: int = 1500, rounds: int = 15) -> dict[str, float]:
+    """The mean ms of each step of a new state of ``card_id``, and of whole requests (see the module)."""
+    from urllib.parse import urlencode
+
+    import brotli
+    from app.cards import REGISTRY, run
+    from app.main import create_app
+    from app.render.card import Reading, fragment_context, fragment_html, mask
+    from app.render.env import env
+    from app.settings import Settings
+    from app.state import parse_query
+    from app.web.edge import BROTLI_QUALITY
+
+    from bench.bare import app as bare_app
+
+    app = create_app(Settings(warm=True))
+    card = REGISTRY[card_id]
+    warmup = fresh_queries(card, 200, seed=1)
+    for q in warmup:
+        parse_query(card, q)
+    items = fresh_queries(card, n)
+    params = [parse_query(card, q) for q in items]
+    views = [run(card, p) for p in params]
+    template = env.get_template(card.template or "_result.html")
+
+    def shown(i: int):
+        ctx = fragment_context(card, params[i], views[i], Reading())
+        s = ctx["s"]
+        for name in ("figures", "tiles", "view_qs", "qs", "live_values"):  # what the template reads
+            getattr(s, name)
+        return ctx
+
+    contexts = [shown(i) for i in range(n)]
+    html = [template.render(**c) for c in contexts]
+    raw = [h.encode() for h in html]
+    path = f"/cards/{card_id}/fragment"
+    request_ms(app, path, [urlencode(q) for q in warmup])
+    fresh = [urlencode(q) for q in fresh_queries(card, n, 3)]
+    steps: dict[str, Callable[[range], float]] = {
+        "state from the query (parse_query)": lambda r: mean_ms(lambda i: parse_query(card, items[i]), r),
+        "compute (run: outputs, figures, tables)": lambda r: mean_ms(lambda i: run(card, params[i]), r),
+        "what the templates read (Shown: figures, tiles)": lambda r: mean_ms(shown, r),
+        "template (_result.html and its macros)": lambda r: mean_ms(lambda i: template.render(**contexts[i]), r),
+        "practice-first mask": lambda r: mean_ms(lambda i: mask(html[i], contexts[i]["s"].texts), r),
+        "edge: brotli": lambda r: mean_ms(lambda i: brotli.compress(raw[i], quality=BROTLI_QUALITY), r),
+        "the steps in one call, as the route makes it (fragment_html)": lambda r: mean_ms(
+            lambda i: fragment_html(card, params[i]), r
+        ),
+        "whole request through the app (ASGI)": lambda r: request_ms(app, path, [fresh[i] for i in r]),
+        "bare route through its app (ASGI)": lambda r: request_ms(bare_app, "/bare", [f"i={i}" for i in r]),
+    }
+    # in rounds, every step once a round, each on its own slice of the states: a shared machine whose
+    # speed drifts slows every row alike; a row is its fastest round (the least disturbed)
+    best: dict[str, float] = {}
+    for k in range(rounds):
+        part = range(k * n // rounds, (k + 1) * n // rounds)
+        for name, step in steps.items():
+            best[name] = min(best.get(name, float("inf")), step(part))
+    names = list(steps)
+    out = {name: best[name] for name in names[:6]}
+    out["sum of the steps, each timed alone"] = sum(out.values())
+    for name in names[6:]:
+        out[name] = best[name]
+    whole, one_call = best["whole request through the app (ASGI)"], best[names[6]]
+    out["stack: the request beyond fragment_html and brotli"] = whole - one_call - best["edge: brotli"]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--card", default="eg-1-1")
+    ap.add_argument("--n", type=int, default=1500)
+    ap.add_argument("--rounds", type=int, default=15)
+    a = ap.parse_args()
+    for name, ms in stages(a.card, a.n, a.rounds).items():
+        print(f"{name:62} {ms:8.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
