@@ -217,7 +217,29 @@
     if (h) { f.layout.height = h; el.style.minHeight = h + "px"; }
     fitTitles(f.layout, f.layout.width || el.clientWidth || 600, fig.data);
     if (fig.frames) f.frames = fig.frames;
-    return window.Plotly.react(el, f);
+    return window.Plotly.react(el, f).then(function () { return keepLabelsInside(el); });
+  }
+  // A label at a chart's edge (a reference line's, over the top or beside a side) is never cut off by
+  // the chart's bounds, where a projector's larger type or a phone's narrow chart pushes it out: once
+  // drawn, a label crossing a side is anchored on that side (it ends at its point instead of centring
+  // on it), and one over the top or bottom gets the margin it needs. One relayout, only when needed.
+  function keepLabelsInside(el) {
+    var svg = el.querySelector(".main-svg"), anns = el.layout && el.layout.annotations;
+    if (!svg || !anns || !anns.length || !el._fullLayout) return null;
+    var box = svg.getBoundingClientRect(), upd = {}, over = { t: 0, b: 0 };
+    el.querySelectorAll("g.annotation").forEach(function (g) {
+      var i = +g.getAttribute("data-index"), a = anns[i], text = g.querySelector(".annotation-text");
+      if (!a || !text) return;
+      var b = text.getBoundingClientRect();
+      if (b.right > box.right + 1 && a.xanchor !== "right") upd["annotations[" + i + "].xanchor"] = "right";
+      else if (b.left < box.left - 1 && a.xanchor !== "left") upd["annotations[" + i + "].xanchor"] = "left";
+      over.t = Math.max(over.t, box.top - b.top);
+      over.b = Math.max(over.b, b.bottom - box.bottom);
+    });
+    var m = el._fullLayout.margin, drawn = el._fullLayout._size || m;   // the margins as drawn: pushes included
+    if (over.t > 1) upd["margin.t"] = Math.ceil(Math.max(m.t, drawn.t) + over.t + 2);
+    if (over.b > 1) upd["margin.b"] = Math.ceil(Math.max(m.b, drawn.b) + over.b + 2);
+    return Object.keys(upd).length ? window.Plotly.relayout(el, upd) : null;
   }
   function redrawAll() {
     fitTiles();
