@@ -8,13 +8,15 @@ the new-state row comes with the step that grew; alone:
 
 Each figure is the mean over ``n`` states in ms. The steps are the ones the route takes:
 ``parse_query`` (StateRef), ``run`` (compute), ``Shown`` with its figures and tiles (what the
-templates read), the template, then ``mask`` and the edge's brotli; what the whole request costs
-beyond their sum is the stack (routing, dependencies, middlewares, the edge cache's bookkeeping)."""
+templates read), the template, then ``mask`` and the edge's brotli; then ``fragment_html`` (the
+steps in one call). What the whole request costs beyond ``fragment_html`` and brotli is the stack
+(routing, dependencies, middlewares, the edge cache's bookkeeping)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import random
 import sys
 import time
@@ -107,9 +109,6 @@ def stages(card_id: str = "eg-1-1", n: int = 1500, rounds: int = 15) -> dict[str
 
     app = create_app(Settings(warm=True))
     card = REGISTRY[card_id]
-    warmup = fresh_queries(card, 200, seed=1)
-    for q in warmup:
-        parse_query(card, q)
     items = fresh_queries(card, n)
     params = [parse_query(card, q) for q in items]
     views = [run(card, p) for p in params]
@@ -125,36 +124,40 @@ def stages(card_id: str = "eg-1-1", n: int = 1500, rounds: int = 15) -> dict[str
     contexts = [shown(i) for i in range(n)]
     html = [template.render(**c) for c in contexts]
     raw = [h.encode() for h in html]
-    path = f"/cards/{card_id}/fragment"
-    request_ms(app, path, [urlencode(q) for q in warmup])
-    fresh = [urlencode(q) for q in fresh_queries(card, n, 3)]
-    steps: dict[str, Callable[[range], float]] = {
-        "state from the query (parse_query)": lambda r: mean_ms(lambda i: parse_query(card, items[i]), r),
-        "compute (run: outputs, figures, tables)": lambda r: mean_ms(lambda i: run(card, params[i]), r),
-        "what the templates read (Shown: figures, tiles)": lambda r: mean_ms(shown, r),
-        "template (_result.html and its macros)": lambda r: mean_ms(lambda i: template.render(**contexts[i]), r),
-        "practice-first mask": lambda r: mean_ms(lambda i: mask(html[i], contexts[i]["s"].texts), r),
-        "edge: brotli": lambda r: mean_ms(lambda i: brotli.compress(raw[i], quality=BROTLI_QUALITY), r),
-        "the steps in one call, as the route makes it (fragment_html)": lambda r: mean_ms(
-            lambda i: fragment_html(card, params[i]), r
-        ),
-        "whole request through the app (ASGI)": lambda r: request_ms(app, path, [fresh[i] for i in r]),
-        "bare route through its app (ASGI)": lambda r: request_ms(bare_app, "/bare", [f"i={i}" for i in r]),
+    steps: dict[str, Callable[[int], object]] = {  # state i → one step of it, as the route takes them
+        "state from the query (parse_query)": lambda i: parse_query(card, items[i]),
+        "compute (run: outputs, figures, tables)": lambda i: run(card, params[i]),
+        "what the templates read (Shown: figures, tiles)": shown,
+        "template (_result.html and its macros)": lambda i: template.render(**contexts[i]),
+        "practice-first mask": lambda i: mask(html[i], contexts[i]["s"].texts),
+        "edge: brotli": lambda i: brotli.compress(raw[i], quality=BROTLI_QUALITY),
     }
-    # in rounds, every step once a round, each on its own slice of the states: a shared machine whose
+    one_call, whole, bare = (
+        "the steps in one call, as the route makes it (fragment_html)",
+        "whole request through the app (ASGI)",
+        "bare route through its app (ASGI)",
+    )
+    path = f"/cards/{card_id}/fragment"
+    request_ms(app, path, [urlencode(q) for q in fresh_queries(card, 200, seed=1)])  # templates, imports
+    fresh = [urlencode(q) for q in fresh_queries(card, n, seed=3)]  # states the edge has not kept
+    together: dict[str, Callable[[range], float]] = {
+        one_call: lambda part: mean_ms(lambda i: fragment_html(card, params[i]), part),
+        whole: lambda part: request_ms(app, path, [fresh[i] for i in part]),
+        bare: lambda part: request_ms(bare_app, "/bare", [f"i={i}" for i in part]),
+    }
+    # in rounds, every row once a round, each on its own slice of the states: a shared machine whose
     # speed drifts slows every row alike; a row is its fastest round (the least disturbed)
     best: dict[str, float] = {}
     for k in range(rounds):
         part = range(k * n // rounds, (k + 1) * n // rounds)
         for name, step in steps.items():
-            best[name] = min(best.get(name, float("inf")), step(part))
-    names = list(steps)
-    out = {name: best[name] for name in names[:6]}
+            best[name] = min(best.get(name, math.inf), mean_ms(step, part))
+        for name, measure in together.items():
+            best[name] = min(best.get(name, math.inf), measure(part))
+    out = {name: best[name] for name in steps}
     out["sum of the steps, each timed alone"] = sum(out.values())
-    for name in names[6:]:
-        out[name] = best[name]
-    whole, one_call = best["whole request through the app (ASGI)"], best[names[6]]
-    out["stack: the request beyond fragment_html and brotli"] = whole - one_call - best["edge: brotli"]
+    out |= {name: best[name] for name in together}
+    out["stack: the request beyond fragment_html and brotli"] = best[whole] - best[one_call] - best["edge: brotli"]
     return out
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_presenter_fit import ANSWERS_FIRST, READY, WITH_CHART
+from tests.browser.test_presenter_fit import each_chart_card
 
 CUT_LABELS = """() => [...document.querySelectorAll('.plot')].flatMap(el => {
   const svg = el.querySelector('.main-svg'); if (!svg) return [];
@@ -22,21 +22,14 @@ SETTLED = "() => [...document.querySelectorAll('.plot')].every(el => !el.data ||
 
 @pytest.mark.parametrize("view,width,height", [("present", 1366, 768), ("cards", 390, 844)])
 def test_no_chart_label_is_cut_off(browser, server, view, width, height):
-    ctx = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
-    page = ctx.new_page()
     cut = {}
-    try:
-        for cid in WITH_CHART:
-            page.goto(f"{server}/{view}/{cid}" + ("?answers=shown" if cid in ANSWERS_FIRST else ""))
-            page.wait_for_function(READY)
-            page.wait_for_function(SETTLED)
-            page.wait_for_timeout(100)  # the one relayout that moves a label inside
+    for cid, page in each_chart_card(browser, server, view, width, height):
+        page.wait_for_function(SETTLED)
+        page.wait_for_timeout(100)  # the one relayout that moves a label inside
+        got = page.evaluate(CUT_LABELS)
+        if got:
+            page.wait_for_timeout(1000)  # a slow machine: look again before calling it cut
             got = page.evaluate(CUT_LABELS)
-            if got:
-                page.wait_for_timeout(1000)  # a slow machine: look again before calling it cut
-                got = page.evaluate(CUT_LABELS)
-            if got:
-                cut[cid] = got
-    finally:
-        ctx.close()
+        if got:
+            cut[cid] = got
     assert not cut, cut

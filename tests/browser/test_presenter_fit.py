@@ -30,28 +30,36 @@ FIRST_CHART = """() => {
 READY = "() => { const e = document.querySelector('.card .plot'); return e && e.data && e.querySelector('.main-svg'); }"
 
 
+def each_chart_card(browser, server, view: str, width: int, height: int):
+    """Every card with a chart opened in ``view`` (``present`` or ``cards``) at this size, one after
+    another in one page (显示答案 on where all its charts wait for it): ``(card id, page)`` once its
+    first chart is drawn."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+    page = ctx.new_page()
+    try:
+        for cid in WITH_CHART:
+            page.goto(f"{server}/{view}/{cid}" + ("?answers=shown" if cid in ANSWERS_FIRST else ""))
+            page.wait_for_function(READY)
+            yield cid, page
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("width,height", [(1920, 1080), (1366, 768)])
 def test_first_chart_fully_visible_in_presenter(browser, server, width, height):
     assert len(WITH_CHART) >= 40
-    ctx = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
-    page = ctx.new_page()
     off = {}
-    try:
-        for cid in WITH_CHART:
-            page.goto(f"{server}/present/{cid}" + ("?answers=shown" if cid in ANSWERS_FIRST else ""))
-            page.wait_for_function(READY)
-            r = page.evaluate(FIRST_CHART)
-            if not (
-                r["scrolled"] == 0
-                and r["top"] >= 0
-                and r["bottom"] <= r["vh"]
-                and r["left"] >= 0
-                and r["right"] <= r["vw"]
-                and r["height"] >= 180
-            ):
-                off[cid] = r
-    finally:
-        ctx.close()
+    for cid, page in each_chart_card(browser, server, "present", width, height):
+        r = page.evaluate(FIRST_CHART)
+        if not (
+            r["scrolled"] == 0
+            and r["top"] >= 0
+            and r["bottom"] <= r["vh"]
+            and r["left"] >= 0
+            and r["right"] <= r["vw"]
+            and r["height"] >= 180
+        ):
+            off[cid] = r
     assert not off, off
 
 
