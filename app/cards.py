@@ -410,6 +410,10 @@ class Card:
     lead: str = ""  # one or two sentences shown under the title (Chinese)
     shared_state: str | None = None  # id of a card whose same-named params this card follows on a page
     outputs: dict[str, Out] = field(default_factory=dict)  # each output declared once
+    _defaults: Params = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._defaults = self.params()  # frozen: one instance serves every comparison with the defaults
 
     @property
     def chapter(self) -> int:
@@ -425,8 +429,8 @@ class Card:
         return self.params.model_validate(data)
 
     def defaults(self) -> Params:
-        """The card's default state."""
-        return self.params()
+        """The card's default state (one frozen instance, built with the card)."""
+        return self._defaults
 
 
 REGISTRY: dict[str, Card] = {}
