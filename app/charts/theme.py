@@ -496,7 +496,11 @@ def log_tick_text(v: float) -> str:
     """A log axis's tick label as its full value: ``20``, ``0.05``, ``2,000``; from a million up (and
     below a thousandth) ``2×10⁶``, never a bare mantissa ``2`` beside a decade."""
     e = math.floor(math.log10(v) + 1e-9)
-    m = round(v / 10**e, 6)
+    return _tick_label(v, round(v / 10**e, 6), e)
+
+
+def _tick_label(v: float, m: float, e: int) -> str:
+    """The label of the tick ``v`` = m·10^e (1 ≤ m < 10): see :func:`log_tick_text`."""
     if -3 <= e < 6:
         return f"{round(v, max(0, -e)):,.{max(0, -e)}f}"
     power = "10" + str(e).translate(SUPERSCRIPT)
@@ -507,7 +511,8 @@ def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
     """Tick values and labels for a log axis showing ``lo``…``hi`` (the values, not their logs): every
     decade; 2 and 5 times each decade as well when the range spans at most about two decades; every
     1–9 multiple within one decade or less; every k-th decade when the range spans more than eight.
-    The list runs a decade past each end (Plotly draws only the ticks inside its range)."""
+    The list runs a decade past each end (Plotly draws only the ticks inside its range). A tick's value
+    is the double nearest m·10^e (integer arithmetic: a product, or one correctly rounded division)."""
     if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)):
         return [], []
     lo, hi = min(lo, hi), max(lo, hi)
@@ -520,8 +525,9 @@ def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
     else:
         mults = (1,)
     k = max(1, math.ceil(span / 8))
-    vals = [float(f"{m * 10.0**e:.6g}") for e in range(first, last + 1) if mults != (1,) or e % k == 0 for m in mults]
-    return vals, [log_tick_text(v) for v in vals]
+    ticks = [(m, e) for e in range(first, last + 1) if mults != (1,) or e % k == 0 for m in mults]
+    vals = [float(m * 10**e) if e >= 0 else m / 10**-e for m, e in ticks]
+    return vals, [_tick_label(v, m, e) for v, (m, e) in zip(vals, ticks)]
 
 
 def _axis_values(fig: dict, key: str) -> list[float]:
