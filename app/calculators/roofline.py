@@ -83,14 +83,16 @@ def step_outputs(
     }
 
 
-def _log_points(lo: int, hi: int, n: int) -> frozenset[float]:
-    return frozenset(round(lo * (hi / lo) ** (i / (n - 1)), 3) for i in range(n))
+BATCH_RANGE = (1, 512)  # the B axis of 图 1-11 / 1-12 (requests)
+# 28 log-spaced B values across BATCH_RANGE, to 3 decimals: the grid every batch curve is drawn on
+LOG_BATCHES = frozenset(round(1 * 512 ** (i / 27), 3) for i in range(28))
 
 
-def batch_grid(b_star: float, current: int | None, lo: int = 1, hi: int = 512, n: int = 28) -> list[float]:
-    """Log-spaced B values that include ⌊B*⌋, ⌈B*⌉ (the kink sits where it is) and the current B (a
-    marker there sits on a curve drawn through these points), unless ``current`` is None."""
-    pts = set(_log_points(lo, hi, n))
+def batch_grid(b_star: float, current: int | None) -> list[float]:
+    """The B values of :data:`LOG_BATCHES` with ⌊B*⌋, ⌈B*⌉ (the kink sits where it is) and the current B
+    (a marker there sits on a curve drawn through these points) added, unless ``current`` is None."""
+    lo, hi = BATCH_RANGE
+    pts = set(LOG_BATCHES)
     if current is not None:
         pts |= {float(current)}
     if lo <= b_star <= hi:

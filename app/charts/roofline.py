@@ -6,11 +6,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .theme import COLORS, axis, bar, figure, hline, layout, line, points, vline, with_refs
+from .theme import COLORS, axis, bar, figure, hline, layout, line, log_ticks, points, vline, with_refs
+
+BATCH_MAX = 512  # the B axis runs from 1 to this many requests
+BATCH_TICKS = log_ticks(1, BATCH_MAX)  # its ticks, as every log axis labels them: the range is fixed
 
 
-def batch_axis(hi: int = 512) -> dict:
-    return axis("批大小 B(请求数,对数)", log=True, range_=(0, math.log10(hi)))
+def batch_axis() -> dict:
+    return axis(
+        "批大小 B(请求数,对数)",
+        log=True,
+        range_=(0, math.log10(BATCH_MAX)),
+        ticks=BATCH_TICKS[0],
+        ticktext=BATCH_TICKS[1],
+    )
 
 
 def bounds_vs_batch(
