@@ -18,12 +18,12 @@ from ..cards import REGISTRY, Card, Question, Stat, View, cell_text, explain, la
 from ..derivation import Derivation
 from ..exercises import RULE_TEXT
 from ..outputs import split, undeclared
-from ..state import query_string, to_query
+from ..state import query_string
 from ..text import markdown, rich
 from ..text.cond import Conditional, conditionals
 from ..text.glossary import Scope
 from .env import env, gloss, json_script
-from .figures import legend_items, wire_figure
+from .figures import LegendItem, legend_items, wire_figure
 
 
 @dataclass(frozen=True)
@@ -252,7 +252,7 @@ class FigureShown:
     pid: str
     title: Markup
     summary: Markup
-    legend: tuple[dict[str, str], ...]
+    legend: tuple[LegendItem, ...]
     data: Markup  # the wire figure as JSON, safe inside <script type="application/json">
     held: bool
     note: str  # why a held figure is not drawn yet (a live question asks its value, or practice first)
@@ -289,8 +289,10 @@ class Shown:
     def view_qs(self) -> str:
         """The state's query with the view flags: a derivation or solution loaded on demand is asked
         for as this fragment shows (answers still held back stay held back)."""
-        pairs = to_query(self.card, self.params) + self.reading.query()
-        return ("?" + urlencode(pairs)) if pairs else ""
+        flags = self.reading.query()
+        if not flags:
+            return self.qs
+        return (self.qs + "&" if self.qs else "?") + urlencode(flags)
 
     @cached_property
     def qs(self) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..cards import Figure
 from ..charts.theme import with_log_ticks
@@ -38,7 +38,16 @@ def figure_csv(f: Figure) -> str:
     return buf.getvalue()
 
 
-def legend_items(f: Figure) -> list[dict[str, str]]:
+class LegendItem(NamedTuple):
+    """One entry of a figure's HTML legend: a trace's name and its swatch."""
+
+    name: str
+    color: str
+    kind: str  # "line" | "marker" | "bar"
+    dash: str  # Plotly's dash name: "solid", "dash", "dot" …
+
+
+def legend_items(f: Figure) -> list[LegendItem]:
     """The figure's legend as HTML items (Plotly's own legend is switched off: drawing it costs
     ~10 ms per redraw; an HTML legend costs nothing and reads well at any size)."""
     if f.fig.get("layout", {}).get("showlegend") is False:
@@ -54,11 +63,11 @@ def legend_items(f: Figure) -> list[dict[str, str]]:
         if isinstance(color, list):
             color = color[0] if color else "#888"
         kind = "bar" if t.get("type") == "bar" else ("marker" if "lines" not in t.get("mode", "lines") else "line")
-        items.append({"name": name, "color": str(color), "kind": kind, "dash": line.get("dash", "solid")})
+        items.append(LegendItem(name, str(color), kind, line.get("dash", "solid")))
     return items
 
 
-def wire_figure(f: Figure, legend: Sequence[dict[str, str]]) -> dict:
+def wire_figure(f: Figure, legend: Sequence[LegendItem]) -> dict:
     """The figure as sent to the browser: Plotly's legend off when the HTML ``legend`` shows it; every
     log axis labels its decades (and 2, 5 as full values) explicitly, never Plotly's bare minor digits."""
     fig = with_log_ticks(f.fig)
