@@ -81,6 +81,7 @@ env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
     auto_reload=False,  # templates are read once; create_app sets Settings.reload
+    cache_size=-1,  # every template kept (a fixed set of files): a plain dict, no LRU bookkeeping per lookup
 )
 env.globals.update(
     static=static_url,
