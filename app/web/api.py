@@ -127,7 +127,7 @@ def _api_description(card: Card) -> str:
 
 def _api_endpoint(card: Card):
     async def endpoint(request: Request) -> Response:
-        params = await state_of(card, request)  # a rejected state: the field-named 422 (card_views)
+        params = state_of(card, request)  # a rejected state: the field-named 422 (card_views)
         return public(dumps(card_json(card, params)), "application/json")
 
     endpoint.__name__ = "card_" + card.id.replace("-", "_")
@@ -189,7 +189,7 @@ def _check_endpoint(card: Card):
             params = validate(card, dict(body.params.items()))
         except ParamError as e:
             return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
-        solutions = (await reading_of(request)).solutions
+        solutions = reading_of(request).solutions
         reveal = body.reveal and solutions
         held = getattr(request.app.state, "live_withheld", None)  # app/live/checks.py, set in create_app
         withheld = await held(card.id, params) if reveal and held else frozenset()

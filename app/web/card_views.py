@@ -1,6 +1,6 @@
-"""Every representation of a card, one route each, all by the same steps: the card from the path
-(``CardRef``), its state from the query (``StateRef``), how it is shown (``ReadingRef``), then compute
-and render. The page alone (``/cards/{id}``) and the projector view (``/present/{id}``), the result
+"""Every representation of a card, one route each, all by the same steps: the card from the path, its
+state from the query and how it is shown (``StateRef``: one lookup, :mod:`.lookup`), then compute and
+render. The page alone (``/cards/{id}``) and the projector view (``/present/{id}``), the result
 fragment htmx swaps in, the derivations a tile expands into, and each figure's data as CSV or a table.
 (The JSON answer is one typed operation per card: ``api.py``.) A rejected state is a field-named 422:
 on a page, the messages beside the controls and the defaults' result. Routes are coroutines: rendering
@@ -16,7 +16,7 @@ from ..cards import Card, Params, run
 from ..chapters import neighbours, section_of
 from ..render import Reading, explain_html, figure_csv, figure_rows, fragment_html, render
 from ..state import query_string
-from .lookup import CardRef, ReadingRef, StateRef, StateRejected, query_items, reading_of
+from .lookup import StateRef, StateRejected, query_items, reading_of
 from .responses import PAGE_CACHE, html, public
 
 router = APIRouter(include_in_schema=False)
@@ -49,34 +49,36 @@ def page(
 
 
 @router.get("/cards/{name}")
-async def card_page(request: Request, card: CardRef, params: StateRef, reading: ReadingRef) -> Response:
-    return page(request, card, params, reading)
+async def card_page(request: Request, at: StateRef) -> Response:
+    return page(request, at.card, at.params, at.reading)
 
 
 @router.get("/present/{name}")
-async def present_page(request: Request, card: CardRef, params: StateRef, reading: ReadingRef) -> Response:
-    return page(request, card, params, reading)
+async def present_page(request: Request, at: StateRef) -> Response:
+    return page(request, at.card, at.params, at.reading)
 
 
 @router.get("/cards/{name}/fragment")
-async def card_fragment(card: CardRef, params: StateRef, reading: ReadingRef) -> Response:
+async def card_fragment(at: StateRef) -> Response:
     """The card's result at this state: what a slider's move swaps in. ``X-Card-Query`` names the state
     canonically (only what differs from the defaults): the address bar and the card's links take it."""
-    return html(fragment_html(card, params, reading), headers={"X-Card-Query": query_string(card, params)[1:]})
+    card, params = at.card, at.params
+    return html(fragment_html(card, params, at.reading), headers={"X-Card-Query": query_string(card, params)[1:]})
 
 
 @router.get("/cards/{name}/explain")
-async def card_explain(card: CardRef, params: StateRef, reading: ReadingRef) -> Response:
+async def card_explain(at: StateRef) -> Response:
     """Every derivation of the card in the URL's state: what a tile expands into (loaded on
     demand, so dragging a slider never pays for it)."""
-    return html(explain_html(card, params, reading))
+    return html(explain_html(at.card, at.params, at.reading))
 
 
 @router.get("/cards/{name}/figure/{idx}.{ext}")
-async def figure_data(card: CardRef, params: StateRef, idx: int, ext: str) -> Response:
+async def figure_data(at: StateRef, idx: int, ext: str) -> Response:
     """The data of figure ``idx`` exactly as plotted: ``.csv`` to download, ``.html`` for the
     table alternative that opens under the chart."""
-    view = run(card, params)
+    card = at.card
+    view = run(card, at.params)
     if not 0 <= idx < len(view.figures) or ext not in ("csv", "html"):
         return PlainTextResponse("no such figure", 404)
     f = view.figures[idx]
@@ -96,7 +98,7 @@ async def _rejected(request: Request, exc: StateRejected) -> Response:
     if path.startswith("/api/") or "/figure/" in path:
         return JSONResponse({"detail": exc.errors}, 422)
     if path.count("/") == 2:  # /cards/{id} or /present/{id}: the page itself
-        return page(request, exc.card, exc.card.defaults(), await reading_of(request), exc.errors, 422)
+        return page(request, exc.card, exc.card.defaults(), reading_of(request), exc.errors, 422)
     return html(render("_errors.html", card=exc.card, errors=exc.errors), "no-store", 422)
 
 

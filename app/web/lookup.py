@@ -1,12 +1,16 @@
-"""The one way a route finds its card and its state: ``CardRef`` (an id; an alias or printed label
-redirects to the canonical id, keeping the query; anything else is a 404) and ``StateRef`` (the
-query validated by the card's Params; a rejected query is a field-named 422). Routes declare them
-as parameters; the exception handlers here answer in the route's own language: JSON under
-``/api/``, a plain line for figure data, an HTML page or fragment elsewhere. The lookups are
-coroutines: they run on the event loop (a sync dependency costs a thread hop each)."""
+"""The one way a route finds its card and its state. A card URL names three things, looked up in
+this order: the card (an id; an alias or printed label redirects to the canonical id, keeping the
+query; anything else is a 404), its state (the query validated by the card's Params; a rejected
+query is a field-named 422) and how it is shown (the view flags). ``StateRef`` gives a route all
+three (:class:`CardState`), ``CardRef`` the card alone. Each is one dependency: FastAPI's work per
+dependency is a few per cent of a new state, so a card URL is looked up by one. The dependencies
+are coroutines: they run on the event loop (a sync dependency costs a thread hop each). The
+exception handlers here answer in the route's own language: JSON under ``/api/``, a plain line for
+figure data, an HTML page or fragment elsewhere."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import unquote
 
@@ -49,7 +53,7 @@ def _swap_name(path: str, name: str, cid: str) -> str:
     return "/".join(parts)
 
 
-async def card_named(name: str, request: Request) -> Card:
+def card_named(name: str, request: Request) -> Card:
     """The card a path names: by id, else redirected from an alias or printed label."""
     card = REGISTRY.get(name)
     if card is not None:
@@ -61,10 +65,7 @@ async def card_named(name: str, request: Request) -> Card:
     raise CardMissing(name)
 
 
-CardRef = Annotated[Card, Depends(card_named)]
-
-
-async def state_of(card: CardRef, request: Request) -> Params:
+def state_of(card: Card, request: Request) -> Params:
     """The card's state from the query (unknown keys ignored, known ones validated)."""
     try:
         return parse_query(card, [(k, v) for k, v in query_items(request) if k != "key"])
@@ -72,10 +73,7 @@ async def state_of(card: CardRef, request: Request) -> Params:
         raise StateRejected(card, e.errors) from None
 
 
-StateRef = Annotated[Params, Depends(state_of)]
-
-
-async def reading_of(request: Request) -> Reading:
+def reading_of(request: Request) -> Reading:
     """How the URL asks the card to be shown: ``solutions=off`` (or the deployment's setting) hides
     worked solutions; each ``hide=<output>`` holds that output's value back (a live question's);
     ``answers=shown`` shows every answer, ``reveal=<output>`` the ones a reader has tried; ``prose=1``
@@ -91,7 +89,26 @@ async def reading_of(request: Request) -> Reading:
     )
 
 
-ReadingRef = Annotated[Reading, Depends(reading_of)]
+@dataclass(frozen=True)
+class CardState:
+    """What a card URL names: the card, its state and how it is shown."""
+
+    card: Card
+    params: Params
+    reading: Reading
+
+
+async def _card(name: str, request: Request) -> Card:
+    return card_named(name, request)
+
+
+async def _card_state(name: str, request: Request) -> CardState:
+    card = card_named(name, request)
+    return CardState(card, state_of(card, request), reading_of(request))
+
+
+CardRef = Annotated[Card, Depends(_card)]
+StateRef = Annotated[CardState, Depends(_card_state)]
 
 
 def _speaks_json(request: Request) -> bool:
