@@ -13,8 +13,6 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
-
 COLORS: dict[str, str] = {
     # chapter 1
     "read": "#2f7fd8",
@@ -78,33 +76,21 @@ ROLE_LABELS = {
 }
 
 
-_POW10 = np.array([float(10**k) for k in range(23)])  # 10^0 … 10^22: the powers of ten a double holds exactly
-
-
 def _one(v: float, sig: int) -> float | None:
     return float(format(v, f".{sig}g")) if math.isfinite(v) else None
 
 
 def _round_floats(values: list[float], sig: int) -> list[float | None]:
-    """Floats to ``sig`` significant digits at once, each the double ``float(format(v, ".5g"))`` gives:
-    v times an exact power of ten, rounded to an integer and divided back (one correctly rounded
-    step: the double nearest the decimal). Where that cannot be trusted, formatting decides: a scaled
-    value on a tie (n.5, maybe only by the scaling's rounding), zero, a magnitude no exact power
-    reaches, and infinities and NaN (null)."""
-    a = np.array(values, dtype=float)
-    with np.errstate(all="ignore"):
-        k = sig - 1 - np.floor(np.log10(np.abs(a)))
-        ok = np.abs(k) <= 22  # False for zeros, NaN and infinities too
-        p = _POW10[np.where(ok, np.abs(k), 0).astype(int)]
-        up = k >= 0
-        q = np.where(up, a * p, a / p)
-        n = np.round(q)  # half to even, as formatting rounds an exact tie
-        out = np.where(up, n / p, n * p)
-        ok &= np.abs(q - n) != 0.5
-    res: list[float | None] = out.tolist()
-    for i in np.flatnonzero(~ok).tolist():
-        res[i] = _one(values[i], sig)
-    return res
+    """Floats to ``sig`` significant digits, each the double ``float(format(v, ".5g"))`` gives: all of
+    them written by one ``%`` format and read back by ``float`` (two C loops, no Python call per
+    value); infinities and NaN become null."""
+    if not values:
+        return []
+    text = (",".join([f"%.{sig}g"] * len(values)) % tuple(values)).split(",")
+    out: list[float | None] = list(map(float, text))
+    if not all(map(math.isfinite, values)):
+        out = [r if math.isfinite(v) else None for v, r in zip(values, out)]
+    return out
 
 
 def _all_floats(x: list) -> bool:
