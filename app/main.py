@@ -15,7 +15,6 @@ from .chapters import load_all
 from .live import install as install_live
 from .live import router as live_router
 from .live.serving import keep_credentials_out_of_logs
-from .live.store import configure as configure_live
 from .render import STATIC, env
 from .settings import Settings, from_environment
 from .web import card_views, lookup
@@ -123,7 +122,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )  # /docs is served offline by app/web/docs.py; no /redoc
     app.state.settings = settings
     env.auto_reload = settings.reload
-    configure_live(settings)
     keep_credentials_out_of_logs()  # the event stream's credential travels in its URL
     app.include_router(deck_router)  # before /present/{name}
     card_views.install(app)
@@ -132,7 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(models_router)
     app.include_router(gpus_router)
     app.include_router(live_router)
-    install_live(app)  # its store's 503s, and what the check route withholds during a question
+    install_live(app, settings)  # its own store (app.state.live), 503s, what the check route withholds
     app.include_router(tools_router)
     if settings.bench:
         from .web.bench import router as bench_router

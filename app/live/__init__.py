@@ -1,11 +1,15 @@
 """The live class (issues 16, 25): the projector leads, phones follow, the class predicts, votes and
 sees its answers. Stateful, and kept apart from the pure card routes: its own routes, one storage
-interface (SQLite by default, Redis for several processes), SSE fan-out through one hub per process."""
+interface (SQLite by default, Redis for several processes), SSE fan-out through one hub per app (one
+app per server process). Each app owns its live class (``app.state.live``), chosen from its settings."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from fastapi import APIRouter, FastAPI
 
+from ..settings import Settings
 from . import api, pages, sse, sweep_api
 
 router = APIRouter()
@@ -15,12 +19,16 @@ router.include_router(sse.router)
 router.include_router(pages.router)
 
 
-def install(app: FastAPI) -> None:
-    """What the live class adds to an app besides its routes: 503 (not 500) when its store is away,
-    and the helper the card check route asks what to withhold (``app.state.live_withheld``)."""
+def install(app: FastAPI, settings: Settings) -> None:
+    """What the live class adds to an app besides its routes: its own store, hub and settings
+    (``app.state.live``, the store chosen from ``settings`` on first use), 503 (not 500) when that
+    store is away, and the helper the card check route asks what to withhold
+    (``app.state.live_withheld``, bound to this app's live class)."""
     from .checks import withheld
+    from .context import LiveContext
     from .errors import store_unavailable
     from .store import StoreUnavailable
 
+    app.state.live = live = LiveContext(settings)
     app.add_exception_handler(StoreUnavailable, store_unavailable)
-    app.state.live_withheld = withheld
+    app.state.live_withheld = partial(withheld, live)

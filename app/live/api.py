@@ -23,13 +23,14 @@ from . import cardinfo
 from .deps import (
     AnySession,
     Instructor,
+    LiveDep,
     LiveSession,
+    StoreDep,
     address,
     card_state,
     check_token,
     fail,
     json_body,
-    keys,
     number_answer,
     participant_of,
     qid_param,
@@ -72,7 +73,7 @@ from .models import (
     request_body,
 )
 from .results import class_summary, results_csv, summary, to_question_unit
-from .store import Full, Session, get_store
+from .store import Full, Session, Store
 
 router = APIRouter(tags=["课堂"])
 CreateBody: TypeAlias = Annotated[CreateIn, Depends(json_body(CreateIn))]
@@ -182,10 +183,10 @@ async def askable(card: str, request: Request) -> JSONResponse:
     f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂(下课或过期后名额归还);"
     f"课堂在老师最后一次操作 {IDLE_TTL_S // 3600} 小时后过期。",
 )
-async def create(request: Request, data: CreateBody) -> JSONResponse:
+async def create(request: Request, data: CreateBody, live: LiveDep) -> JSONResponse:
     card, params = card_state(data.card or reading_order()[0], data.query)
-    owner = (await keys()).address(address(request))
-    token, store = new_token(), get_store()
+    owner = (await live.keys()).address(address(request))
+    token, store = new_token(), live.store
     for _ in range(20):
         try:
             s = await store.create(new_code(), token_hash(token), card.id, data.query, owner)
@@ -230,9 +231,9 @@ class ClassRoute(APIRoute):
         await super().handle(scope, receive, send)
 
 
-async def state(s: LiveSession) -> JSONResponse:
+async def state(s: LiveSession, store: StoreDep) -> JSONResponse:
     """课堂的当前状态 (followers = connected event streams)."""
-    return ok(public_state(s, await get_store().followers(s.code)))
+    return ok(public_state(s, await store.followers(s.code)))
 
 
 router.add_api_route(
@@ -252,8 +253,7 @@ router.add_api_route(
     responses=errors(401, 403, 404, 410, 503),
     summary="教师:下课(学生看到“课堂已结束”与小结;之后课堂答 410,名额归还)",
 )
-async def end_class(s: Instructor) -> Response:
-    store = get_store()
+async def end_class(s: Instructor, store: StoreDep) -> Response:
     questions = await store.questions(s.code)
     answers = {q["qid"]: await store.answers(s.code, q["qid"]) for q in questions}
     changed(await store.end(s.code, class_summary(s, questions, answers)), s.code)
@@ -267,14 +267,14 @@ async def end_class(s: Instructor) -> Response:
     openapi_extra=request_body(StateIn),
     summary="教师:切换卡片或参数(全班跟随)",
 )
-async def put_state(s: Instructor, data: StateBody) -> JSONResponse:
+async def put_state(s: Instructor, data: StateBody, store: StoreDep) -> JSONResponse:
     card, _ = card_state(data.card, data.query)
-    new = changed(await get_store().change(s.code, card=card.id, query=data.query, frame=data.frame), s.code)
+    new = changed(await store.change(s.code, card=card.id, query=data.query, frame=data.frame), s.code)
     return ok({"seq": new.seq})
 
 
-async def _lock(s: Session, locked: bool) -> JSONResponse:
-    new = changed(await get_store().change(s.code, locked=locked), s.code)
+async def _lock(store: Store, s: Session, locked: bool) -> JSONResponse:
+    new = changed(await store.change(s.code, locked=locked), s.code)
     return ok({"seq": new.seq, "locked": new.locked})
 
 
@@ -284,8 +284,8 @@ async def _lock(s: Session, locked: bool) -> JSONResponse:
     responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:锁定全班在当前卡片与状态",
 )
-async def lock(s: Instructor) -> JSONResponse:
-    return await _lock(s, True)
+async def lock(s: Instructor, store: StoreDep) -> JSONResponse:
+    return await _lock(store, s, True)
 
 
 @router.post(
@@ -294,8 +294,8 @@ async def lock(s: Instructor) -> JSONResponse:
     responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:解除锁定",
 )
-async def unlock(s: Instructor) -> JSONResponse:
-    return await _lock(s, False)
+async def unlock(s: Instructor, store: StoreDep) -> JSONResponse:
+    return await _lock(store, s, False)
 
 
 @router.post(
@@ -308,8 +308,8 @@ async def unlock(s: Instructor) -> JSONResponse:
     f"带着本课堂凭证重连:每个参与者每 {JOIN_WINDOW_S} 秒最多 {REJOINS_PER_PARTICIPANT} 次。"
     "凭证若不属于本课堂(伪造、别的课堂、同码的旧课堂),换发一个新的。在线人数只数连着事件流的人,不数加入次数。",
 )
-async def join(request: Request, s: LiveSession, data: JoinBody) -> JSONResponse:
-    store, k = get_store(), await keys()
+async def join(request: Request, s: LiveSession, data: JoinBody, live: LiveDep) -> JSONResponse:
+    store, k = live.store, await live.keys()
     epoch = k.epoch(s.code, s.token_hash)
     p = k.open(data.participant) if data.participant else None
     if p is not None and p.code == s.code and p.epoch == epoch:
@@ -374,18 +374,18 @@ def _question_record(card, params, query: str, key: str) -> dict:
     openapi_extra=request_body(AskIn),
     summary="教师:向全班提问(练习题或“预测这个数”)",
 )
-async def ask(s: Instructor, data: AskBody) -> JSONResponse:
+async def ask(s: Instructor, data: AskBody, store: StoreDep) -> JSONResponse:
     card, params = card_state(data.card, data.query)
     rec = _question_record(card, params, data.query, data.key)
     if s.question and s.question["qid"] >= MAX_QUESTIONS:
         raise fail(429, "key", f"每个课堂最多提问 {MAX_QUESTIONS} 次", "too_many")
-    new = changed(await get_store().ask(s.code, rec), s.code)
+    new = changed(await store.ask(s.code, rec), s.code)
     assert new.question is not None  # Store.ask makes the new question the current one
     return ok({"qid": new.question["qid"], "seq": new.seq}, 201)
 
 
-async def _question(s: Session, qid: int) -> dict:
-    rec = await get_store().question(s.code, qid)
+async def _question(store: Store, s: Session, qid: int) -> dict:
+    rec = await store.question(s.code, qid)
     if rec is None:
         raise fail(404, "qid", f"没有第 {qid} 题", "not_found")
     return rec
@@ -438,13 +438,13 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
     openapi_extra=request_body(AnswerIn),
     summary="学生:作答(凭参与凭证,一人一份,收卷前可改,以最后一次为准)",
 )
-async def answer(s: LiveSession, qid: Qid, data: AnswerBody) -> JSONResponse:
-    p = participant_of(await keys(), s, data.participant)
-    rec = await _question(s, qid)
+async def answer(s: LiveSession, qid: Qid, data: AnswerBody, live: LiveDep) -> JSONResponse:
+    store = live.store
+    p = participant_of(await live.keys(), s, data.participant)
+    rec = await _question(store, s, qid)
     if rec["status"] != "open":
         raise fail(409, "qid", "已收卷,不能再作答", "closed")
     ans = _checked_answer(rec, data)
-    store = get_store()
     if not await store.allow(f"a:{s.code}:{p.pid}", ANSWERS_PER_WINDOW, ANSWER_WINDOW_S):
         raise fail(
             429,
@@ -459,10 +459,10 @@ async def answer(s: LiveSession, qid: Qid, data: AnswerBody) -> JSONResponse:
     return ok({"accepted": True})
 
 
-async def _status(s: Session, qid: int, status: str) -> JSONResponse:
-    await _question(s, qid)
-    new = changed(await get_store().set_status(s.code, qid, status), s.code)
-    rec = await _question(s, qid)
+async def _status(store: Store, s: Session, qid: int, status: str) -> JSONResponse:
+    await _question(store, s, qid)
+    new = changed(await store.set_status(s.code, qid, status), s.code)
+    rec = await _question(store, s, qid)
     return ok({"seq": new.seq, "status": rec["status"]})
 
 
@@ -472,8 +472,8 @@ async def _status(s: Session, qid: int, status: str) -> JSONResponse:
     responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:收卷",
 )
-async def close(s: Instructor, qid: Qid) -> JSONResponse:
-    return await _status(s, qid, "closed")
+async def close(s: Instructor, qid: Qid, store: StoreDep) -> JSONResponse:
+    return await _status(store, s, qid, "closed")
 
 
 @router.post(
@@ -482,8 +482,8 @@ async def close(s: Instructor, qid: Qid) -> JSONResponse:
     responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:公布结果",
 )
-async def reveal(s: Instructor, qid: Qid) -> JSONResponse:
-    return await _status(s, qid, "revealed")
+async def reveal(s: Instructor, qid: Qid, store: StoreDep) -> JSONResponse:
+    return await _status(store, s, qid, "revealed")
 
 
 @router.get(
@@ -496,21 +496,22 @@ async def results(
     request: Request,
     s: LiveSession,
     qid: Qid,
+    live: LiveDep,
     participant: Annotated[str | None, Query(description="自己的参与凭证:公布后附上自己的判定")] = None,
     full: Annotated[str, Query(description="true:要求完整结果(需令牌或已公布,否则 403)")] = "",
 ) -> JSONResponse:
-    rec = await _question(s, qid)
+    store = live.store
+    rec = await _question(store, s, qid)
     teacher = check_token(request, s, required=False)
     shown = teacher or rec["status"] == "revealed"
     if full.lower() in ("1", "true", "yes") and not shown:
         raise fail(403, "qid", "结果在老师公布前不可见", "forbidden")
-    store = get_store()
     if not shown:
         return ok(summary(rec, {}, full=False) | {"answered": await store.count_answers(s.code, qid)})
     answers = await store.answers(s.code, qid)
     out = summary(rec, answers, full=True, names=teacher)
     if participant:
-        p = participant_of(await keys(), s, participant[:200])
+        p = participant_of(await live.keys(), s, participant[:200])
         if p.pid in answers:
             out["mine"] = {"verdict": answers[p.pid]["verdict"], "value": answers[p.pid]["value"]}
     return ok(out)
@@ -525,9 +526,8 @@ async def results(
     response_class=Response,
     summary="教师:导出全部题目、真值与答案(CSV;未留昵称者匿名;下课后仍可导出)",
 )
-async def export_csv(request: Request, s: AnySession) -> Response:
+async def export_csv(request: Request, s: AnySession, store: StoreDep) -> Response:
     check_token(request, s)
-    store = get_store()
     questions = await store.questions(s.code)
     answers = {q["qid"]: await store.answers(s.code, q["qid"]) for q in questions}
     return Response(
@@ -548,10 +548,10 @@ async def export_csv(request: Request, s: AnySession) -> Response:
     openapi_extra=request_body(SnapshotIn),
     summary="学生:把自己的卡片状态分享给老师(凭参与凭证)",
 )
-async def share(s: LiveSession, data: SnapshotBody) -> JSONResponse:
-    p = participant_of(await keys(), s, data.participant)
+async def share(s: LiveSession, data: SnapshotBody, live: LiveDep) -> JSONResponse:
+    p = participant_of(await live.keys(), s, data.participant)
     card, params = card_state(data.card, data.query)
-    store = get_store()
+    store = live.store
     if not await store.allow(f"s:{s.code}:{p.pid}", SNAPSHOTS_PER_WINDOW, SNAPSHOT_WINDOW_S):
         raise fail(
             429,
@@ -580,5 +580,5 @@ async def share(s: LiveSession, data: SnapshotBody) -> JSONResponse:
     responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:学生分享的快照",
 )
-async def snapshots(s: Instructor) -> JSONResponse:
-    return ok({"snapshots": await get_store().snapshots(s.code)})
+async def snapshots(s: Instructor, store: StoreDep) -> JSONResponse:
+    return ok({"snapshots": await store.snapshots(s.code)})

@@ -1,6 +1,7 @@
 """Request plumbing shared by the live routes: field-named errors, size-capped JSON bodies (JSON
 only: 415 otherwise), the class lookup (404 unknown, 410 ended), the instructor's capability check,
-the client's address and the participant credential (FastAPI ``Annotated`` dependencies)."""
+the client's address and the participant credential (FastAPI ``Annotated`` dependencies), and the
+app's own live class (``LiveDep``, ``StoreDep``: what ``create_app`` put on ``app.state.live``)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ from starlette.requests import HTTPConnection
 from ..cards import REGISTRY, Card, resolve
 from ..state import ParamError, parse_query
 from .address import client_address
+from .context import LiveContext
 from .credentials import Keys, Participant
 from .ids import normalise_code, token_matches
 from .limits import BODY_READ_TIMEOUT_S, MAX_ANSWER, MAX_BODY_BYTES, MAX_QUESTIONS
-from .store import Session, get_store, settings
+from .store import Session, Store
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -130,18 +132,42 @@ def ended(code: str) -> HTTPException:
     )
 
 
-async def any_session(code: str) -> Session:
-    """The class named in the path, ended or not (codes are case-insensitive), or 404."""
+def live_of(conn: HTTPConnection) -> LiveContext:
+    """The live class of the app serving ``conn`` (its settings, store and hub)."""
+    return conn.app.state.live
+
+
+async def live_dep(conn: HTTPConnection) -> LiveContext:
+    """:func:`live_of` as a dependency (a coroutine: FastAPI runs a plain function in a thread)."""
+    return live_of(conn)
+
+
+async def store_of(conn: HTTPConnection) -> Store:
+    """The store of the app serving ``conn``."""
+    return live_of(conn).store
+
+
+LiveDep = Annotated[LiveContext, Depends(live_dep)]
+StoreDep = Annotated[Store, Depends(store_of)]
+
+
+async def find_session(store: Store, code: str) -> Session | None:
+    """The class called ``code`` in ``store`` (codes are case-insensitive), or None."""
     norm = normalise_code(code)
-    s = await get_store().get(norm) if norm else None
+    return await store.get(norm) if norm else None
+
+
+async def any_session(code: str, store: StoreDep) -> Session:
+    """The class named in the path, ended or not (codes are case-insensitive), or 404."""
+    s = await find_session(store, code)
     if s is None:
         raise gone(code)
     return s
 
 
-async def live_session(code: str) -> Session:
+async def live_session(code: str, store: StoreDep) -> Session:
     """The class named in the path while it runs: 404 unknown, 410 once ended (下课)."""
-    s = await any_session(code)
+    s = await any_session(code, store)
     if s.ended is not None:
         raise ended(s.code)
     return s
@@ -195,21 +221,7 @@ def qid_param(qid: Annotated[str, Path(description=f"题号(1…{MAX_QUESTIONS})
 
 def address(conn: HTTPConnection) -> str:
     """The client's counted address (see app/live/address.py), in clear: hash it before storing."""
-    return client_address(conn, settings().trusted_proxies)
-
-
-_keys: dict[bytes, Keys] = {}
-
-
-async def keys() -> Keys:
-    """The deployment's keys: from ``AIINFRA_SECRET``, else from the secret the store keeps."""
-    configured = settings().secret
-    secret = configured.get_secret_value().encode() if configured else await get_store().secret()
-    k = _keys.get(secret)
-    if k is None:
-        _keys.clear()
-        k = _keys[secret] = Keys(secret)
-    return k
+    return client_address(conn, live_of(conn).settings.trusted_proxies)
 
 
 def participant_of(k: Keys, s: Session, credential: str | None, field: str = "participant") -> Participant:

@@ -1,5 +1,6 @@
-"""Fan-out inside one process: ONE source of events per process (the SQLite store's writes, or the
-Redis subscriber task) wakes a small queue per SSE connection. Each event is serialised once."""
+"""Fan-out inside one app: ONE source of events (the SQLite store's writes, or the Redis subscriber
+task) wakes a small queue per SSE connection. Each event is serialised once. Each app has its own hub
+(``app.state.live.hub``); a server process runs one app, so that is one hub per process."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from .limits import QUEUE_DEPTH, RETRY_MS
-from .store import keepalive_s
+from .store import Store
 
 log = logging.getLogger("aiinfra.live")
 
@@ -58,7 +59,7 @@ class Hub:
         return conn
 
     def unsubscribe(self, conn: Conn) -> int:
-        """Forget ``conn``; how many connections its participant still has in this process."""
+        """Forget ``conn``; how many connections its participant still has on this hub."""
         self.conns[conn.code].discard(conn)
         who = (conn.participant, conn.address)
         left = self.present[conn.code][who] = self.present[conn.code][who] - 1
@@ -89,7 +90,7 @@ class Hub:
             self._put(c, item)
 
     def store_status(self, ok: bool) -> None:
-        """Tell every stream of this process when the store goes away or comes back (once each)."""
+        """Tell every stream on this hub when the store goes away or comes back (once each)."""
         if ok == self.store_ok:
             return
         self.store_ok = ok
@@ -98,23 +99,21 @@ class Hub:
             for c in conns:
                 self._put(c, item)
 
-    async def ensure_started(self, store) -> None:
-        """Start, once per event loop, the store's subscriber and the presence heartbeat."""
+    async def ensure_started(self, store: Store, keepalive_s: float) -> None:
+        """Start, once per event loop, ``store``'s subscriber and the presence heartbeat, which tells
+        ``store`` every ``keepalive_s`` seconds who still has a stream here (the app hands both in)."""
         loop = asyncio.get_running_loop()
         if id(loop) in self._loops:
             return
         self._loops.add(id(loop))
         await store.start(self)
-        self._tasks.append(loop.create_task(self._heartbeat(store)))
+        self._tasks.append(loop.create_task(self._heartbeat(store, keepalive_s)))
 
-    async def _heartbeat(self, store) -> None:
+    async def _heartbeat(self, store: Store, keepalive_s: float) -> None:
         while True:
-            await asyncio.sleep(keepalive_s())
+            await asyncio.sleep(keepalive_s)
             for code, who in list(self.present.items()):
                 try:
                     await store.refresh(code, list(who))
                 except Exception as e:  # the store is briefly away: the next beat tries again
                     log.debug("presence beat for %s: %s", code, e)
-
-
-HUB = Hub()

@@ -16,10 +16,10 @@ from markupsafe import Markup
 from ..cards import REGISTRY
 from ..chapters import neighbours
 from ..render import Reading, fragment_html, render
-from .deps import any_session, card_state
+from .deps import StoreDep, any_session, card_state, find_session
 from .ids import normalise_code
 from .limits import ENDED_KEEP_S, NICK_MAX
-from .store import Session, get_store
+from .store import Session
 
 router = APIRouter(include_in_schema=False)
 NO_STORE = {"Cache-Control": "no-store"}
@@ -98,11 +98,6 @@ def ended_page(s: Session, control: bool) -> HTMLResponse:
     return HTMLResponse(body, status_code=410, headers=NO_STORE)
 
 
-async def _session_or_none(code: str) -> Session | None:
-    norm = normalise_code(code)
-    return await get_store().get(norm) if norm else None
-
-
 @router.get("/live", response_class=HTMLResponse)
 def join_page(code: str = "") -> Response:
     """Type a join code (or scan the QR on the projector)."""
@@ -145,8 +140,8 @@ def _raw_pairs(query: str) -> list[tuple[str, str]]:
 
 
 @router.get("/live/{code}", response_class=HTMLResponse)
-async def follow_page(code: str, request: Request) -> Response:
-    s = await _session_or_none(code)
+async def follow_page(code: str, request: Request, store: StoreDep) -> Response:
+    s = await find_session(store, code)
     if s is None:
         return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。请核对课堂码。")
     if s.code != code:
@@ -159,10 +154,10 @@ async def follow_page(code: str, request: Request) -> Response:
 
 
 @router.get("/live/{code}/control", response_class=HTMLResponse)
-async def control_page(code: str, request: Request) -> Response:
+async def control_page(code: str, request: Request, store: StoreDep) -> Response:
     """The projector: presenter view + class panel. The token travels in the URL fragment (never
     sent to the server); the page script reads it and sends it as a Bearer header."""
-    s = await _session_or_none(code)
+    s = await find_session(store, code)
     if s is None:
         return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。")
     if s.ended is not None:
@@ -182,10 +177,10 @@ async def control_page(code: str, request: Request) -> Response:
 
 
 @router.get("/live/{code}/qr.svg")
-async def qr(code: str, request: Request) -> Response:
+async def qr(code: str, request: Request, store: StoreDep) -> Response:
     import io
 
-    s = await any_session(code)
+    s = await any_session(code, store)
     buf = io.BytesIO()
     segno.make(follow_url(request, s.code), error="m").save(buf, kind="svg", scale=8, border=2, title="扫码加入课堂")
     return Response(buf.getvalue(), media_type="image/svg+xml", headers=NO_STORE)

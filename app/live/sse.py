@@ -14,11 +14,12 @@ import logging
 from fastapi import APIRouter, Query, Request
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 
-from .deps import LiveSession, address, keys, participant_of
-from .hub import HUB, encode, status_frame
+from .context import LiveContext
+from .deps import LiveDep, LiveSession, address, participant_of
+from .hub import encode, status_frame
 from .limits import MAX_FOLLOWERS, MAX_FOLLOWERS_PER_ADDRESS, PARTICIPANT_MAX, RETRY_MS
 from .models import errors
-from .store import Full, StoreUnavailable, get_store, keepalive_s
+from .store import Full, Store, StoreUnavailable
 
 log = logging.getLogger("aiinfra.live")
 router = APIRouter(tags=["课堂"])
@@ -128,12 +129,13 @@ def last_event_id(request: Request) -> int | None:
 async def events(
     request: Request,
     s: LiveSession,
+    live: LiveDep,
     participant: str | None = Query(None, max_length=PARTICIPANT_MAX, description="加入课堂时得到的参与凭证"),
 ) -> EventSourceResponse:
-    p = participant_of(await keys(), s, participant)
-    store = get_store()
-    await HUB.ensure_started(store)
-    where = (await keys()).address(address(request))
+    p = participant_of(await live.keys(), s, participant)
+    store = live.store
+    await live.hub.ensure_started(store, live.keepalive_s)
+    where = (await live.keys()).address(address(request))
     try:
         await store.connect(s.code, p.pid, where)
     except Full as e:
@@ -141,16 +143,16 @@ async def events(
 
         raise full_class(e.args[0] if e.args else "followers") from None
     return EventSourceResponse(
-        _stream(s.code, p.pid, where, last_event_id(request)),
-        ping=keepalive_s(),
+        _stream(live, s.code, p.pid, where, last_event_id(request)),
+        ping=live.keepalive_s,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 
-async def _stream(code: str, participant: str, where: str, last: int | None):
+async def _stream(live: LiveContext, code: str, participant: str, where: str, last: int | None):
     """Subscribe first, then read the state: a change in between arrives through the queue."""
-    store = get_store()
-    conn = HUB.subscribe(code, participant, where)
+    store = live.store
+    conn = live.hub.subscribe(code, participant, where)
     try:
         try:
             cur = await store.get(code)
@@ -176,14 +178,14 @@ async def _stream(code: str, participant: str, where: str, last: int | None):
             if wire.startswith(b"event: ended"):
                 return  # 下课: the last event; the phone shows the summary and stops
     finally:
-        if HUB.unsubscribe(conn) == 0:  # the participant's last connection here: no longer a follower
-            task = asyncio.get_running_loop().create_task(_leave(code, participant, where))
+        if live.hub.unsubscribe(conn) == 0:  # the participant's last connection here: no longer a follower
+            task = asyncio.get_running_loop().create_task(_leave(store, code, participant, where))
             _background.add(task)
             task.add_done_callback(_background.discard)
 
 
-async def _leave(code: str, participant: str, where: str) -> None:
+async def _leave(store: Store, code: str, participant: str, where: str) -> None:
     try:
-        await get_store().leave(code, participant, where)
+        await store.leave(code, participant, where)
     except StoreUnavailable as e:  # presence expires on its own (PRESENCE_TTL_S)
         log.debug("leave %s: %s", code, e)

@@ -1,11 +1,12 @@
-"""The live-class storage interface and the one store of this process.
+"""The live-class storage interface.
 
 Two implementations: SQLite (embedded default, one process; ``Settings.live_db`` sets the file) and
 Redis (``Settings.redis_url``: the store of record *and* the fan-out across workers and instances).
 Every change bumps the class's ``seq`` and is published as one event (the class's public state) to
-the process hub, which wakes the SSE connections of that class. A store that cannot answer (Redis
-down or hung, SQLite locked) raises :class:`StoreUnavailable` within ``STORE_TIMEOUT_S``: the routes
-answer 503 with the app's error body (``app/live/errors.py``), never a 500.
+the app's hub, which wakes the SSE connections of that class; each app chooses its own store from
+its own settings (``app/live/context.py``). A store that cannot answer (Redis down or hung, SQLite
+locked) raises :class:`StoreUnavailable` within ``STORE_TIMEOUT_S``: the routes answer 503 with the
+app's error body (``app/live/errors.py``), never a 500.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Literal
-
-from ..settings import Settings, from_environment
 
 AnswerOutcome = Literal["ok", "closed", "missing"]
 
@@ -202,48 +201,3 @@ class Store(ABC):
 
     async def close(self) -> None:  # noqa: B027
         """Release connections (tests, shutdown)."""
-
-
-_store: Store | None = None
-_settings: Settings | None = None
-
-
-def configure(settings: Settings) -> None:
-    """Choose the store from ``settings`` (``create_app`` calls this; nothing opens until first use)."""
-    global _store, _settings
-    if settings != _settings:
-        _settings, _store = settings, None
-
-
-def settings() -> Settings:
-    """The settings the live class was configured with (the environment's before any app)."""
-    return _settings or from_environment()
-
-
-def get_store() -> Store:
-    """The process's store, chosen once from the settings (nothing is opened until first use)."""
-    global _store
-    if _store is None:
-        from .hub import HUB
-
-        s = settings()
-        if s.redis_url:
-            from .redis_store import RedisStore
-
-            _store = RedisStore(s.redis_url)
-        else:
-            from .sqlite_store import SQLiteStore
-
-            _store = SQLiteStore(s.live_db, HUB.deliver)
-    return _store
-
-
-def keepalive_s() -> float:
-    """Seconds between keep-alive comments on the event streams (and presence beats)."""
-    return settings().live_keepalive_s
-
-
-def set_store(store: Store | None) -> None:
-    """Tests swap in a fresh store (or None to choose again from the environment)."""
-    global _store
-    _store = store

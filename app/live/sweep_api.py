@@ -25,12 +25,13 @@ from .api import NO_STORE, changed, ok, retry_after
 from .deps import (
     AnySession,
     Instructor,
+    LiveDep,
     LiveSession,
+    StoreDep,
     card_state,
     check_token,
     fail,
     json_body,
-    keys,
     number_answer,
     participant_of,
     path_number,
@@ -56,7 +57,7 @@ from .models import (
     request_body,
 )
 from .results import VERDICT_TEXT, _cell
-from .store import Session, get_store
+from .store import Session, Store
 from .sweeps import Better, Plan, SweepError, axis_scale, frontier, grade, grid, plan, point_query, variable
 
 router = APIRouter(tags=["课堂"])
@@ -183,7 +184,7 @@ def _axis(outputs: dict[str, dict], key: str, better: str) -> dict:
     f"最多 {MAX_SWEEP_POINTS:,} 个点;predict 是学生预测的输出,x / y 是散点图的两个输出及其“更好”的方向。"
     "未知的参数、取值或输出:422,并指明字段。",
 )
-async def start_sweep(s: Instructor, data: SweepBody) -> JSONResponse:
+async def start_sweep(s: Instructor, data: SweepBody, store: StoreDep) -> JSONResponse:
     card, params = card_state(data.card, data.query)
     if s.sweep and s.sweep["sid"] >= MAX_SWEEPS:
         raise fail(429, "card", f"每个课堂最多扫参 {MAX_SWEEPS} 次", "too_many")
@@ -215,13 +216,13 @@ async def start_sweep(s: Instructor, data: SweepBody) -> JSONResponse:
         "conditions": cardinfo.state_label(card, params),
         "started": time.time(),
     }
-    new = changed(await get_store().add_sweep(s.code, rec), s.code)
+    new = changed(await store.add_sweep(s.code, rec), s.code)
     assert new.sweep is not None  # Store.add_sweep makes the new sweep the current one
     return ok({"sid": new.sweep["sid"], "points": len(points), "seq": new.seq}, 201)
 
 
-async def _sweep(s: Session, sid: int) -> dict:
-    rec = await get_store().sweep(s.code, sid)
+async def _sweep(store: Store, s: Session, sid: int) -> dict:
+    rec = await store.sweep(s.code, sid)
     if rec is None:
         raise fail(404, "sid", f"没有第 {sid} 次扫参", "not_found")
     return rec
@@ -236,11 +237,13 @@ async def _sweep(s: Session, sid: int) -> dict:
 async def mine(
     s: LiveSession,
     sid: Sid,
+    live: LiveDep,
     participant: Annotated[str | None, Query(max_length=200, description="参与凭证")] = None,
 ) -> JSONResponse:
-    p = participant_of(await keys(), s, participant)
-    rec = await _sweep(s, sid)
-    idx = await get_store().assign(s.code, sid, p.pid, rec["npoints"])
+    store = live.store
+    p = participant_of(await live.keys(), s, participant)
+    rec = await _sweep(store, s, sid)
+    idx = await store.assign(s.code, sid, p.pid, rec["npoints"])
     if idx is None:
         raise fail(404, "sid", f"没有第 {sid} 次扫参", "not_found")
     pt = rec["points"][idx]
@@ -265,13 +268,13 @@ async def mine(
     openapi_extra=request_body(PredictIn),
     summary="学生:预测自己那个点的输出(一人一份,公布前可改,以最后一次为准;判定规则同练习)",
 )
-async def predict(s: LiveSession, sid: Sid, data: PredictBody) -> JSONResponse:
-    p = participant_of(await keys(), s, data.participant)
-    rec = await _sweep(s, sid)
+async def predict(s: LiveSession, sid: Sid, data: PredictBody, live: LiveDep) -> JSONResponse:
+    store = live.store
+    p = participant_of(await live.keys(), s, data.participant)
+    rec = await _sweep(store, s, sid)
     if rec["status"] != "open":
         raise fail(409, "sid", "已公布,不能再预测", "closed")
     value = number_answer(data.value)
-    store = get_store()
     if not await store.allow(f"sw:{s.code}:{p.pid}", PREDICTIONS_PER_WINDOW, PREDICTION_WINDOW_S):
         raise fail(
             429,
@@ -300,9 +303,9 @@ async def predict(s: LiveSession, sid: Sid, data: PredictBody) -> JSONResponse:
     responses=errors(401, 403, 404, 410, 422, 503),
     summary="教师:公布扫参结果(全班看到每个点的真值、前沿与自己的预测)",
 )
-async def reveal_sweep(s: Instructor, sid: Sid) -> JSONResponse:
-    await _sweep(s, sid)
-    new = changed(await get_store().sweep_status(s.code, sid, "revealed"), s.code)
+async def reveal_sweep(s: Instructor, sid: Sid, store: StoreDep) -> JSONResponse:
+    await _sweep(store, s, sid)
+    new = changed(await store.sweep_status(s.code, sid, "revealed"), s.code)
     return ok({"seq": new.seq, "status": "revealed"})
 
 
@@ -344,10 +347,10 @@ def sweep_points(rec: dict, preds: dict[str, dict]) -> list[dict]:
     response_class=Response,
     summary="教师:导出扫参结果(CSV,每个点一行;下课后仍可导出)",
 )
-async def sweep_csv(request: Request, s: AnySession, sid: Sid) -> Response:
+async def sweep_csv(request: Request, s: AnySession, sid: Sid, store: StoreDep) -> Response:
     check_token(request, s)
-    rec = await _sweep(s, sid)
-    preds = await get_store().predictions(s.code, sid)
+    rec = await _sweep(store, s, sid)
+    preds = await store.predictions(s.code, sid)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     ax, ay = rec["axes"]["x"], rec["axes"]["y"]
@@ -382,11 +385,12 @@ async def sweep_results(
     request: Request,
     s: LiveSession,
     sid: Sid,
+    live: LiveDep,
     participant: Annotated[str | None, Query(max_length=200, description="自己的参与凭证:公布后附上自己的点")] = None,
 ) -> JSONResponse:
-    rec = await _sweep(s, sid)
+    store = live.store
+    rec = await _sweep(store, s, sid)
     teacher = check_token(request, s, required=False)
-    store = get_store()
     head = {"sid": sid, "status": rec["status"], "npoints": rec["npoints"]}
     if not (teacher or rec["status"] == "revealed"):
         return ok(head | {"predicted": await store.count_predictions(s.code, sid)})
@@ -405,7 +409,7 @@ async def sweep_results(
         "scales": {a: axis_scale([pt[a] for pt in rec["points"]]) for a in ("x", "y")},
     }
     if participant:
-        p = participant_of(await keys(), s, participant)
+        p = participant_of(await live.keys(), s, participant)
         mine_ = preds.get(p.pid)
         idx = mine_["point"] if mine_ else await store.assign(s.code, sid, p.pid, rec["npoints"])
         if idx is not None:

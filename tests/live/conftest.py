@@ -10,9 +10,7 @@ import threading
 from dataclasses import dataclass, field
 
 import pytest
-from app.live.hub import HUB
 from app.live.sqlite_store import SQLiteStore
-from app.live.store import set_store
 from bench.live_cluster import call, free_port, missing, start_redis, start_uvicorn
 from fastapi.testclient import TestClient
 
@@ -50,11 +48,13 @@ class Class:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = SQLiteStore(tmp_path / "live.db", HUB.deliver)
-    set_store(s)
+def store(app, tmp_path):
+    """A fresh SQLite store for this test, put on the session's app (which chooses its own again after)."""
+    live = app.state.live
+    s = SQLiteStore(tmp_path / "live.db", live.hub.deliver)
+    live.store = s
     yield s
-    set_store(None)
+    live.store = None
 
 
 PROXY = ("127.0.0.1", 50000)  # the in-process client's peer: a trusted proxy (the default AIINFRA_TRUSTED_PROXIES)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from app.live.ids import ALPHABET, CODE_LEN
-from app.live.store import get_store
 
 from .conftest import start_class
 
@@ -319,15 +318,14 @@ def test_resolve_printed_labels(client):
 
 def test_state_survives_a_new_store_on_the_same_file(client, klass, store):
     """A restarted server (a fresh store on the same SQLite file) resumes at the current state."""
-    from app.live.hub import HUB
     from app.live.sqlite_store import SQLiteStore
-    from app.live.store import set_store
 
+    live = client.app.state.live
     client.put(f"/api/live/{klass.code}/state", json={"card": "fig-1-10", "query": ""}, headers=klass.auth)
-    set_store(SQLiteStore(store.path, HUB.deliver))
+    live.store = SQLiteStore(store.path, live.hub.deliver)
     st = client.get(f"/api/live/{klass.code}").json()
     assert (st["card"], st["seq"]) == ("fig-1-10", 2)
-    assert get_store() is not store
+    assert live.store is not store
 
 
 def test_yes_no_and_choice_questions(client, klass):

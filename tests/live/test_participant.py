@@ -8,9 +8,8 @@ import asyncio
 
 import pytest
 from app.live.credentials import Keys
-from app.live.hub import HUB
+from app.live.hub import Hub
 from app.live.sqlite_store import SQLiteStore
-from app.live.store import set_store
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
@@ -120,41 +119,34 @@ def test_a_later_class_with_the_same_code_does_not_take_an_old_credential(client
 def test_the_credential_outlives_a_restart_with_the_key_kept_in_the_store(app, tmp_path):
     """No AIINFRA_SECRET: the key is made once and kept in the store's file, so a restarted server
     (a new store on the same file) takes the credentials it issued before."""
-    path = tmp_path / "live.db"
-    set_store(SQLiteStore(path, HUB.deliver))
+    path, live = tmp_path / "live.db", app.state.live
+    live.store = SQLiteStore(path, live.hub.deliver)
     try:
         with TestClient(app, client=PROXY) as c:
             k = start_class(c)
             qid = _ask(c, k)
             cred = k.who(c, "me")
-        set_store(SQLiteStore(path, HUB.deliver))  # the restart
+        live.store = SQLiteStore(path, live.hub.deliver)  # the restart
         with TestClient(app, client=PROXY) as c:
             assert _answer(c, k, qid, cred).status_code == 200
             assert c.post(f"/api/live/{k.code}/join", json={"participant": cred}).json()["participant"] == cred
-        set_store(SQLiteStore(tmp_path / "elsewhere.db", HUB.deliver))  # another deployment's key
-        assert asyncio.run(SQLiteStore(path, HUB.deliver).secret()) != asyncio.run(
-            SQLiteStore(tmp_path / "elsewhere.db", HUB.deliver).secret()
+        # another deployment's key
+        assert asyncio.run(SQLiteStore(path, Hub().deliver).secret()) != asyncio.run(
+            SQLiteStore(tmp_path / "elsewhere.db", Hub().deliver).secret()
         )
     finally:
-        set_store(None)
+        live.store = None
 
 
-def test_a_configured_secret_signs_instead(store):
-    from app.live.store import configure, get_store
+def test_a_configured_secret_signs_instead(tmp_path):
+    from tests.apps import build_app
 
-    from tests.apps import build_app, settings_for_tests
-
-    app = build_app(secret=SecretStr("x" * 40))
-    try:
-        set_store(store)
-        with TestClient(app, client=PROXY) as c:
-            k = start_class(c)
-            cred = k.who(c, "me")
-        assert Keys(b"x" * 40).open(cred) is not None  # signed with AIINFRA_SECRET…
-        assert Keys(asyncio.run(get_store().secret())).open(cred) is None  # …not with a key the store made
-    finally:
-        configure(settings_for_tests())
-        set_store(store)
+    app = build_app(secret=SecretStr("x" * 40), live_db=tmp_path / "live.db")
+    with TestClient(app, client=PROXY) as c:
+        k = start_class(c)
+        cred = k.who(c, "me")
+    assert Keys(b"x" * 40).open(cred) is not None  # signed with AIINFRA_SECRET…
+    assert Keys(asyncio.run(app.state.live.store.secret())).open(cred) is None  # …not with a key the store made
 
 
 def test_the_secret_must_be_long_enough():

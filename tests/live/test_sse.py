@@ -9,7 +9,7 @@ import time
 
 import httpx
 import pytest
-from app.live.hub import HUB
+from app.live.hub import Hub
 from app.live.sqlite_store import SQLiteStore
 from bench.live_cluster import call, run_coroutine, start_uvicorn
 
@@ -274,7 +274,7 @@ def test_restart_resumes_at_the_current_state(sqlite_server):
 
 def test_sqlite_file_is_created_only_by_the_first_class(tmp_path):
     path = tmp_path / "sub" / "live.db"
-    store = SQLiteStore(path, HUB.deliver)
+    store = SQLiteStore(path, Hub().deliver)
 
     async def go():
         assert await store.get("ABCDEF") is None
