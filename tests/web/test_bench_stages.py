@@ -1,7 +1,7 @@
 """`make bench`'s breakdown of a new state (bench/stages.py): its states are new and valid, and every
-row is measured (each whole request answered 200, asserted inside). The tool builds its own app, so
-it runs in its own process here (an app built in the test process would reconfigure the live store
-the session's app uses)."""
+row is measured (each whole request answered 200, asserted inside). The tool builds its own warmed
+app, so it runs in its own process here (warming freezes the garbage collector and sets its thresholds
+for the whole process)."""
 
 from __future__ import annotations
 
