@@ -85,7 +85,7 @@ def step_outputs(
 
 BATCH_RANGE = (1, 512)  # the B axis of 图 1-11 / 1-12 (requests)
 # 28 log-spaced B values across BATCH_RANGE, to 3 decimals: the grid every batch curve is drawn on
-LOG_BATCHES = frozenset(round(1 * 512 ** (i / 27), 3) for i in range(28))
+LOG_BATCHES = frozenset(round(BATCH_RANGE[0] * (BATCH_RANGE[1] / BATCH_RANGE[0]) ** (i / 27), 3) for i in range(28))
 
 
 def batch_grid(b_star: float, current: int | None) -> list[float]:

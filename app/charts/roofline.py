@@ -6,17 +6,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..calculators.roofline import BATCH_RANGE
 from .theme import COLORS, axis, bar, figure, hline, layout, line, log_ticks, points, vline, with_refs
 
-BATCH_MAX = 512  # the B axis runs from 1 to this many requests
-BATCH_TICKS = log_ticks(1, BATCH_MAX)  # its ticks, as every log axis labels them: the range is fixed
+BATCH_TICKS = log_ticks(*BATCH_RANGE)  # the B axis's ticks, as every log axis labels them: its range is fixed
 
 
 def batch_axis() -> dict:
     return axis(
         "批大小 B(请求数,对数)",
         log=True,
-        range_=(0, math.log10(BATCH_MAX)),
+        range_=(0, math.log10(BATCH_RANGE[1])),  # from B = 1 (log 0)
         ticks=BATCH_TICKS[0],
         ticktext=BATCH_TICKS[1],
     )

@@ -132,10 +132,11 @@ async def events(
     live: LiveDep,
     participant: str | None = Query(None, max_length=PARTICIPANT_MAX, description="加入课堂时得到的参与凭证"),
 ) -> EventSourceResponse:
-    p = participant_of(await live.keys(), s, participant)
+    keys = await live.keys()
+    p = participant_of(keys, s, participant)
     store = live.store
     await live.hub.ensure_started(store, live.keepalive_s)
-    where = (await live.keys()).address(address(request))
+    where = keys.address(address(request))
     try:
         await store.connect(s.code, p.pid, where)
     except Full as e:
