@@ -99,11 +99,14 @@ def fill_html(
     return Markup("".join(out))
 
 
+def part(name: str) -> Any:
+    """A macro of ``_parts.html``, for markup that text filled in Python carries (slots, live numbers)."""
+    return getattr(env.get_template("_parts.html").module, name)
+
+
 def slot_button(key: str, value: str) -> Markup:
     """A numeric output filled into text: its value, as a button that opens its derivation."""
-    return Markup(
-        f'<button type="button" class="num why" data-key="{escape(key)}" aria-expanded="false">{escape(value)}</button>'
-    )
+    return Markup(part("slot_button")(key, value))
 
 
 def _is_number(v: Any) -> bool:
@@ -364,11 +367,9 @@ class Shown:
 
 
 def fragment_context(card: Card, params: Any, view: View, reading: Reading = Reading()) -> dict[str, Any]:
-    """What ``_result.html`` (and a card's own template) is rendered with: ``s`` (:class:`Shown`), the
-    macros of ``_parts.html`` and, for the cards' own templates and diagrams, the card, its state, view
-    and tiles."""
+    """What ``_result.html`` (and a card's own template) is rendered with: ``s`` (:class:`Shown`) and,
+    for the cards' own templates and diagrams, the card, its state, view and tiles."""
     s = Shown.of(card, params, view, reading)
-    parts = env.get_template("_parts.html").module
     return {
         "s": s,
         "card": card,
@@ -376,7 +377,6 @@ def fragment_context(card: Card, params: Any, view: View, reading: Reading = Rea
         "view": s.view,
         "solutions": s.solutions,
         "tiles": s.tiles,
-        "parts": parts,
     }
 
 
@@ -456,7 +456,7 @@ class LiveProse:
         hit = slot(card, run(card, p), p, key, flag)
         if hit is None or hit[1] == "ctx":
             return None
-        return Markup(env.get_template("_parts.html").module.live_number(card, key, flag, hit[0]))  # type: ignore[attr-defined]
+        return Markup(part("live_number")(card, key, flag, hit[0]))
 
     def branch(self, c: Conditional) -> int:
         """The case of ``c`` that holds at its card's defaults (0 for a card that is not registered:
