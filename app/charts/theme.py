@@ -81,16 +81,9 @@ def _one(v: float, sig: int) -> float | None:
 
 
 def _round_floats(values: list[float], sig: int) -> list[float | None]:
-    """Floats to ``sig`` significant digits, each the double ``float(format(v, ".5g"))`` gives: all of
-    them written by one ``%`` format and read back by ``float`` (two C loops, no Python call per
-    value); infinities and NaN become null."""
-    if not values:
-        return []
-    text = (",".join([f"%.{sig}g"] * len(values)) % tuple(values)).split(",")
-    out: list[float | None] = list(map(float, text))
-    if not all(map(math.isfinite, values)):
-        out = [r if math.isfinite(v) else None for v, r in zip(values, out)]
-    return out
+    """Floats to ``sig`` significant digits (the double ``float(format(v, ".5g"))`` gives); infinities
+    and NaN become null."""
+    return [_one(v, sig) for v in values]
 
 
 def _all_floats(x: list) -> bool:
