@@ -1,9 +1,6 @@
 # AI Infra 图解 — two commands for a newcomer: `make run` and `make test`.
-# The interpreter of the venv: the system's python3.11 where there is one (Debian builds it with PGO and
-# LTO into a static binary), else the first python3 on PATH. pyenv's default build (no PGO, no LTO, a shared
-# libpython) served a new 例题 1-1 state ~10 % slower (1.24 against 1.11 ms in one process, best of 8 runs
-# each, the two alternating). A venv made by another interpreter stays until `make clean`.
-PY      ?= $(shell /usr/bin/python3.11 -c 'import ensurepip' >/dev/null 2>&1 && echo /usr/bin/python3.11 || echo python3)
+# The venv's interpreter: python3 on PATH (PY=… picks another); a venv stays until `make clean`.
+PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 
 from fastapi import FastAPI, Request
@@ -162,14 +161,9 @@ def gzipped(app):
 def warm() -> None:
     """Render every card once at its defaults: templates compile, maths typesets and the glossary's
     patterns run here, at start-up, not in the first reader's request (a class opening a section
-    at once would otherwise queue behind every first render). Then everything built so far lives for
-    the whole process: it is moved out of the collector's reach, and the young generation is collected
-    less often (a request makes many short-lived objects). ``AIINFRA_WARM=0`` skips it."""
+    at once would otherwise queue behind every first render). ``AIINFRA_WARM=0`` skips it."""
     from .cards import REGISTRY
     from .render import fragment_html
 
     for card in REGISTRY.values():
         fragment_html(card, card.defaults())
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(20_000, 20, 20)
