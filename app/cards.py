@@ -19,6 +19,9 @@ from .derivation import Derivation, derive
 from .format import BRIEF, DEFAULT, plain, with_unit_text
 from .outputs import Out, fill, resolve_cond, undeclared
 from .trace import leaf, tracing
+from .words import words_for
+
+W = words_for(__name__)
 
 # ---------------------------------------------------------------------------------------------
 # Parameters: pydantic fields that carry slider metadata (range, step, unit, Chinese label)
@@ -52,7 +55,7 @@ class Params(BaseModel):
             lo, hi = extra.get("item_ge"), extra.get("item_le")
             for i, x in enumerate(v):
                 if (lo is not None and x < lo) or (hi is not None and x > hi):
-                    raise ValueError(f"第 {i + 1} 项 {x:g} 超出 {lo:g}–{hi:g}")
+                    raise ValueError(W.f("params.list_items_in_range.valueerror", v=i + 1, x=x, lo=lo, hi=hi))
         return v
 
 
@@ -151,15 +154,15 @@ def number_type(options: Sequence[float], then: Callable[..., Any] | None = None
 
     def pick(v: Any) -> Any:
         if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-            raise ValueError("须为数字")
+            raise ValueError(W["number_type.pick.valueerror"])
         try:
             x = float(v.strip()) if isinstance(v, str) else float(v)
         except ValueError:
-            raise ValueError("须为数字") from None
+            raise ValueError(W["number_type.pick.valueerror"]) from None
         for o in opts:
             if float(o) == x:
                 return o
-        raise ValueError("不是可选值")
+        raise ValueError(W["number_type.pick.valueerror_2"])
 
     schema = WithJsonSchema({"type": "number", "enum": list(opts)})
     if then is None:
@@ -199,7 +202,7 @@ class ControlSpec:
     @property
     def source(self) -> str:
         """Where an input comes from, as a derivation says it."""
-        return f"{'题设' if self.fixed else '滑块'}:{self.label}"
+        return f"{W['controlspec.source'] if self.fixed else W['controlspec.source_2']}:{self.label}"
 
 
 _SYMBOL_END = re.compile(r"\s([A-Za-z\u0370-\u03ff](?:_\{?[A-Za-z0-9]+\}?)?'?)$")
@@ -381,7 +384,7 @@ class View:
     questions: list[Question] = field(default_factory=list)
     headline: str = ""  # one line above the numbers; [[key]] slots are filled
     links: list[Link] = field(default_factory=list)  # cards (with presets) to try this on
-    links_title: str = "动手试"
+    links_title: str = W["view.links_title"]
     ctx: dict[str, Any] = field(default_factory=dict)  # run-time values for labels and conditions
     # the text of each [[key|flags]] slot once filled: tiles, captions, summaries and the prose
     # values quote the same numbers (see :func:`slot`)
@@ -549,7 +552,7 @@ def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivati
             )
         except RecursionError:  # a trace too deep to write out reads as unrecorded
             d = None
-        out[key] = d if d is not None else Derivation(sym=key, formula="(未记录推导)", result=shown)
+        out[key] = d if d is not None else Derivation(sym=key, formula=W["derivations_of.formula"], result=shown)
     return out
 
 

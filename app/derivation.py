@@ -18,6 +18,9 @@ from typing import Any
 
 from . import format as fmt
 from .trace import Node, node_of
+from .words import words_for
+
+W = words_for(__name__)
 
 PREC = {"add": 1, "sub": 1, "sum": 1, "mul": 2, "div": 2, "floordiv": 5, "mod": 2, "neg": 3, "pow": 4}
 FUNC_TEXT = {"max": "max", "min": "min", "log": "ln", "log2": "log₂", "log10": "log₁₀", "exp": "exp", "round": "round"}
@@ -116,7 +119,7 @@ class _Render:
             if n.op == "sum" and len(parts) > MAX_TERMS and not sub:
                 parts = parts[:3] + ["\\dots" if tex else "…"] + parts[-2:]
             elif n.op == "sum" and len(parts) > MAX_TERMS:
-                parts = parts[:3] + [f"…(共 {len(a)} 项)"] + parts[-2:]
+                parts = parts[:3] + [W.f("render.op", len=len(a))] + parts[-2:]
             return joiner.join(parts), 1
         if n.op == "mul":
             x, y = self.wrap(a[0], 2), self.wrap(a[1], 3)
@@ -288,7 +291,7 @@ def _bytes_as_words(d: Derivation) -> Derivation:
     not 1 B beside B = 16)."""
 
     def w(t: str) -> str:
-        return _BYTE_UNIT.sub(" 字节", t)
+        return _BYTE_UNIT.sub(W["bytes_as_words.w.sub"], t)
 
     return replace(
         d,
@@ -313,7 +316,7 @@ def derive(
         return None
     top = unwrap(node)
     if top.kind == "leaf":
-        return Derivation(input=True, source=top.source or "给定值", sym=sym, result=result)
+        return Derivation(input=True, source=top.source or W["derive.source"], sym=sym, result=result)
     text, tex, sub = _Render("text"), _Render("tex"), _Render("sub")
     if top.kind == "rule":
         ins = "; ".join(f"{text.atom(x)} = {sub.atom(x)}" for x in top.args if isinstance(x, Node))

@@ -18,3 +18,28 @@ class ErrorItem(BaseModel):
 
 class ErrorBody(BaseModel):
     detail: list[ErrorItem]
+
+
+def error_item(
+    field: str, msg: str, kind: str = "value_error", loc: list[str] | None = None, input: object = None
+) -> dict:
+    """One refused field in the shape above (``loc`` defaults to ``["body", field]``)."""
+    return {
+        "loc": loc if loc is not None else ["body", field],
+        "field": field,
+        "type": kind,
+        "msg": msg,
+        "input": input,
+    }
+
+
+def error_body(items: list[dict]) -> dict:
+    """The JSON body of a refused request: every item, in the one shape."""
+    return {"detail": items}
+
+
+def error_response(status: int, items: list[dict], headers: dict[str, str] | None = None):
+    """A refused request as a JSON response (422 for bad fields, 404, 413, 503 …)."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(error_body(items), status_code=status, headers=headers)

@@ -29,12 +29,19 @@ from .derivation import sym_text
 from .format import GIVEN
 from .outputs import Out, undeclared
 from .trace import OPS, Node, node_of, recompute
+from .words import words_for
+
+W = words_for(__name__)
 
 CORRECT_REL = 0.005  # 正确: within 0.5 % (or the display rounding, when that is wider)
 CLOSE_REL = 0.05  # 接近: within 5 %
 SLIP_REL = 0.005  # an answer matches a slip within 0.5 % of the slip's value
-RULE_TEXT = "判定:与卡片显示的数一致(按它的舍入),或相差不超过 0.5%,为正确;相差不超过 5% 为接近;其余为不对。"
-VERDICT_TEXT = {"correct": "正确", "close": "接近", "incorrect": "不对"}
+RULE_TEXT = W["rule_text"]
+VERDICT_TEXT = {
+    "correct": W["verdict_text.correct"],
+    "close": W["verdict_text.close"],
+    "incorrect": W["verdict_text.incorrect"],
+}
 MAX_NODES = 400  # factor slips are looked for in the first this many parts of a derivation
 
 BYTE_UNITS = re.compile(r"(^|[kKMGTP]i?)B(/s)?$|^bit|bit/s$")
@@ -82,7 +89,7 @@ def _label(n: Any) -> str:
     """How a part of a formula is named to the reader: a slider's label, a symbol, or the number."""
     if not isinstance(n, Node):
         return GIVEN.text(n)
-    if n.kind == "leaf" and n.source.startswith(("滑块:", "题设:")):
+    if n.kind == "leaf" and n.source.startswith((W["label.startswith"], W["label.startswith_2"])):
         return n.source.split(":", 1)[1]
     return sym_text(n.sym) if n.sym else GIVEN.text(n.value)
 
@@ -116,15 +123,15 @@ def _parts(root: Node) -> Iterator[tuple[Node, int, Any]]:
 
 
 _FACTOR_TEXT = {
-    ("mul", "drop"): ("dropped_factor", "少乘了 {x}"),
-    ("mul", "twice"): ("doubled_factor", "多乘了一次 {x}"),
-    ("div", "drop"): ("dropped_divisor", "少除以 {x}"),
-    ("div", "twice"): ("doubled_divisor", "多除了一次 {x}"),
-    ("add", "drop"): ("dropped_term", "漏了 {x} 这一项"),
-    ("sum", "drop"): ("dropped_term", "漏了 {x} 这一项"),
-    ("add", "twice"): ("doubled_term", "{x} 算了两次"),
-    ("sum", "twice"): ("doubled_term", "{x} 算了两次"),
-    ("sub", "drop"): ("dropped_term", "漏减了 {x}"),
+    ("mul", "drop"): ("dropped_factor", W["factor_text.t"]),
+    ("mul", "twice"): ("doubled_factor", W["factor_text.t_2"]),
+    ("div", "drop"): ("dropped_divisor", W["factor_text.t_3"]),
+    ("div", "twice"): ("doubled_divisor", W["factor_text.t_4"]),
+    ("add", "drop"): ("dropped_term", W["factor_text.t_5"]),
+    ("sum", "drop"): ("dropped_term", W["factor_text.t_5"]),
+    ("add", "twice"): ("doubled_term", W["factor_text.t_6"]),
+    ("sum", "twice"): ("doubled_term", W["factor_text.t_6"]),
+    ("sub", "drop"): ("dropped_term", W["factor_text.t_7"]),
 }
 
 
@@ -176,10 +183,10 @@ def factor_slips(value: Any) -> list[Slip]:
 # --------------------------------------------------------------------------- unit slips
 
 
-_SCALE = "差了 {n} 倍:检查单位换算(ms 与 s、GB 与 MB、k 与 1)。"
-_BITS = "差了 8 倍:bit 与字节混用了?链路速率先除以 8。"
-_GIB = "GB(10⁹ 字节)与 GiB(2³⁰ 字节)混用了:两者差约 7.4%。"
-_PCT = "差了 100 倍:百分数与小数混用了?"
+_SCALE = W["scale"]
+_BITS = W["bits"]
+_GIB = W["gib"]
+_PCT = W["pct"]
 
 
 def _both(id: str, text: str, factor: float) -> list[Slip]:
@@ -190,7 +197,7 @@ def choice_slips(q: Question) -> list[Slip]:
     """The question's own alternative units: an answer worked in one and typed as the other."""
     out: list[Slip] = []
     for name, factor in q.units.items():
-        out += _both("unit_choice", f"单位:你的数像是按 {name} 算的,却按 {q.unit} 填写(或反过来)。", factor)
+        out += _both("unit_choice", W.f("choice_slips.both", name=name, unit=q.unit), factor)
     return out
 
 
@@ -237,7 +244,7 @@ def check(
     if slip is not None:
         out.update(diagnosis=slip.id, diagnosis_text=slip.text, hint=slip.text)
     elif verdict == "close":
-        out["hint"] = "很接近了:检查中间结果的舍入,或保留更多位小数。"
+        out["hint"] = W["check"]
     return out
 
 
@@ -264,9 +271,9 @@ def diagnose(q: Question, expected: Any, answer: float, slips: Sequence[Slip] | 
 def _norm(v: Any) -> Any:
     if isinstance(v, str):
         s = v.strip().lower()
-        if s in ("true", "1", "yes", "是", "对"):
+        if s in ("true", "1", "yes", W["norm"], W["norm_2"]):
             return True
-        if s in ("false", "0", "no", "否", "不"):
+        if s in ("false", "0", "no", W["norm_3"], W["norm_4"]):
             return False
         return s
     return v

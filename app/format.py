@@ -13,6 +13,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .words import words_for
+
+W = words_for(__name__)
+
 GB = 1e9
 GIB = 2**30
 MIB = 2**20
@@ -26,7 +30,7 @@ def num(x: Any, digits: int | None = None, sig: int | None = None) -> str:
     if x is None:
         return NONE
     if isinstance(x, bool):
-        return "是" if x else "否"
+        return W["num"] if x else W["num_2"]
     if isinstance(x, str):
         return x
     if not isinstance(x, (int, float)) or not math.isfinite(x):

@@ -7,12 +7,15 @@ import re
 import unicodedata
 
 from .cards import REGISTRY, resolve
+from .words import words_for
+
+W = words_for(__name__)
 
 _PREFIX = [
-    (r"^(图|figure|fig\.?|f)", "fig"),
-    (r"^(例题|例|example|eg|e\.g\.)", "eg"),
-    (r"^(练习|习题|exercise|ex)", "ex"),
-    (r"^(表格|表|table|tab)", "tab"),
+    (W["prefix"], "fig"),
+    (W["prefix_2"], "eg"),
+    (W["prefix_3"], "ex"),
+    (W["prefix_4"], "tab"),
 ]
 
 
@@ -51,7 +54,7 @@ def search(q: str, limit: int = 30) -> list[str]:
     for cid, c in REGISTRY.items():
         hay = normalise(f"{cid} {' '.join(c.aliases)} {c.label} {c.title} {c.lead}")
         if kind:
-            if cid.startswith(kind + "-") or (kind == "tab" and ("表" in c.label or c.kind == "table")):
+            if cid.startswith(kind + "-") or (kind == "tab" and (W["search"] in c.label or c.kind == "table")):
                 scored.append((0, cid))
             continue
         if nq in hay:

@@ -6,11 +6,12 @@ import os
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
 from .chapters import load_all
+from .errors import error_item, error_response
 from .live import install as install_live
 from .live import router as live_router
 from .live.serving import keep_credentials_out_of_logs
@@ -28,6 +29,9 @@ from .web.pages import router as pages_router
 from .web.security import SecurityHeaders
 from .web.tools import router as tools_router
 from .web.urls import cache_key
+from .words import words_for
+
+W = words_for(__name__)
 
 load_all()
 
@@ -68,22 +72,15 @@ class CachedStatic(StaticFiles):
         return FileResponse(packed, media_type=media, headers={"Content-Encoding": enc, "Vary": "Accept-Encoding"})
 
 
-async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+async def validation_error(request: Request, exc: RequestValidationError) -> Response:
     """Malformed request bodies: 422 in the same shape as parameter errors (field-named)."""
     items = []
     for e in exc.errors():
         loc = [str(x) for x in e.get("loc", ())]
         field = loc[-1] if loc else "body"
-        items.append(
-            {
-                "loc": loc,
-                "field": field,
-                "type": str(e.get("type", "value_error")),
-                "msg": f"{'.'.join(loc[1:]) or 'body'}:{e.get('msg', '格式不对')}",
-                "input": None,
-            }
-        )
-    return JSONResponse({"detail": items}, status_code=422)
+        msg = f"{'.'.join(loc[1:]) or 'body'}:{e.get('msg', W['validation_error.msg'])}"
+        items.append(error_item(field, msg, str(e.get("type", "value_error")), loc))
+    return error_response(422, items)
 
 
 async def http_error(request: Request, exc) -> Response:
@@ -91,20 +88,7 @@ async def http_error(request: Request, exc) -> Response:
     from fastapi.exception_handlers import http_exception_handler
 
     if exc.status_code == 400:
-        return JSONResponse(
-            {
-                "detail": [
-                    {
-                        "loc": ["body"],
-                        "field": "body",
-                        "type": "json_invalid",
-                        "msg": "body:请求体不是有效的 JSON",
-                        "input": None,
-                    }
-                ]
-            },
-            status_code=422,
-        )
+        return error_response(422, [error_item("body", W["http_error.msg"], "json_invalid", ["body"])])
     return await http_exception_handler(request, exc)
 
 
@@ -113,9 +97,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or from_environment()
     load_all()
     app = FastAPI(
-        title="AI Infra 图解 API",
+        title=W["create_app.title"],
         version="1.0",
-        description="每张卡片一个路由:参数即书中滑块,输出键与卡片目录一致。",
+        description=W["create_app.description"],
         docs_url=None,
         redoc_url=None,
     )  # /docs is served offline by app/web/docs.py; no /redoc

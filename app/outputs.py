@@ -21,14 +21,17 @@ from typing import Any
 
 from . import format as fmt
 from .trace import node_of
+from .words import words_for
+
+W = words_for(__name__)
 
 # key suffix → display unit (the catalog's naming rule)
 SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
     ("_gbit_s", "Gbit/s"),
     ("_tok_s", "token/s"),
     ("_tokens_s", "token/s"),
-    ("_steps_s", "步/s"),
-    ("_req_s", "条/s"),
+    ("_steps_s", W["suffix_units"]),
+    ("_req_s", W["suffix_units_2"]),
     ("_gib_s", "GiB·s"),
     ("_flop_per_byte", "FLOP/B"),
     ("_bytes", "B"),
@@ -52,13 +55,13 @@ SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
     ("_ms", "ms"),
     ("_s", "s"),
     ("_h", "h"),
-    ("_days", "天"),
-    ("_weeks", "周"),
+    ("_days", W["suffix_units_3"]),
+    ("_weeks", W["suffix_units_4"]),
     ("_tokens", "token"),
-    ("_steps", "步"),
+    ("_steps", W["suffix_units_5"]),
     ("_pct", "%"),
     ("_x", "×"),
-    ("_usd", "美元"),
+    ("_usd", W["suffix_units_6"]),
 )
 
 
@@ -161,7 +164,7 @@ class Out:
         if self.text is not None:
             return str(self.text(value) if callable(self.text) else self.text.get(value, str(value)))
         if isinstance(value, bool):
-            return "是" if value else "否"
+            return W["out.words"] if value else W["out.words_2"]
         return self.none if value is None else str(value)
 
 

@@ -14,6 +14,9 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from .cards import Card, controls_of
+from .words import words_for
+
+W = words_for(__name__)
 
 MAX_VALUE_LEN = 200
 _INT = re.compile(r"^[+-]?[0-9]+$")
@@ -89,13 +92,13 @@ def _range(card: Card, field: str) -> str:
     if not s:
         return ""
     if s.options:
-        return "可选:" + "、".join(wire(o) for o in s.options)
+        return W["range"] + W["range_2"].join(wire(o) for o in s.options)
     if s.control == "toggle":
-        return "可选:true、false"
+        return W["range_3"]
     if s.ge is not None and s.le is not None:
-        kind = "整数" if s.is_int else "数"
+        kind = W["range_4"] if s.is_int else W["range_5"]
         unit = f" {s.unit}" if s.unit else ""
-        return f"允许范围 {_n(s.ge)}–{_n(s.le)}{unit} 的{kind}"
+        return W.f("range_6", n=_n(s.ge), n2=_n(s.le), unit=unit, kind=kind)
     return ""
 
 
@@ -106,49 +109,49 @@ def _n(x: float) -> str:
 def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:
     rng = _range(card, field)
     text = {
-        "repeated": "只能给一次",
-        "too_long": "值过长",
-        "list_too_long": f"列表最多 {MAX_LIST} 项",
-        "bool": "须为 true 或 false",
-        "int": "须为整数",
-    }.get(kind, "取值无效")
+        "repeated": W["err.repeated"],
+        "too_long": W["err.too_long"],
+        "list_too_long": W.f("err.list_too_long", max_list=MAX_LIST),
+        "bool": W["err.bool"],
+        "int": W["err.int"],
+    }.get(kind, W["err.get"])
     msg = f"{_label(card, field)}:{text}" + (f";{rng}" if rng else "")
     return {"loc": ["query", field], "field": field, "type": kind, "msg": msg, "input": str(got)[:60]}
 
 
 _KIND = {
-    "greater_than_equal": "太小",
-    "greater_than": "太小",
-    "less_than_equal": "太大",
-    "less_than": "太大",
-    "int_parsing": "须为整数",
-    "int_from_float": "须为整数",
-    "float_parsing": "须为数字",
-    "finite_number": "须为有限数",
-    "literal_error": "不是可选值",
-    "enum": "不是可选值",
-    "bool_parsing": "须为 true 或 false",
-    "too_short": "项数太少",
-    "too_long": "项数太多",
-    "list_type": "须为列表",
-    "missing": "缺少",
-    "int_type": "须为整数",
-    "float_type": "须为数字",
-    "string_type": "须为文本",
-    "value_error": "取值无效",
+    "greater_than_equal": W["kind.greater_than_equal"],
+    "greater_than": W["kind.greater_than_equal"],
+    "less_than_equal": W["kind.less_than_equal"],
+    "less_than": W["kind.less_than_equal"],
+    "int_parsing": W["err.int"],
+    "int_from_float": W["err.int"],
+    "float_parsing": W["kind.float_parsing"],
+    "finite_number": W["kind.finite_number"],
+    "literal_error": W["kind.literal_error"],
+    "enum": W["kind.literal_error"],
+    "bool_parsing": W["err.bool"],
+    "too_short": W["kind.too_short"],
+    "too_long": W["kind.too_long"],
+    "list_type": W["kind.list_type"],
+    "missing": W["kind.missing"],
+    "int_type": W["err.int"],
+    "float_type": W["kind.float_parsing"],
+    "string_type": W["kind.string_type"],
+    "value_error": W["err.get"],
 }
 
 
 def _from_pydantic(card: Card, err: ErrorDetails) -> dict[str, Any]:
     loc = [str(x) for x in err.get("loc", ())]
     field = loc[0] if loc else "?"
-    text = _KIND.get(err.get("type", ""), "取值无效")
+    text = _KIND.get(err.get("type", ""), W["err.get"])
     if err.get("type") == "value_error" and err.get("ctx", {}).get("error"):
         text = str(err["ctx"]["error"])
     got = err.get("input")
-    got_s = "" if isinstance(got, (dict, list)) else f",收到 “{str(got)[:40]}”"
+    got_s = "" if isinstance(got, (dict, list)) else W.f("from_pydantic", v=str(got)[:40])
     rng = _range(card, field)
-    where = f"第 {int(loc[1]) + 1} 项" if len(loc) > 1 and loc[1].isdigit() else ""
+    where = W.f("from_pydantic_2", v=int(loc[1]) + 1) if len(loc) > 1 and loc[1].isdigit() else ""
     msg = f"{_label(card, field)}{where}:{text}{got_s}" + (f";{rng}" if rng else "")
     return {
         "loc": ["query", *loc],

@@ -14,6 +14,9 @@ from itertools import accumulate
 from typing import Any
 
 from ..trace import name, rule, tmax
+from ..words import words_for
+
+W = words_for(__name__)
 
 EPS = 1e-9  # s: two instants closer than this are the same instant
 
@@ -176,10 +179,7 @@ class JitterRun:
     playout: Playout
 
 
-@rule(
-    "逐块模拟:块 k 在 (k+1)·块长 + 处理 + 发送 + 网络_k 到达,按顺序在 max(到达_k, 上一块播完) 开播;"
-    "停顿是开播晚于上一块播完的间隔;静音时已到达却没播放的音频被丢弃"
-)
+@rule(W["k_k_1__k_max__k.rule"])
 def jitter_run(
     n_chunks: int,
     chunk_ms: float,

@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..trace import name, rule, tmax
+from ..words import words_for
+
+W = words_for(__name__)
 
 
 @dataclass(frozen=True)
@@ -17,7 +20,7 @@ class Schedule:
     critical: list[str]  # nodes on one critical path, in order
 
 
-@rule("关键路径:按依赖顺序取最早开始 ES(v) = max EF(u),累计最长的一条")
+@rule(W["es_v_max_ef_u.rule"])
 def critical_path(durations: dict[str, float], edges: list[tuple[str, str]]) -> Schedule:
     """Longest path in a DAG: ES(v) = max over u→v of EF(u); EF = ES + d; slack = LS − ES."""
     preds: dict[str, list[str]] = {n: [] for n in durations}

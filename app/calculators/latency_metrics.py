@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..trace import name, rule, tmax
+from ..words import words_for
+
+W = words_for(__name__)
 
 
 def ttft(t_arrival: float, t_first: float) -> float:
@@ -78,7 +81,7 @@ def sorted_with_ids(values: Sequence[float]) -> list[tuple[float, int]]:
     return sorted(((v, i) for i, v in enumerate(values)), key=lambda x: x[0])
 
 
-@rule("最近秩法:这一列从小到大排好,取第 r = ⌈q·n/100⌉ 个(及它来自哪条请求)")
+@rule(W["r_q_n_100.rule"])
 def nearest_rank_pick(values: Sequence[float], q_pct: int) -> tuple[float, int]:
     """The q-th percentile by nearest rank and the 0-based index of the observation that supplies it."""
     ranked = sorted_with_ids(values)

@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..trace import by_rule, name, node_of, plain, rule, tmax, tsum
+from ..words import words_for
 from .units import GIB, MIB
+
+W = words_for(__name__)
 
 # ---------------------------------------------------------------------------------------------
 # One request: calls, contexts, KV
@@ -146,7 +149,7 @@ class BacklogRun:
         return sum(self.arrivals)
 
 
-BACKLOG_RULE = "逐段递推 Q_{k+1} = max(0, Q_k + A_k − μΔt),从空队列开始"
+BACKLOG_RULE = W["backlog_rule"]
 
 
 @rule(BACKLOG_RULE)
@@ -272,7 +275,7 @@ def arrival_times(rate: float, horizon: float) -> list[float]:
     return out
 
 
-@rule("Στ = Σ_k min(τ, H − k/λ):第 k 个任务在 k/λ 秒进入等待,逐个累加到 H 为止的等待秒数", "Στ", "s")
+@rule(W["k_min_h_k_k_k_h.rule"], "Στ", "s")
 def waiting_seconds(rate: float, wait: float, horizon: float) -> float:
     """Σ_k min(τ, H − k/λ): task-seconds spent waiting in [0, H] for arrivals at k/λ."""
     return sum(min(wait, horizon - t) for t in arrival_times(rate, horizon))
@@ -334,19 +337,21 @@ def two_class_outputs(
     """例题 3-1: requests N = λT, A-class N_A = λ(t_s·s₁ + (T − t_s)·s₂), decode work D = Σ N·(G − 1),
     per-card rate μ₁ (given, or B·β/(W + B(c̄ + 1)c_KV)), μ = n·μ₁ and the backlog Q(t)."""
     wa, wb = m.a.decode_steps, m.b.decode_steps
-    n = name(m.rate * m.duration, "N", "条")
-    n_a = name(m.rate * (m.split * m.share_before + (m.duration - m.split) * m.share_after), "N_A", "条")
-    n_b = name(n - n_a, "N_B", "条")
-    work = name(n_a * wa + n_b * wb, "D", "步")
+    n = name(m.rate * m.duration, "N", W["two_class_outputs.name"])
+    n_a = name(
+        m.rate * (m.split * m.share_before + (m.duration - m.split) * m.share_after), "N_A", W["two_class_outputs.name"]
+    )
+    n_b = name(n - n_a, "N_B", W["two_class_outputs.name"])
+    work = name(n_a * wa + n_b * wb, "D", W["two_class_outputs.name_2"])
     c_bar = name(mean_decode_context([(n_a, m.a), (n_b, m.b)]), "c̄", "token")
     step = name(decode_step_bytes(card.weight_bytes, card.batch, c_bar, card.kv_bytes_per_token), "R_{step}", "B")
-    mu_bw = name(decode_rate_bandwidth(card.batch, step, card.bandwidth), "μ_β", "步/s")
+    mu_bw = name(decode_rate_bandwidth(card.batch, step, card.bandwidth), "μ_β", W["two_class_outputs.name_3"])
     mu1 = mu_bw if mu_card is None else mu_card
-    cap = name(cards * mu1, "μ", "步/s")
-    d1 = name(mix_demand(m.rate, m.share_before, wa, wb), "λw_1", "步/s")
-    d2 = name(mix_demand(m.rate, m.share_after, wa, wb), "λw_2", "步/s")
+    cap = name(cards * mu1, "μ", W["two_class_outputs.name_3"])
+    d1 = name(mix_demand(m.rate, m.share_before, wa, wb), "λw_1", W["two_class_outputs.name_3"])
+    d2 = name(mix_demand(m.rate, m.share_after, wa, wb), "λw_2", W["two_class_outputs.name_3"])
     run = run_two_class(m.rate, m.duration, m.split, m.share_before, m.share_after, wa, wb, cap, dt)
-    q_end = relabel(run.backlog_end, "Q_{end}", "步", (d1, d2, cap, m.duration, m.split, dt))
+    q_end = relabel(run.backlog_end, "Q_{end}", W["two_class_outputs.name_2"], (d1, d2, cap, m.duration, m.split, dt))
     drain = drain_time(q_end, cap)
     o = {
         "total_requests": n,
@@ -371,7 +376,9 @@ def two_class_outputs(
         "backlog_end_steps": q_end,
         "backlog_end_steps_display": floor_steps(q_end),
         "backlog_fluid_steps": fluid_backlog(d2, cap, m.duration - m.split),
-        "peak_backlog_steps": relabel(run.peak, "Q_{max}", "步", (d1, d2, cap, m.duration, m.split, dt)),
+        "peak_backlog_steps": relabel(
+            run.peak, "Q_{max}", W["two_class_outputs.name_2"], (d1, d2, cap, m.duration, m.split, dt)
+        ),
         "drain_s": drain,
         "completion_s": m.duration + drain,
         "min_time_one_card_s": work / mu1,
@@ -399,7 +406,7 @@ def class_a_steps(m: TwoClassMix, run: BacklogRun) -> list[float]:
 def request_outputs(s: int, p: int, g: int, batch: int, ridge: float, kv_bytes: float) -> dict:
     """图 3-1: one prefill and G − 1 decodes; decode j starts with S + P + j tokens; B requests read
     B·Σ_j(S + P + j) old-KV tokens; rows per weight read B·P (prefill) and B (decode) against B*."""
-    n_dec = name(decode_calls(g), "n_{dec}", "次")
+    n_dec = name(decode_calls(g), "n_{dec}", W["request_outputs.name"])
     kv_end = final_kv_tokens(s, p, g)
     ctx_sum = decode_context_sum(s, p, g)
     return {

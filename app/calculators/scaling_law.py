@@ -14,6 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..trace import by_rule, plain, tsqrt, tsum
+from ..words import words_for
+
+W = words_for(__name__)
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,7 @@ class FitResult:
     residuals: tuple[float, ...]
 
 
-FIT_RULE = "最小二乘拟合 L = E + A/N^α + B/D^β(A、B ≥ 0;α、β 在 [0.01, 2] 上网格搜索后逐步细化)"
+FIT_RULE = W["fit_rule"]
 LAW_SYMBOLS = ("E", "A", "B", "α", "β")
 
 

@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ..trace import name, rule, tmin, tsum
+from ..words import words_for
 from .model_config import ModelShape, attn_flops_per_context_token
+
+W = words_for(__name__)
 
 # ---------------------------------------------------------------- rough estimate and one linear layer
 
@@ -394,9 +397,7 @@ class ScheduleSummary:
     T: float
 
 
-@rule(
-    "按执行顺序排出 a 个 micro-batch 的 F1…F_L、B_L…B1;一层激活从它的前向结束驻留到反向结束,峰值是各时刻驻留量之和的最大值"
-)
+@rule(W["a_micro_batch_f1_f_l_b_l_b1.rule"])
 def schedule_summary(
     n_layers: int, micro_batches: int, t_fwd: float, t_bwd: float, act_per_layer_full: float
 ) -> ScheduleSummary:

@@ -13,6 +13,9 @@ from functools import cache
 from pathlib import Path
 
 from ..cards import REGISTRY, Card
+from ..words import words_for
+
+W = words_for(__name__)
 
 HERE = Path(__file__).resolve().parent
 _MARK = re.compile(r"^\{\{card:([a-z0-9-]+)\}\}\s*$", re.M)
@@ -56,30 +59,30 @@ def _ch(n: int, title: str, blurb: str, secs: list[tuple[str, str]]) -> Chapter:
 CHAPTERS: dict[int, Chapter] = {
     1: _ch(
         1,
-        "初识 AI Infra",
-        "读权重为什么比算还慢?用容量、算力、带宽、延迟四个数,回答放得下吗、要等多久、加资源值不值。",
+        W["chapters.t"],
+        W["chapters.t_2"],
         [
-            ("1.open", "开篇:读权重 vs 矩阵计算"),
-            ("1.1", "AI Infra 为什么重要"),
-            ("1.2", "系统设计的关键数字"),
-            ("1.3", "用几个数字估算一次模型执行"),
-            ("1.4", "需求如何推动架构设计"),
-            ("1.end", "谬误与陷阱 · 本章数字速查 · 本章小结"),
+            ("1.open", W["chapters.t_3"]),
+            ("1.1", W["chapters.t_4"]),
+            ("1.2", W["chapters.t_5"]),
+            ("1.3", W["chapters.t_6"]),
+            ("1.4", W["chapters.t_7"]),
+            ("1.end", W["chapters.t_8"]),
         ],
     ),
     3: _ch(
         3,
-        "推理与训练负载",
-        "平均数相同,负载不一定相同:到达时间、依赖与完成标准如何改变同样的工作量。",
+        W["chapters.t_9"],
+        W["chapters.t_10"],
         [
-            ("3.open", "开篇:两分钟,480 条请求"),
-            ("3.1", "从单次请求到持续到达的负载"),
-            ("3.2", "多轮交互与 Agent 任务"),
-            ("3.3", "多模态与实时交互"),
-            ("3.4", "训练的计算与状态需求"),
-            ("3.5", "强化学习(RL)"),
-            ("3.6", "从负载需求到训练与服务预算"),
-            ("3.end", "负载记录 · 谬误与陷阱 · 本章小结 · 练习"),
+            ("3.open", W["chapters.t_11"]),
+            ("3.1", W["chapters.t_12"]),
+            ("3.2", W["chapters.t_13"]),
+            ("3.3", W["chapters.t_14"]),
+            ("3.4", W["chapters.t_15"]),
+            ("3.5", W["chapters.t_16"]),
+            ("3.6", W["chapters.t_17"]),
+            ("3.end", W["chapters.t_18"]),
         ],
     ),
 }

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..calculators import prefix
+from ..words import words_for
 from .theme import (
     COLORS,
     animate,
@@ -24,6 +25,8 @@ from .theme import (
     vline,
     with_refs,
 )
+
+W = words_for(__name__)
 
 # ---------------------------------------------------------------------------------------------
 # Prefix reuse
@@ -46,19 +49,19 @@ def edit_bars(
     scale = width / max(n, new_len, 1)
     fc = min(first, n)
     if kind == "append":
-        before = [(0, n, "state", "原前缀,全部保留")]
-        after_label = "新增,需处理"
+        before = [(0, n, "state", W["edit_bars"])]
+        after_label = W["edit_bars_2"]
     elif kind == "replace_summary":
         before = [
-            (0, span[0], "state", "保留"),
-            (span[0], span[1], "removed", "被替换"),
-            (span[1], n, "stale", "之后的内容"),
+            (0, span[0], "state", W["edit_bars_3"]),
+            (span[0], span[1], "removed", W["edit_bars_4"]),
+            (span[1], n, "stale", W["edit_bars_5"]),
         ]
-        after_label = "摘要 + 其后,全部重算"
+        after_label = W["edit_bars_6"]
     else:
-        before = [(0, fc, "state", "保留"), (fc, n, "stale", "模板之后,全部失配")]
-        after_label = "从模板起全部重算"
-    after = [(0, k, "state", "复用"), (k, new_len, "prefill", after_label)]
+        before = [(0, fc, "state", W["edit_bars_3"]), (fc, n, "stale", W["edit_bars_7"])]
+        after_label = W["edit_bars_8"]
+    after = [(0, k, "state", W["edit_bars_9"]), (k, new_len, "prefill", after_label)]
 
     def seg(lst: list) -> list[dict]:
         return [
@@ -94,11 +97,11 @@ def hit_bars(
     op = [1.0 if i == current else 0.45 for i in range(len(rounds))]
     return figure(
         [
-            bar(list(rounds), list(hits), "命中 K(恢复)", "state", marker={"color": COLORS["state"], "opacity": op}),
+            bar(list(rounds), list(hits), W["hit_bars.bar"], "state", marker={"color": COLORS["state"], "opacity": op}),
             bar(
                 list(rounds),
                 list(misses),
-                "未命中 P(新处理)",
+                W["hit_bars.bar_2"],
                 "prefill",
                 marker={"color": COLORS["prefill"], "opacity": op},
                 text=[f"I = {x:,}" for x in inputs],
@@ -111,13 +114,13 @@ def hit_bars(
 
 def reuse_savings(rows: tuple[int, int], pairs: tuple[int, int]) -> dict:
     """Projection rows and attention pairs with the cached prefix vs a full prefill (log)."""
-    cats = ["投影/FFN 行", "注意力配对"]
+    cats = [W["reuse_savings"], W["reuse_savings_2"]]
     return figure(
         [
             bar(
                 cats,
                 [rows[0], pairs[0]],
-                "复用前缀",
+                W["reuse_savings.bar"],
                 "prefill",
                 text=[f"{rows[0]:,}", f"{pairs[0]:,}"],
                 textposition="outside",
@@ -125,13 +128,13 @@ def reuse_savings(rows: tuple[int, int], pairs: tuple[int, int]) -> dict:
             bar(
                 cats,
                 [rows[1], pairs[1]],
-                "不复用(全量 prefill)",
+                W["reuse_savings.bar_2"],
                 "idle",
                 text=[f"{rows[1]:,}", f"{pairs[1]:,}"],
                 textposition="outside",
             ),
         ],
-        layout(axis(""), axis("数量(对数)", log=True, range_=(0, 7)), barmode="group", height=300),
+        layout(axis(""), axis(W["reuse_savings.axis"], log=True, range_=(0, 7)), barmode="group", height=300),
     )
 
 
@@ -143,9 +146,14 @@ def reuse_savings(rows: tuple[int, int], pairs: tuple[int, int]) -> dict:
 def dot_grids(successes: tuple[int, int], totals: tuple[float, float]) -> dict:
     """Two 10 × 10 grids (old, new): a dot per success, a cross per failure (its cost counts too)."""
     traces = []
-    for j, (nm, n, off) in enumerate((("旧方法", successes[0], 0), ("新方法", successes[1], 12))):
+    for j, (nm, n, off) in enumerate(
+        ((W["dot_grids.enumerate"], successes[0], 0), (W["dot_grids.enumerate_2"], successes[1], 12))
+    ):
         cells = [(off + i % 10, 9 - i // 10, i < n) for i in range(100)]
-        for ok, label, role, sym in ((True, "成功", "decode", "circle"), (False, "失败(也花钱)", "backlog", "x")):
+        for ok, label, role, sym in (
+            (True, W["dot_grids"], "decode", "circle"),
+            (False, W["dot_grids_2"], "backlog", "x"),
+        ):
             traces.append(
                 points(
                     [x for x, _, g in cells if g == ok],
@@ -156,18 +164,21 @@ def dot_grids(successes: tuple[int, int], totals: tuple[float, float]) -> dict:
                     symbol=sym,
                     showlegend=j == 0,
                     legendgroup="ok" if ok else "bad",
-                    hovertemplate=f"{nm}:{'成功' if ok else '失败,成本照计'}<extra></extra>",
+                    hovertemplate=f"{nm}:{W['dot_grids'] if ok else W['dot_grids.hovertemplate']}<extra></extra>",
                 )
             )
-    traces[0]["name"], traces[1]["name"] = "成功", "失败(成本照计)"
+    traces[0]["name"], traces[1]["name"] = W["dot_grids"], W["dot_grids_3"]
     lay = layout(
         axis("", showticklabels=False, showgrid=False, range_=(-1, 22)),
         axis("", showticklabels=False, showgrid=False, range_=(-1.5, 10)),
         height=300,
     )
     lay["annotations"] = [
-        {"x": x, "y": -1.2, "text": f"{nm}:{n} 成功 / 总花费 {c:g}", "showarrow": False, "font": {"size": 13}}
-        for x, nm, n, c in ((4.5, "旧方法", successes[0], totals[0]), (16.5, "新方法", successes[1], totals[1]))
+        {"x": x, "y": -1.2, "text": W.f("dot_grids.text", nm=nm, n=n, c=c), "showarrow": False, "font": {"size": 13}}
+        for x, nm, n, c in (
+            (4.5, W["dot_grids.enumerate"], successes[0], totals[0]),
+            (16.5, W["dot_grids.enumerate_2"], successes[1], totals[1]),
+        )
     ]
     return figure(traces, lay)
 
@@ -179,18 +190,18 @@ def success_curve(
     grid = list(range(1, 101))
     refs = []
     if c_old is not None:
-        refs.append(hline(c_old, f"旧方法 {c_old:.2f}", "ink", log=True))
+        refs.append(hline(c_old, W.f("success_curve.hline", c_old=c_old), "ink", log=True))
     if breakeven_pct is not None and breakeven_pct <= 100:
-        refs.append(vline(breakeven_pct, f"持平 {breakeven_pct:.1f}%", "target"))
-    data = [line(grid, [c2 / (x / 100) for x in grid], "新方法 c₂/p₂", "decode")]
+        refs.append(vline(breakeven_pct, W.f("success_curve.vline", breakeven_pct=breakeven_pct), "target"))
+    data = [line(grid, [c2 / (x / 100) for x in grid], W["success_curve.line"], "decode")]
     if c_new is not None:
-        data.append(points([p2_pct], [c_new], f"当前 p₂ = {p2_pct:g}%", "accent", size=11))
+        data.append(points([p2_pct], [c_new], W.f("success_curve.points", p2_pct=p2_pct), "accent", size=11))
     return figure(
         data,
         with_refs(
             layout(
-                axis("新方法成功率 p₂ (%)", range_=(0, 110)),
-                axis("每个成功任务的成本(单位,对数)", log=True),
+                axis(W["success_curve.axis"], range_=(0, 110)),
+                axis(W["success_curve.axis_2"], log=True),
                 height=300,
             ),
             *refs,
@@ -211,14 +222,16 @@ def waterfall(steps: Sequence[tuple[str, float]]) -> dict:
         roles.append("backlog" if new > 1 + 1e-12 else "decode")
         txt.append(f"{new:.3g}" if i == 0 else f"→ {new:.3g}")
         level = new
-    xs.append("新模型")
+    xs.append(W["waterfall.append"])
     base.append(0.0)
     ht.append(level)
     roles.append("backlog" if level > 1 + 1e-12 else "decode")
     txt.append(f"{level:.3g}")
     return figure(
-        [bar(xs, ht, "每个成功任务的相对成本", roles, base=base, text=txt, textposition="outside")],
-        with_refs(layout(axis(""), axis("相对旧模型(= 1)"), height=320, legend=False), hline(1, "旧模型 = 1", "ink")),
+        [bar(xs, ht, W["waterfall.bar"], roles, base=base, text=txt, textposition="outside")],
+        with_refs(
+            layout(axis(""), axis(W["waterfall.axis"]), height=320, legend=False), hline(1, W["waterfall.hline"], "ink")
+        ),
     )
 
 
@@ -226,7 +239,7 @@ def waterfall(steps: Sequence[tuple[str, float]]) -> dict:
 # Gantt lanes with a ▶ time cursor
 # ---------------------------------------------------------------------------------------------
 
-CURSOR = "时间游标"
+CURSOR = W["cursor"]
 
 
 def multi_lane(items: Sequence[tuple[str, float, float]], name: str, role: str, text: Any = None, **kw: Any) -> dict:
@@ -296,7 +309,11 @@ def lanes_with_cursor(
 
 def trace_timeline(spans: Sequence[tuple[int, str, float, float]], outcomes: Sequence[str], total: float) -> dict:
     """The agent trace: model calls, tool runs and hand-offs on three lanes over the task's seconds."""
-    lanes = {"model": "模型调用", "tools": "工具执行", "control": "控制与交接"}
+    lanes = {
+        "model": W["trace_timeline.model"],
+        "tools": W["trace_timeline.tools"],
+        "control": W["trace_timeline.control"],
+    }
     roles = {"model": "decode", "tools": "tools", "control": "idle"}
     data = []
     for what, lane in lanes.items():
@@ -305,14 +322,29 @@ def trace_timeline(spans: Sequence[tuple[int, str, float, float]], outcomes: Seq
             [f"{i + 1}·{outcomes[i]} {b - a:.3f} s" for i, w, a, b in spans if w == what] if what == "model" else None
         )
         data.append(multi_lane(items, lane, roles[what], text=text))
-    names = {"model": "模型({})", "tools": "工具", "control": "交接"}
-    labelled = [(a, b, f"第 {i + 1} 轮" + names[w].format(outcomes[i])) for i, w, a, b in spans]
+    names = {
+        "model": W["trace_timeline.model_2"],
+        "tools": W["trace_timeline.tools_2"],
+        "control": W["trace_timeline.control_2"],
+    }
+    labelled = [(a, b, W.f("trace_timeline", v=i + 1) + names[w].format(outcomes[i])) for i, w, a, b in spans]
 
     def label_at(t: float) -> str:
-        return f"t = {t:.1f} s · " + next((s[2] for s in labelled if s[0] <= t < s[1]), "任务完成")
+        return f"t = {t:.1f} s · " + next(
+            (s[2] for s in labelled if s[0] <= t < s[1]), W["trace_timeline.label_at.next"]
+        )
 
     return lanes_with_cursor(
-        data, list(lanes.values()), "任务时间 (s)", total, total * 1.02, label_at, 52, height=280, left=96, duration=120
+        data,
+        list(lanes.values()),
+        W["trace_timeline.lanes_with_cursor"],
+        total,
+        total * 1.02,
+        label_at,
+        52,
+        height=280,
+        left=96,
+        duration=120,
     )
 
 
@@ -323,15 +355,15 @@ def pass_bars(cats: Sequence[str], passed: Sequence[int], total: Sequence[int]) 
             bar(
                 list(cats),
                 list(passed),
-                "通过",
+                W["pass_bars.bar"],
                 "decode",
                 horizontal=True,
                 text=[f"{a}/{b}" for a, b in zip(passed, total)],
             ),
-            bar(list(cats), [b - a for a, b in zip(passed, total)], "未通过", "backlog", horizontal=True),
+            bar(list(cats), [b - a for a, b in zip(passed, total)], W["pass_bars.bar_2"], "backlog", horizontal=True),
         ],
         layout(
-            axis(f"用例数(共 {max(total):,})", range_=(0, max(total))),
+            axis(W.f("pass_bars.axis", max=max(total)), range_=(0, max(total))),
             axis("", autorange="reversed"),
             barmode="stack",
             height=260,
@@ -347,14 +379,14 @@ def pass_bars(cats: Sequence[str], passed: Sequence[int], total: Sequence[int]) 
 
 def speedup_bars(label: str, role: str, part: float, s: float, rest: float, total: float) -> dict:
     """Before/after: the sped-up part and the unchanged rest (stacked horizontal bars)."""
-    cats = ["加速前", "加速后"]
+    cats = [W["speedup_bars"], W["speedup_bars_2"]]
     return figure(
         [
             bar(cats, [part, part / s], label, role, horizontal=True, text=[f"{part:.3f} s", f"{part / s:.3f} s"]),
-            bar(cats, [rest, rest], "其余(不变)", "idle", horizontal=True, text=[f"{rest:.2f} s"] * 2),
+            bar(cats, [rest, rest], W["speedup_bars.bar"], "idle", horizontal=True, text=[f"{rest:.2f} s"] * 2),
         ],
         layout(
-            axis("时间 (s)", range_=(0, total * 1.02)),
+            axis(W["speedup_bars.axis"], range_=(0, total * 1.02)),
             axis("", autorange="reversed"),
             barmode="stack",
             height=220,
@@ -368,12 +400,12 @@ def speedup_curve(overall: Any, f: float, s: float, now: float, cap: float, role
     grid = [1 + 19 * i / 60 for i in range(61)]
     return figure(
         [
-            line(grid, [overall(f, x) for x in grid], "整体加速", role),
+            line(grid, [overall(f, x) for x in grid], W["speedup_curve.line"], role),
             points([s], [now], f"s = {s:g}", "accent", size=11),
         ],
         with_refs(
-            layout(axis("局部加速倍数 s", range_=(1, 20)), axis("整体加速 (×)"), height=280),
-            hline(cap, f"上限 1/(1−f) = {cap:.3f}", "backlog", dash="dash"),
+            layout(axis(W["speedup_curve.axis"], range_=(1, 20)), axis(W["speedup_curve.axis_2"]), height=280),
+            hline(cap, W.f("speedup_curve.hline", cap=cap), "backlog", dash="dash"),
         ),
     )
 
@@ -382,7 +414,12 @@ def speedup_curve(overall: Any, f: float, s: float, now: float, cap: float, role
 # Tools: DAG and serial/parallel timelines
 # ---------------------------------------------------------------------------------------------
 
-NODE_NAMES = {"model1": "模型", "tool_a": "工具 A", "tool_b": "工具 B", "model2": "模型"}
+NODE_NAMES = {
+    "model1": W["node_names.model1"],
+    "tool_a": W["node_names.tool_a"],
+    "tool_b": W["node_names.tool_b"],
+    "model2": W["node_names.model1"],
+}
 
 
 def dag_layout(schedule: Any, durations: dict[str, float], serial: bool) -> dict:
@@ -427,34 +464,53 @@ def serial_parallel(
     """Serial and parallel schedules on a shared time axis with the state band under the tool spans;
     the selected schedule opaque; ▶ moves a cursor that says when each one finishes."""
     ser, par = m1 + a + b + m2, m1 + max(a, b) + m2
-    lanes = ["串行", "串行 · 状态", "并行", "并行 · 工具 A", "并行 · 状态"]
-    models = [("串行", 0, m1), ("串行", m1 + a + b, ser), ("并行", 0, m1), ("并行", m1 + max(a, b), par)]
-    tools = [("串行", m1, m1 + a), ("串行", m1 + a, m1 + a + b), ("并行", m1, m1 + b), ("并行 · 工具 A", m1, m1 + a)]
-    states = [("串行 · 状态", m1, m1 + a + b), ("并行 · 状态", m1, m1 + max(a, b))]
+    lanes = [
+        W["serial_parallel"],
+        W["serial_parallel_2"],
+        W["serial_parallel_3"],
+        W["serial_parallel_4"],
+        W["serial_parallel_5"],
+    ]
+    models = [
+        (W["serial_parallel"], 0, m1),
+        (W["serial_parallel"], m1 + a + b, ser),
+        (W["serial_parallel_3"], 0, m1),
+        (W["serial_parallel_3"], m1 + max(a, b), par),
+    ]
+    tools = [
+        (W["serial_parallel"], m1, m1 + a),
+        (W["serial_parallel"], m1 + a, m1 + a + b),
+        (W["serial_parallel_3"], m1, m1 + b),
+        (W["serial_parallel_4"], m1, m1 + a),
+    ]
+    states = [(W["serial_parallel_2"], m1, m1 + a + b), (W["serial_parallel_5"], m1, m1 + max(a, b))]
     data = [
-        multi_lane(models, "模型调用", "decode", text=["模型"] * 4),
-        multi_lane(tools, "工具", "tools", text=["A", "B", "B", "A"]),
+        multi_lane(models, W["trace_timeline.model"], "decode", text=[W["node_names.model1"]] * 4),
+        multi_lane(tools, W["trace_timeline.tools_2"], "tools", text=["A", "B", "B", "A"]),
         multi_lane(
             states,
-            "状态驻留(等工具)",
+            W["serial_parallel.multi_lane"],
             "state",
             text=[f"{peak:g} GiB × {w:g} s = {area:g} GiB·s" for w, area in zip((a + b, max(a, b)), areas)],
         ),
     ]
     for tr, items in zip(data, (models, tools, states)):
         tr["marker"]["opacity"] = [
-            (1.0 if serial_on else 0.4) if it[0].startswith("串行") else (0.4 if serial_on else 1.0) for it in items
+            (1.0 if serial_on else 0.4) if it[0].startswith(W["serial_parallel"]) else (0.4 if serial_on else 1.0)
+            for it in items
         ]
 
     def label_at(t: float) -> str:
         return (
-            f"t = {t:.1f} s" + (" · 并行完成" if t >= par - 1e-9 else "") + (" · 串行完成" if t >= ser - 1e-9 else "")
+            f"t = {t:.1f} s"
+            + (W["serial_parallel.label_at"] if t >= par - 1e-9 else "")
+            + (W["serial_parallel.label_at_2"] if t >= ser - 1e-9 else "")
         )
 
     return lanes_with_cursor(
         data,
         lanes,
-        "时间 (s)",
+        W["speedup_bars.axis"],
         ser,
         ser * 1.03,
         label_at,
@@ -495,13 +551,16 @@ def ced_work(p: int, enc: int, dec: int, resend: int, now: tuple[int, int]) -> d
     return figure(
         [
             line(
-                grid, [prefix.decoder_only_prompt_work(x, enc + dec) for x in grid], f"纯解码器 {enc + dec}P", "prefill"
+                grid,
+                [prefix.decoder_only_prompt_work(x, enc + dec) for x in grid],
+                W.f("ced_work.line", v=enc + dec),
+                "prefill",
             ),
             line(grid, [prefix.ced_prompt_work(x, enc, dec, resend) for x in grid], "CED", "decode", dash="dash"),
-            points([p, p], list(now), f"当前 P = {p:,}", "accent", size=10),
+            points([p, p], list(now), W.f("ced_work.points", p=p), "accent", size=10),
         ],
         with_refs(
-            layout(axis("提示 token 数 P(对数)", log=True), axis("专家层工作量(token·层,对数)", log=True), height=320),
+            layout(axis(W["ced_work.axis"], log=True), axis(W["ced_work.axis_2"], log=True), height=320),
             vline(resend, f"P = {resend}", log=True),
         ),
     )
@@ -509,8 +568,11 @@ def ced_work(p: int, enc: int, dec: int, resend: int, now: tuple[int, int]) -> d
 
 def stacked_work(prompt: tuple[int, int], decode: int) -> dict:
     """Prompt plus output work of both structures (stacked bars)."""
-    cats = ["纯解码器", "CED"]
+    cats = [W["stacked_work"], "CED"]
     return figure(
-        [bar(cats, list(prompt), "提示(prefill)", "prefill"), bar(cats, [decode, decode], "输出(decode)", "decode")],
-        layout(axis(""), axis("专家层工作量(token·层)"), barmode="stack", height=300),
+        [
+            bar(cats, list(prompt), W["stacked_work.bar"], "prefill"),
+            bar(cats, [decode, decode], W["stacked_work.bar_2"], "decode"),
+        ],
+        layout(axis(""), axis(W["stacked_work.axis"]), barmode="stack", height=300),
     )

@@ -7,7 +7,10 @@ import math
 from typing import Any
 
 from ..calculators import audio
+from ..words import words_for
 from .theme import animate, axis, color, figure, frame, layout, line, points, r, vline, with_refs
+
+W = words_for(__name__)
 
 LANES: dict[str, Any] = {"range_": (0.4, 3.6), "ticks": [1, 2, 3], "showgrid": False}
 
@@ -53,43 +56,55 @@ def jitter_figure(run: audio.JitterRun, chunk_ms: float, play_start_ms: float, l
     curve = [(x * 1e3, b * 1e3) for x, b in zip(*audio.buffer_curve(run.arrivals, run.playout, chunk_s))]
     ymax = max([b for _, b in curve] + [chunk_ms]) * 1.15
     tr = _jitter_traces(run, chunk_s, late, t_end, ymax, curve)
-    hover = "块 %{customdata} 到达 %{x:.0f} ms<extra></extra>"
+    hover = W["jitter_figure"]
     clock: dict[str, Any] = {"width": 1, "dash": "dot", "showlegend": False, "hoverinfo": "skip"}
     data = [
-        points(*tr["到达"][:2], "到达", "decode", size=10, customdata=tr["到达"][2], hovertemplate=hover),
         points(
-            *tr["迟到的块(示意)"][:2],
-            "迟到的块(示意)",
-            "backlog",
-            size=12,
-            customdata=tr["迟到的块(示意)"][2],
+            *tr[W["jitter_figure.points"]][:2],
+            W["jitter_figure.points"],
+            "decode",
+            size=10,
+            customdata=tr[W["jitter_figure.points"]][2],
             hovertemplate=hover,
         ),
-        line(*tr["实际播放"][:2], "实际播放", "decode", width=14),
-        line(*tr["停顿"][:2], "停顿", "backlog", width=14),
+        points(
+            *tr[W["jitter_figure.points_2"]][:2],
+            W["jitter_figure.points_2"],
+            "backlog",
+            size=12,
+            customdata=tr[W["jitter_figure.points_2"]][2],
+            hovertemplate=hover,
+        ),
+        line(*tr[W["jitter_figure.line"]][:2], W["jitter_figure.line"], "decode", width=14),
+        line(*tr[W["jitter_figure.line_2"]][:2], W["jitter_figure.line_2"], "backlog", width=14),
         line(*tr["B(t) = A(t) − P(t)"][:2], "B(t) = A(t) − P(t)", "state", width=2.2, xaxis="x", yaxis="y2"),
-        line(*tr["时钟"][:2], "时钟", "ink", **clock),
-        line(*tr["时钟(余量)"][:2], "时钟(余量)", "ink", yaxis="y2", **clock),
+        line(*tr[W["jitter_figure.line_3"]][:2], W["jitter_figure.line_3"], "ink", **clock),
+        line(*tr[W["jitter_figure.line_4"]][:2], W["jitter_figure.line_4"], "ink", yaxis="y2", **clock),
     ]
     planned = [play_start_ms + k * chunk_ms for k in range(len(run.arrivals))]
     data.append(
         points(
             planned,
             [2] * len(planned),
-            "原定播放",
+            W["jitter_figure.points_3"],
             "ink",
             size=16,
             symbol="line-ns-open",
-            hovertemplate="原定 %{x:.0f} ms<extra></extra>",
+            hovertemplate=W["jitter_figure.hovertemplate"],
         )
     )
     lay = layout(
         axis("", range_=(0, t_end), anchor="y2", ticksuffix=" ms"),
-        axis("", ticktext=["实际播放", "原定播放", "到达"], domain=[0.42, 1], **LANES),
+        axis(
+            "",
+            ticktext=[W["jitter_figure.line"], W["jitter_figure.points_3"], W["jitter_figure.points"]],
+            domain=[0.42, 1],
+            **LANES,
+        ),
         height=420,
         margin=(80, 16, 10, 44),
     )
-    lay["yaxis2"] = axis("B(t) (ms 音频)", range_=(0, ymax), domain=[0, 0.32], anchor="x")
+    lay["yaxis2"] = axis(W["jitter_figure.axis"], range_=(0, ymax), domain=[0, 0.32], anchor="x")
     fig = figure(data, lay)
     ts = [t_end * k / n_frames for k in range(1, n_frames + 1)]
 
@@ -97,7 +112,11 @@ def jitter_figure(run: audio.JitterRun, chunk_ms: float, play_start_ms: float, l
         moving = _jitter_traces(run, chunk_s, late, t, ymax, curve)
         return frame(
             **{
-                n: {"x": r(x), "y": r(y), **({"customdata": c} if n in ("到达", "迟到的块(示意)") else {})}
+                n: {
+                    "x": r(x),
+                    "y": r(y),
+                    **({"customdata": c} if n in (W["jitter_figure.points"], W["jitter_figure.points_2"]) else {}),
+                }
                 for n, (x, y, c) in moving.items()
             }
         )
@@ -113,29 +132,35 @@ def interrupt_figure(run: audio.JitterRun, it: audio.Interrupt, poll_ms: float, 
     first_poll = max(0.0, math.floor((it.stop - 3 * poll_ms) / poll_ms) * poll_ms)
     polls = [first_poll + k * poll_ms for k in range(8) if first_poll + k * poll_ms <= it.release + poll_ms]
     lay = layout(
-        axis("时间 (ms)", range_=(max(0.0, it.decided - 120), max(it.release, mute + discarded_ms) + 30)),
-        axis("", ticktext=["设备播放", "设备检查指令", "到达"], **LANES),
+        axis(
+            W["interrupt_figure.axis"], range_=(max(0.0, it.decided - 120), max(it.release, mute + discarded_ms) + 30)
+        ),
+        axis(
+            "",
+            ticktext=[W["interrupt_figure.ticktext"], W["interrupt_figure.ticktext_2"], W["jitter_figure.points"]],
+            **LANES,
+        ),
         height=300,
         margin=(100, 16, 30, 44),
     )
     with_refs(
         lay,
-        vline(it.decided, f"决定打断 {it.decided:g}", "ink", "dot"),
-        vline(it.stop, f"后端停止 {it.stop:.0f}", "tools"),
-        vline(mute, f"设备静音 {mute:.0f}", "backlog"),
-        vline(it.release, f"释放 {it.release:.0f}", "state"),
+        vline(it.decided, W.f("interrupt_figure.vline", decided=it.decided), "ink", "dot"),
+        vline(it.stop, W.f("interrupt_figure.vline_2", stop=it.stop), "tools"),
+        vline(mute, W.f("interrupt_figure.vline_3", mute=mute), "backlog"),
+        vline(it.release, W.f("interrupt_figure.vline_4", release=it.release), "state"),
     )
     for i, a in enumerate(lay["annotations"]):
         a.update(y=1 - 0.12 * i, yanchor="top", xanchor="left", bgcolor=color("label_bg"))
     arrived = [a * 1e3 for a in run.arrivals if a * 1e3 <= mute]
     return figure(
         [
-            points(arrived, [3] * len(arrived), "到达(静音前)", "decode", size=10),
-            points(polls, [2] * len(polls), "设备检查指令", "idle", size=14, symbol="line-ns-open"),
-            line(*segments(played, 1), "已播放", "decode", width=14),
+            points(arrived, [3] * len(arrived), W["interrupt_figure.points"], "decode", size=10),
+            points(polls, [2] * len(polls), W["interrupt_figure.ticktext_2"], "idle", size=14, symbol="line-ns-open"),
+            line(*segments(played, 1), W["interrupt_figure.line"], "decode", width=14),
             line(
                 *segments([(mute, mute + discarded_ms)] if discarded_ms > 0 else [], 1),
-                "已到达但不再播放",
+                W["interrupt_figure.line_2"],
                 "idle",
                 width=14,
                 dash="dot",
@@ -152,12 +177,12 @@ def drain_figure(b0: float, rate: float, drain: float) -> dict:
     t_stop = min(drain, t_max) if finite else t_max
     ts = [t_stop * k / 40 for k in range(41)]
     traces = [
-        line(ts, [b0 + rate * t for t in ts], "A(t) 已到达", "decode"),
-        line(ts, ts, "P(t) 已播放", "idle"),
+        line(ts, [b0 + rate * t for t in ts], W["drain_figure.line"], "decode"),
+        line(ts, ts, W["drain_figure.line_2"], "idle"),
         line(ts, [audio.buffer_linear(b0, rate, t) for t in ts], "B(t) = A − P", "state", width=3),
     ]
-    lay = layout(axis("时间 t (s)", range_=(0, t_max)), axis("音频时长 (s)"), height=320)
+    lay = layout(axis(W["drain_figure.axis"], range_=(0, t_max)), axis(W["drain_figure.axis_2"]), height=320)
     if finite:
-        traces.append(line([drain, t_max], [0, 0], "耗尽后:断断续续", "backlog", width=5))
-        with_refs(lay, vline(drain, f"t = {drain:.3g} s 耗尽", "backlog"))
+        traces.append(line([drain, t_max], [0, 0], W["drain_figure.line_3"], "backlog", width=5))
+        with_refs(lay, vline(drain, W.f("drain_figure.vline", drain=drain), "backlog"))
     return figure(traces, lay)

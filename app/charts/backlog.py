@@ -9,7 +9,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..words import words_for
 from .theme import animate, axis, bar, color, figure, frame, hline, layout, line, points, r, with_refs
+
+W = words_for(__name__)
 
 
 def frame_indices(n: int, max_frames: int = 48) -> list[int]:
@@ -56,7 +59,7 @@ def _binned_bars(
 def _backlog_layout(run: Any, y_a: list[float], y_b: list[float], capacity: float, height: int, title_y: str) -> dict:
     ymax = max(max((a + b for a, b in zip(y_a, y_b)), default=0), capacity) * 1.15
     lay = layout(
-        axis("时间 (s)", range_=(0, max(run.times[-1], run.arrival_end) * 1.03 + 1)),
+        axis(W["backlog_layout.axis"], range_=(0, max(run.times[-1], run.arrival_end) * 1.03 + 1)),
         axis(title_y, range_=(0, ymax)),
         height=height,
         margin=(64, 64, 48, 48),
@@ -64,14 +67,14 @@ def _backlog_layout(run: Any, y_a: list[float], y_b: list[float], capacity: floa
         bargap=0,
     )
     lay["yaxis2"] = axis(
-        "积压 Q(步)",
+        W["backlog_layout.axis_2"],
         overlaying="y",
         side="right",
         range_=(0, max(run.peak, 1.0) * 1.2),
         showgrid=False,
         rangemode="tozero",
     )
-    with_refs(lay, hline(capacity, f"μ = {capacity:,.0f} 步/s", "backlog", dash="dash"))
+    with_refs(lay, hline(capacity, W.f("backlog_layout.hline", capacity=capacity), "backlog", dash="dash"))
     lay["annotations"][-1].update({"x": 0.01, "xanchor": "left"})
     if run.peak > 0:
         tp = run.times[run.queue.index(run.peak)] if run.peak in run.queue else run.times[-1]
@@ -109,7 +112,7 @@ def backlog_figure(
     capacity: float,
     *,
     height: int = 340,
-    title_y: str = "到达的 decode 步(步/s)",
+    title_y: str = W["module"],
     duration: int = 150,
 ) -> dict:
     """例题 3-1 / 练习 3-2: bars = decode steps arriving per second (class A hatched over class B),
@@ -123,7 +126,7 @@ def backlog_figure(
         bar(
             xs,
             y_a,
-            "长输入类(decode 步)",
+            W["backlog_figure.bar"],
             "decode",
             width=ws,
             marker={
@@ -132,12 +135,12 @@ def backlog_figure(
                 "pattern": {"shape": "/", "fgcolor": color("decode"), "size": 6, "solidity": 0.3},
             },
         ),
-        bar(xs, y_b, "长输出类(decode 步)", "decode", width=ws, opacity=0.9),
-        line(qt, qv, "积压 Q(t)", "backlog", yaxis="y2", width=3),
+        bar(xs, y_b, W["backlog_figure.bar_2"], "decode", width=ws, opacity=0.9),
+        line(qt, qv, W["backlog_figure.line"], "backlog", yaxis="y2", width=3),
         points(
             [qt[-1]],
             [qv[-1]],
-            "当前",
+            W["backlog_figure.points"],
             "ink",
             size=10,
             yaxis="y2",
@@ -168,8 +171,23 @@ def backlog_figure(
 def queue_spark(run: Any) -> dict:
     """A small filled Q(t) (the first fallacy)."""
     return figure(
-        [line(run.times, run.queue, "积压 Q(t)", "backlog", fill="tozeroy", fillcolor=color("backlog_fill"))],
-        layout(axis("时间 (s)"), axis("积压 (步)"), height=200, legend=False, margin=(64, 16, 12, 40)),
+        [
+            line(
+                run.times,
+                run.queue,
+                W["backlog_figure.line"],
+                "backlog",
+                fill="tozeroy",
+                fillcolor=color("backlog_fill"),
+            )
+        ],
+        layout(
+            axis(W["backlog_layout.axis"]),
+            axis(W["queue_spark.axis"]),
+            height=200,
+            legend=False,
+            margin=(64, 16, 12, 40),
+        ),
     )
 
 
@@ -211,7 +229,7 @@ def _lane_bars(run: Any, cap: float, yax: str, legend: bool) -> list[dict]:
         bar(
             xs,
             under,
-            "decode 需求(≤ 100%)",
+            W["lane_bars.bar"],
             "decode",
             xaxis=xax,
             yaxis=yax,
@@ -222,7 +240,7 @@ def _lane_bars(run: Any, cap: float, yax: str, legend: bool) -> list[dict]:
         bar(
             xs,
             over,
-            "超出处理能力的部分",
+            W["lane_bars.bar_2"],
             "backlog",
             xaxis=xax,
             yaxis=yax,
@@ -236,16 +254,18 @@ def _lane_bars(run: Any, cap: float, yax: str, legend: bool) -> list[dict]:
 def _lanes_layout(lanes: tuple[str, str], end_t: float, ymax: float, qmax: float, cap: float) -> dict:
     lay = layout(
         axis("", range_=(0, end_t + 2), showticklabels=False, anchor="y", matches="x2"),
-        axis(f"{lanes[0]}<br>需求 / 能力 (%)", domain=[0.56, 1.0], range_=(0, ymax)),
+        axis(W.f("lanes_layout.axis", v=lanes[0]), domain=[0.56, 1.0], range_=(0, ymax)),
         height=440,
         margin=(72, 64, 24, 48),
         barmode="stack",
         bargap=0,
     )
-    lay["xaxis2"] = axis("时间 (s):到达在 120 s 停止", range_=(0, end_t + 2), anchor="y2")
-    lay["yaxis2"] = axis(f"{lanes[1]}<br>需求 / 能力 (%)", domain=[0.0, 0.44], range_=(0, ymax), anchor="x2")
-    lay["yaxis3"] = axis("积压 Q(步)", overlaying="y2", side="right", range_=(0, qmax), showgrid=False, anchor="x2")
-    lay["yaxis4"] = axis("Q(步)", overlaying="y", side="right", range_=(0, qmax), showgrid=False)
+    lay["xaxis2"] = axis(W["lanes_layout.axis_2"], range_=(0, end_t + 2), anchor="y2")
+    lay["yaxis2"] = axis(W.f("lanes_layout.axis_3", v=lanes[1]), domain=[0.0, 0.44], range_=(0, ymax), anchor="x2")
+    lay["yaxis3"] = axis(
+        W["backlog_layout.axis_2"], overlaying="y2", side="right", range_=(0, qmax), showgrid=False, anchor="x2"
+    )
+    lay["yaxis4"] = axis(W["lanes_layout.axis_4"], overlaying="y", side="right", range_=(0, qmax), showgrid=False)
     for yref in ("y", "y2"):
         lay.setdefault("shapes", []).append(
             {
@@ -268,7 +288,7 @@ def _lanes_layout(lanes: tuple[str, str], end_t: float, ymax: float, qmax: float
                 "yanchor": "bottom",
                 "xanchor": "left",
                 "showarrow": False,
-                "text": f"100% = {cap:,.0f} 步/s",
+                "text": W.f("lanes_layout.text", cap=cap),
                 "font": {"size": 12, "color": color("backlog")},
             }
         )
@@ -280,7 +300,7 @@ def two_lanes(ru: Any, rs: Any, cap: float, lanes: tuple[str, str], utils: Seque
     and Q(t); ▶ moves a cursor along both lanes."""
     end_t = max(rs.times[-1], ru.times[-1], 140.0)
     ymax = max(100.0, *utils) * 1.18
-    names = ("积压 Q(t) · 上道", "积压 Q(t)", "游标 · 上道", "游标 · 下道")
+    names = (W["two_lanes"], W["backlog_figure.line"], W["two_lanes_2"], W["two_lanes_3"])
     qs = [(thin(len(run.times), 150), run) for run in (ru, rs)]
     data = (
         _lane_bars(ru, cap, "y", True)
@@ -364,7 +384,7 @@ def occupancy_figure(
         line(
             times,
             occupancy,
-            "M(t):正在等待的任务占用",
+            W["occupancy_figure.line"],
             "state",
             shape="hv",
             fill="tozeroy",
@@ -380,9 +400,9 @@ def occupancy_figure(
         height=380,
         margin=(56, 16, 24, 48),
     )
-    lay["xaxis2"] = axis("时间 (s)", range_=(0, horizon), anchor="y2")
+    lay["xaxis2"] = axis(W["backlog_layout.axis"], range_=(0, horizon), anchor="y2")
     lay["yaxis2"] = axis(
-        "占用 M(t) (GiB)",
+        W["occupancy_figure.axis"],
         domain=[0.0, 0.6],
         anchor="x2",
         range_=(0, max(max(occupancy, default=0), plateau, m0) * 1.15),
@@ -403,23 +423,23 @@ def stacked_step_bytes(weight_gb: float, kv_gb: float, batch: int) -> dict:
     return figure(
         [
             bar(
-                ["一步 decode"],
+                [W["stacked_step_bytes.bar"]],
                 [weight_gb],
-                f"共享权重 {weight_gb:.2f} GB",
+                W.f("stacked_step_bytes.bar_2", weight_gb=weight_gb),
                 "decode",
                 horizontal=True,
-                text=[f"权重 {weight_gb:.2f} GB"],
+                text=[W.f("stacked_step_bytes.text", weight_gb=weight_gb)],
             ),
             bar(
-                ["一步 decode"],
+                [W["stacked_step_bytes.bar"]],
                 [kv_gb],
-                f"{batch} 条序列的 KV 读写 {kv_gb:.2f} GB",
+                W.f("stacked_step_bytes.bar_3", batch=batch, kv_gb=kv_gb),
                 "state",
                 horizontal=True,
                 text=[f"KV {kv_gb:.2f} GB"],
             ),
         ],
-        layout(axis("每步读写字节 (GB)"), axis(""), height=170, barmode="stack", margin=(90, 16, 16, 44)),
+        layout(axis(W["stacked_step_bytes.axis"]), axis(""), height=170, barmode="stack", margin=(90, 16, 16, 44)),
     )
 
 
@@ -428,13 +448,13 @@ def rate_vs_demand(mu: float, demand: float, texts: Sequence[str]) -> dict:
     return figure(
         [
             bar(
-                ["单卡上限", "平均需求"],
+                [W["rate_vs_demand.bar"], W["rate_vs_demand.bar_2"]],
                 [mu, demand],
-                "decode 步/s",
+                W["rate_vs_demand.bar_3"],
                 ["decode", "backlog"],
                 text=list(texts),
                 horizontal=True,
             )
         ],
-        layout(axis("decode 步/s"), axis(""), height=170, legend=False, margin=(80, 16, 16, 44)),
+        layout(axis(W["rate_vs_demand.bar_3"]), axis(""), height=170, legend=False, margin=(80, 16, 16, 44)),
     )

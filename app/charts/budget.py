@@ -10,7 +10,10 @@ from collections.abc import Mapping, Sequence
 
 from ..calculators import scaling_law as sl
 from ..format import sci
+from ..words import words_for
 from .theme import axis, bar, color, figure, hline, layout, line, points, vline, with_refs
+
+W = words_for(__name__)
 
 
 def _log_grid(lo: float, hi: float, n: int) -> list[float]:
@@ -41,14 +44,14 @@ def split_figure(law: sl.Law, alpha: float, beta: float, c0: float, k: float, o:
     ns = [sl.optimal_n(c, law.A, law.B, alpha, beta) for c in grid]
     c1 = c0 * k
     n0, n1, d0, d1 = o["n_opt_params"], o["n_opt_params_after"], o["d_opt_tokens"], o["d_opt_tokens_after"]
-    lay = layout(axis("训练预算 C (FLOP,对数)", log=True), axis("最优规模(对数)", log=True), height=340)
+    lay = layout(axis(W["split_figure.axis"], log=True), axis(W["split_figure.axis_2"], log=True), height=340)
     lay["annotations"] = [_arrow(c0, n0, c1, n1, "state"), _arrow(c0, d0, c1, d1, "decode")]
     return figure(
         [
-            line(grid, ns, "N_opt(参数)", "state"),
-            line(grid, [c / (6 * n) for c, n in zip(grid, ns)], "D_opt(训练 token)", "decode"),
-            points([c0, c0], [n0, d0], "原预算 C", "ink", size=10),
-            points([c1, c1], [n1, d1], f"新预算 {k:g}C", "accent", size=11),
+            line(grid, ns, W["split_figure.line"], "state"),
+            line(grid, [c / (6 * n) for c, n in zip(grid, ns)], W["split_figure.line_2"], "decode"),
+            points([c0, c0], [n0, d0], W["split_figure.points"], "ink", size=10),
+            points([c1, c1], [n1, d1], W.f("split_figure.points_2", k=k), "accent", size=11),
         ],
         lay,
     )
@@ -64,22 +67,22 @@ def holdout_figure(
         points(
             [r.params for r in context],
             [r.loss for r in context],
-            "datablations C4 单轮 run(背景)",
+            W["holdout_figure.points"],
             "idle",
             size=7,
             opacity=0.55,
             text=[r.run for r in context],
             hovertemplate="%{text}<br>N=%{x:.3g} L=%{y:.4f}<extra></extra>",
         ),
-        line(ngrid, [sl.loss(law, n, 55e9) for n in ngrid], "律:D = 55B", "prefill", dash="dot", width=2),
-        line(ngrid, [sl.loss(law, n, 178e9) for n in ngrid], "律:D = 178B", "decode", dash="dot", width=2),
+        line(ngrid, [sl.loss(law, n, 55e9) for n in ngrid], W["holdout_figure.line"], "prefill", dash="dot", width=2),
+        line(ngrid, [sl.loss(law, n, 178e9) for n in ngrid], W["holdout_figure.line_2"], "decode", dash="dot", width=2),
     ]
     if fitted:
         traces.append(
             points(
                 [r.params for r in fitted],
                 [r.loss for r in fitted],
-                "拟合点(你选的)",
+                W["holdout_figure.points_2"],
                 "accent",
                 size=10,
                 symbol="diamond",
@@ -87,12 +90,14 @@ def holdout_figure(
         )
     h1, h2 = held
     traces += [
-        points([h1.params, h2.params], [h1.loss, h2.loss], "留出点 实测", "backlog", size=12),
-        points([h1.params, h2.params], list(pred), "留出点 预测", "backlog", size=12, symbol="circle-open"),
+        points([h1.params, h2.params], [h1.loss, h2.loss], W["holdout_figure.points_3"], "backlog", size=12),
+        points(
+            [h1.params, h2.params], list(pred), W["holdout_figure.points_4"], "backlog", size=12, symbol="circle-open"
+        ),
         line(
             [h1.params, h1.params, None, h2.params, h2.params],
             [h1.loss, pred[0], None, h2.loss, pred[1]],
-            "预测 − 实测",
+            W["holdout_figure.line_3"],
             "backlog",
             width=2,
         ),
@@ -100,8 +105,8 @@ def holdout_figure(
     return figure(
         traces,
         layout(
-            axis("参数量 N(对数)", log=True, range_=(7, 10.2)),
-            axis("C4 测试损失 (nats/token)", range_=(2.2, 4.2)),
+            axis(W["holdout_figure.axis"], log=True, range_=(7, 10.2)),
+            axis(W["holdout_figure.axis_2"], range_=(2.2, 4.2)),
             height=380,
         ),
     )
@@ -112,11 +117,13 @@ def seed_strip(reruns: Sequence[sl.Run], held: sl.Run, pred: float) -> dict:
     y = "2.81B / 55B"
     return figure(
         [
-            points([r.loss for r in reruns], [y] * len(reruns), f"换随机种子重跑({len(reruns)} 次)", "idle", size=11),
-            points([held.loss], [y], f"书中留出点 {held.loss:.3f}", "backlog", size=12),
-            points([pred], [y], "律的预测", "backlog", size=12, symbol="circle-open"),
+            points(
+                [r.loss for r in reruns], [y] * len(reruns), W.f("seed_strip.points", len=len(reruns)), "idle", size=11
+            ),
+            points([held.loss], [y], W.f("seed_strip.points_2", loss=held.loss), "backlog", size=12),
+            points([pred], [y], W["seed_strip.points_3"], "backlog", size=12, symbol="circle-open"),
         ],
-        layout(axis("C4 测试损失 (nats/token)"), axis(""), height=170, margin=(90, 16, 8, 44)),
+        layout(axis(W["holdout_figure.axis_2"]), axis(""), height=170, margin=(90, 16, 8, 44)),
     )
 
 
@@ -130,19 +137,19 @@ def intercept_figure(o: Mapping[str, float], n_small: float, n_large: float) -> 
         return o[f"train_gpu_h_{size}"] + q * o[f"call_gpu_s_{size}"] / 3600
 
     tr = [
-        line(qs, [total("small", q) for q in qs], f"小模型 {sci(n_small, 2)}:多训练、调用便宜", "prefill"),
-        line(qs, [total("large", q) for q in qs], f"大模型 {sci(n_large, 2)}:少训练、调用贵", "decode"),
+        line(qs, [total("small", q) for q in qs], W.f("intercept_figure.line", sci=sci(n_small, 2)), "prefill"),
+        line(qs, [total("large", q) for q in qs], W.f("intercept_figure.line_2", sci=sci(n_large, 2)), "decode"),
     ]
     refs = []
     if inside:
-        tr.append(points([q_star], [total("small", q_star)], "交点 Q*", "accent", size=12))
+        tr.append(points([q_star], [total("small", q_star)], W["intercept_figure.points"], "accent", size=12))
         refs.append(vline(q_star, f"Q*≈{sci(q_star, 3)}", log=True))
     return figure(
         tr,
         with_refs(
             layout(
-                axis("累计调用次数 Q(对数)", log=True, range_=(6, 10)),
-                axis("累计 GPU 小时 C₀ + Q·c(对数)", log=True),
+                axis(W["intercept_figure.axis"], log=True, range_=(6, 10)),
+                axis(W["intercept_figure.axis_2"], log=True),
                 height=340,
             ),
             *refs,
@@ -165,13 +172,13 @@ def iso_loss_figure(law: sl.Law, target: float, sizes: Sequence[tuple[float, flo
     pts = [(n, d) for n, d in sizes if d]
     return figure(
         [
-            line(ngrid, inside, "等损失线(数据范围内)", "ink"),
-            line(ngrid, beyond, f"外推(超出 {boundary_b:g}B)", "ink", dash="dash"),
-            points([x for x, _ in pts], [y for _, y in pts], "两个模型", "accent", size=11),
+            line(ngrid, inside, W["iso_loss_figure.line"], "ink"),
+            line(ngrid, beyond, W.f("iso_loss_figure.line_2", boundary_b=boundary_b), "ink", dash="dash"),
+            points([x for x, _ in pts], [y for _, y in pts], W["iso_loss_figure.points"], "accent", size=11),
         ],
         with_refs(
-            layout(axis("参数量 N(对数)", log=True), axis("所需训练 token D (10⁹,对数)", log=True), height=280),
-            hline(boundary_b, f"数据范围上限 {boundary_b:g}B(示意)", "idle", log=True),
+            layout(axis(W["holdout_figure.axis"], log=True), axis(W["iso_loss_figure.axis"], log=True), height=280),
+            hline(boundary_b, W.f("iso_loss_figure.hline", boundary_b=boundary_b), "idle", log=True),
         ),
     )
 
@@ -182,18 +189,24 @@ def lifetime_figure(delta_train_gpu_h: float, saving_gpu_s: float, tasks: float,
     qs = sorted({*_log_grid(1e6, 1e11, 51), tasks, *marked})
     marks = [q for q in (2e8, 1e9) if q != tasks]
     tr = [
-        line(qs, [delta_train_gpu_h] * len(qs), "小模型:多出的训练 ΔC₀", "prefill"),
-        line(qs, [q * saving_gpu_s / 3600 for q in qs], "大模型:多出的服务 Q·Δc", "decode"),
-        points(marks, [q * saving_gpu_s / 3600 for q in marks], "两亿 / 十亿项", "ink", size=9),
-        points([tasks], [tasks * saving_gpu_s / 3600], f"当前 Q = {sci(tasks, 3)}", "accent", size=12),
+        line(qs, [delta_train_gpu_h] * len(qs), W["lifetime_figure.line"], "prefill"),
+        line(qs, [q * saving_gpu_s / 3600 for q in qs], W["lifetime_figure.line_2"], "decode"),
+        points(marks, [q * saving_gpu_s / 3600 for q in marks], W["lifetime_figure.points"], "ink", size=9),
+        points(
+            [tasks],
+            [tasks * saving_gpu_s / 3600],
+            W.f("lifetime_figure.points_2", sci=sci(tasks, 3)),
+            "accent",
+            size=12,
+        ),
     ]
     refs = [vline(q, f"Q*≈{sci(q, 3)}", log=True) for q in marked]
     return figure(
         tr,
         with_refs(
             layout(
-                axis("生命周期任务数 Q(对数)", log=True, range_=(6, 11)),
-                axis("两者不同的那部分成本 (GPU·h,对数)", log=True),
+                axis(W["lifetime_figure.axis"], log=True, range_=(6, 11)),
+                axis(W["lifetime_figure.axis_2"], log=True),
                 height=330,
             ),
             *refs,
@@ -208,7 +221,7 @@ def tokens_per_param_figure(
     return figure(
         [bar(names, d_over_n, "D/N", "decode", text=texts)],
         with_refs(
-            layout(axis(""), axis("训练 token / 参数(对数)", log=True), height=280, legend=False),
+            layout(axis(""), axis(W["tokens_per_param_figure.axis"], log=True), height=280, legend=False),
             hline(per_param, f"Chinchilla {per_param:g}", "target", dash="dash", log=True),
         ),
     )
@@ -219,10 +232,10 @@ def moe_params_figure(models: Sequence[Mapping]) -> dict:
     names = [m["name"] for m in models]
     return figure(
         [
-            bar(names, [m["total_params"] / 1e9 for m in models], "总参数(容量)", "state"),
-            bar(names, [m["active_params"] / 1e9 for m in models], "每 token 激活(运算)", "prefill"),
+            bar(names, [m["total_params"] / 1e9 for m in models], W["moe_params_figure.bar"], "state"),
+            bar(names, [m["active_params"] / 1e9 for m in models], W["moe_params_figure.bar_2"], "prefill"),
         ],
-        layout(axis(""), axis("参数 (10⁹,对数)", log=True), height=290, barmode="group"),
+        layout(axis(""), axis(W["moe_params_figure.axis"], log=True), height=290, barmode="group"),
     )
 
 
@@ -240,7 +253,7 @@ def a100_figure(
                 bar(
                     [labels[i] for i in idx],
                     [equiv[i] for i in idx],
-                    f"原始 GPU:{gpu_names[g]}",
+                    W.f("a100_figure.bar", v=gpu_names[g]),
                     roles[g],
                     horizontal=True,
                     text=[sci(equiv[i], 3) for i in idx],
@@ -249,10 +262,10 @@ def a100_figure(
     fig = figure(
         traces,
         layout(
-            axis("A100 等效 GPU 小时(对数)", log=True),
+            axis(W["a100_figure.axis"], log=True),
             axis("", categoryorder="array", categoryarray=labels),
             height=320,
             margin=(260, 16, 16, 48),
         ),
     )
-    return fig, "; ".join(f"{r['model']} {sci(x, 3)}" for r, x in zip(reports, equiv)) + "(A100 等效 GPU 小时)。"
+    return fig, "; ".join(f"{r['model']} {sci(x, 3)}" for r, x in zip(reports, equiv)) + W["a100_figure"]

@@ -7,7 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..words import words_for
 from .theme import animate, axis, figure, frame, gantt_trace, layout, r, vline, with_refs
+
+W = words_for(__name__)
 
 # (lane, blocks as (start, end), trace name, colour role)
 Lane = tuple[str, Sequence[tuple[float, float]], str, str]
@@ -52,12 +55,12 @@ def bound_vs_measured(lower: float, measured: float, texts: Sequence[str], measu
     lane = "batch 1"
     return figure(
         [
-            gantt_trace(lane, [0], [lower], "下界(读权重 + 旧 KV)", "read", text=[texts[0]]),
-            gantt_trace(lane, [lower], [measured], "差距:① 漏项 + ② 开销", "waiting", text=[texts[1]]),
+            gantt_trace(lane, [0], [lower], W["bound_vs_measured.gantt_trace"], "read", text=[texts[0]]),
+            gantt_trace(lane, [lower], [measured], W["bound_vs_measured.gantt_trace_2"], "waiting", text=[texts[1]]),
         ],
         with_refs(
             layout(
-                axis("每输出间隔 (ms)", range_=(0, measured * 1.05)),
+                axis(W["bound_vs_measured.axis"], range_=(0, measured * 1.05)),
                 axis(""),
                 height=200,
                 margin=(64, 16, 16, 48),

@@ -6,9 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..calculators.latency import Op
+from ..words import words_for
 from .theme import COLORS, axis, bar, figure, gantt_trace, layout, vline, with_refs
 
-CATEGORY_ZH = {"compute": "计算", "sync": "同步", "storage": "存储", "network": "网络"}
+W = words_for(__name__)
+
+CATEGORY_ZH = {
+    "compute": W["category_zh.compute"],
+    "sync": W["category_zh.sync"],
+    "storage": W["category_zh.storage"],
+    "network": W["category_zh.network"],
+}
 
 
 def fmt_ns(ns: float) -> str:
@@ -49,7 +57,7 @@ def latency_bars(ops: Sequence[Op], a: Op, b: Op) -> dict:
         traces.append(t)
     ticks = [10.0**k for k in range(-1, 10)]
     lay = layout(
-        axis("耗时(对数刻度)", log=True, range_=(-1, 9.3), ticks=ticks, ticktext=[fmt_ns(t) for t in ticks]),
+        axis(W["latency_bars.axis"], log=True, range_=(-1, 9.3), ticks=ticks, ticktext=[fmt_ns(t) for t in ticks]),
         axis("", categoryorder="array", categoryarray=[op.zh for op in ops], autorange="reversed"),
         height=440,
         margin=(190, 20, 16, 56),
@@ -60,15 +68,17 @@ def latency_bars(ops: Sequence[Op], a: Op, b: Op) -> dict:
 
 def serial_timeline(n: int, each_ms: float, wait_ms: float, total_ms: float) -> dict:
     """n waits back to back on one lane, then the compute."""
-    lane, starts = "串行执行", [i * each_ms for i in range(n)]
+    lane, starts = W["serial_timeline"], [i * each_ms for i in range(n)]
     traces = [
-        gantt_trace(lane, starts, [t + each_ms for t in starts], "磁盘寻道(等待)", "waiting", width=0.5),
-        gantt_trace(lane, [wait_ms], [total_ms], "计算", "compute", width=0.5),
+        gantt_trace(
+            lane, starts, [t + each_ms for t in starts], W["serial_timeline.gantt_trace"], "waiting", width=0.5
+        ),
+        gantt_trace(lane, [wait_ms], [total_ms], W["category_zh.compute"], "compute", width=0.5),
     ]
     return figure(
         traces,
         layout(
-            axis("时间 (ms)", range_=(0, total_ms * 1.02)),
+            axis(W["serial_timeline.axis"], range_=(0, total_ms * 1.02)),
             axis(""),
             height=200,
             margin=(80, 16, 16, 48),

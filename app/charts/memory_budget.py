@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..words import words_for
 from .theme import COLORS, axis, bar, figure, hline, layout, line, with_refs
+
+W = words_for(__name__)
 
 
 def weight_formats(
@@ -19,16 +22,16 @@ def weight_formats(
 ) -> dict:
     """BF16 against 8-bit group quantisation (8-bit linear weights + scales + parts kept in BF16),
     with a card's capacity and, optionally, the per-card share of BF16 split over n cards."""
-    xs = ["BF16", "8 比特分组量化"]
+    xs = ["BF16", W["weight_formats"]]
     fig = figure(
         [
-            bar(xs, [bf16_gb, 0], "BF16 权重(每参数 2 B)", "capacity"),
-            bar(xs, [0, parts[0]], "块内线性权重 8 比特", "read", text=["", part_text]),
-            bar(xs, [0, parts[1]], "每 128 个一个 BF16 scale", "storage"),
+            bar(xs, [bf16_gb, 0], W["weight_formats.bar"], "capacity"),
+            bar(xs, [0, parts[0]], W["weight_formats.bar_2"], "read", text=["", part_text]),
+            bar(xs, [0, parts[1]], W["weight_formats.bar_3"], "storage"),
             bar(
                 xs,
                 [0, parts[2]],
-                "保留 BF16:嵌入、LM head、norm",
+                W["weight_formats.bar_4"],
                 "capacity",
                 marker={"color": COLORS["capacity"], "pattern": {"shape": "/"}},
             ),
@@ -36,7 +39,7 @@ def weight_formats(
         with_refs(
             layout(
                 dict(axis(""), tickvals=xs, ticktext=[f"{x}<br><b>{t}</b>" for x, t in zip(xs, totals_text)]),
-                axis("权重 (GB)", range_=(0, max(bf16_gb, cap_gb) * 1.12)),
+                axis(W["weight_formats.axis"], range_=(0, max(bf16_gb, cap_gb) * 1.12)),
                 height=320,
                 barmode="stack",
                 margin=(56, 16, 16, 64),
@@ -79,15 +82,15 @@ def card_budgets(cards: Sequence[str], weights: float, kv: float, ws: float, cap
     n, tot = len(cards), weights + kv + ws
     xs = list(range(1, n + 1))
     data = [
-        bar(xs, [weights] * n, "权重", "capacity", text=[texts["weights"]] * n, width=0.6),
-        bar(xs, [kv] * n, "KV 状态", "storage", width=0.6),
-        bar(xs, [ws] * n, "工作区", "waiting", width=0.6),
+        bar(xs, [weights] * n, W["card_budgets.bar"], "capacity", text=[texts["weights"]] * n, width=0.6),
+        bar(xs, [kv] * n, W["card_budgets.bar_2"], "storage", width=0.6),
+        bar(xs, [ws] * n, W["card_budgets.bar_3"], "waiting", width=0.6),
     ]
     data += [
         line(
             [x - 0.42, x + 0.42],
             [cap, cap],
-            "卡的容量" if i == 0 else f"{cards[i]} 容量",
+            W["card_budgets.line"] if i == 0 else W.f("card_budgets.line_2", v=cards[i]),
             "ink",
             dash="dash",
             legendgroup="cap",
@@ -131,7 +134,7 @@ def card_budgets(cards: Sequence[str], weights: float, kv: float, ws: float, cap
     pad = max(0.0, (3 - n) / 2)
     lay = layout(
         axis("", ticks=xs, ticktext=list(cards), range_=(0.5 - pad, n + 0.5 + pad)),
-        axis("显存 (GB)", range_=(0, max(tot, cap) * 1.15)),
+        axis(W["card_budgets.axis"], range_=(0, max(tot, cap) * 1.15)),
         height=340,
         barmode="stack",
     )

@@ -9,7 +9,10 @@ import random
 import numpy as np
 
 from ..calculators import multimodal as mm
+from ..words import words_for
 from .theme import animate, axis, bar, color, figure, frame, layout, line, points
+
+W = words_for(__name__)
 
 
 def patch_grid(h: int, w: int, patch: int, merge: int, box: int = 300) -> dict:
@@ -38,7 +41,7 @@ def sizes_figure(bars: list[tuple[str, float, str, str]]) -> dict:
     """Horizontal bars (name, MiB, colour role, label text) of the forms one image takes."""
     names, vals, roles, texts = (list(x) for x in zip(*bars))
     return figure(
-        [bar(names, vals, "大小", roles, horizontal=True, text=texts, cliponaxis=False)],
+        [bar(names, vals, W["sizes_figure.bar"], roles, horizontal=True, text=texts, cliponaxis=False)],
         layout(
             axis("MiB"),
             axis("", autorange="reversed"),
@@ -69,7 +72,7 @@ def speech_figure(frames: int, n_state: int, n_codebook: int, counter: list[str]
         fx += [round(x0 + 0.45 + n_state + j, 2) for j in range(n_codebook)]
         wx += [round(x0 + i * (per - 0.1) / 8, 2) for i in range(9)] + [None]
         wy += [round(0.25 * math.sin(i * 2.4 + f * 1.3), 3) if i not in (0, 8) else 0 for i in range(9)] + [None]
-    names = ("慢速路径:每步推进一帧", "快速前向:建立状态", "快速前向:预测码本", "codec → 波形(示意)", "计数")
+    names = (W["speech_figure"], W["speech_figure_2"], W["speech_figure_3"], W["speech_figure_4"], W["speech_figure_5"])
 
     def upto(k: int) -> dict:
         return dict(
@@ -105,19 +108,26 @@ def speech_figure(frames: int, n_state: int, n_codebook: int, counter: list[str]
         ],
         layout(
             axis(
-                "执行顺序(每格一次快速前向;时间比例示意)",
+                W["speech_figure.axis"],
                 range_=(-0.5, max(shown, 1) * slot + 0.5),
                 showticklabels=False,
             ),
             axis(
-                "", range_=(-0.6, 3.1), ticks=[0, 1, 2], ticktext=["codec 输出", "快速路径", "慢速路径"], showgrid=False
+                "",
+                range_=(-0.6, 3.1),
+                ticks=[0, 1, 2],
+                ticktext=[W["speech_figure.ticktext"], W["speech_figure.ticktext_2"], W["speech_figure.ticktext_3"]],
+                showgrid=False,
             ),
             height=300,
             margin=(90, 16, 10, 36),
         ),
     )
     return animate(
-        fig, [frame(**upto(k)) for k in range(1, shown + 1)], [f"第 {k} 帧" for k in range(1, shown + 1)], duration=450
+        fig,
+        [frame(**upto(k)) for k in range(1, shown + 1)],
+        [W.f("speech_figure.animate", k=k) for k in range(1, shown + 1)],
+        duration=450,
     )
 
 
@@ -127,11 +137,15 @@ def image_cost_figure(
     """Total denoising FLOPs against the side of a square image, with the n_v-proportional line."""
     return figure(
         [
-            line(sides, totals, "总运算量", "compute"),
-            line(sides, linear, "若与 n_v 成正比", "idle", dash="dot"),
+            line(sides, totals, W["image_cost_figure.line"], "compute"),
+            line(sides, linear, W["image_cost_figure.line_2"], "idle", dash="dot"),
             points([cur_side], [cur_total], cur_label, "accent", size=11),
         ],
-        layout(axis("边长(正方形,px)"), axis("总运算量 (FLOPs,对数)", log=True, exponentformat="power"), height=320),
+        layout(
+            axis(W["image_cost_figure.axis"]),
+            axis(W["image_cost_figure.axis_2"], log=True, exponentformat="power"),
+            height=320,
+        ),
     )
 
 
@@ -176,8 +190,8 @@ def denoise_figure(captions: list[str], labels: list[str]) -> dict:
             {
                 "type": "scatter",
                 "mode": "markers",
-                **last["latent 位置(示意)"],
-                "name": "latent 位置(示意)",
+                **last[W["denoise_figure.t"]],
+                "name": W["denoise_figure.t"],
                 "hoverinfo": "skip",
                 "showlegend": False,
                 "marker": {"size": 16, "symbol": "square", "color": _COLORS, "colorscale": color("sequential")},
@@ -185,11 +199,11 @@ def denoise_figure(captions: list[str], labels: list[str]) -> dict:
             {
                 "type": "scatter",
                 "mode": "text",
-                **last["计数"],
+                **last[W["speech_figure_5"]],
                 "showlegend": False,
                 "hoverinfo": "skip",
                 "textposition": "middle right",
-                "name": "计数",
+                "name": W["speech_figure_5"],
                 "textfont": {"size": 13},
             },
         ],
@@ -201,7 +215,7 @@ def denoise_figure(captions: list[str], labels: list[str]) -> dict:
             margin=(10, 10, 10, 10),
         ),
     )
-    return animate(fig, [frame(**at(k)) for k in range(n + 1)], labels, duration=220, prefix="去噪步 ")
+    return animate(fig, [frame(**at(k)) for k in range(n + 1)], labels, duration=220, prefix=W["denoise_figure.prefix"])
 
 
 def dit_total_flops(s: mm.DiTShape, side: int, steps: int, branches: int, text_tokens: int) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..calculators.units import KIB, MIB
+from ..words import words_for
 from .backlog import thin
 from .theme import (
     animate,
@@ -24,6 +25,8 @@ from .theme import (
     vline,
     with_refs,
 )
+
+W = words_for(__name__)
 
 
 def _decode_blocks(n_dec: int, pw: float, gap: float) -> tuple[list[int], list[float], float]:
@@ -52,10 +55,29 @@ def call_timeline(n_dec: int, p: int, kv_tokens: Callable[[int | None], int], ki
     kv_max = kv_tokens(n_dec - 1) if n_dec else kv_tokens(None)
     done = f"decode × {n_dec:,}"
     data = [
-        gantt_trace("调用", [0], [pw], f"prefill(P = {p:,} token)", "prefill", text=["prefill"]),
-        gantt_trace("调用", starts, ends, "decode(待执行)", "decode", opacity=0.25, showlegend=False),
-        gantt_trace("调用", starts, ends, done, "decode"),
-        bar(["KV"], [kv_max], "驻留 KV", "state", horizontal=True, text=[kv_text(kv_max)], xaxis="x2", yaxis="y2"),
+        gantt_trace(
+            W["call_timeline.gantt_trace"], [0], [pw], f"prefill(P = {p:,} token)", "prefill", text=["prefill"]
+        ),
+        gantt_trace(
+            W["call_timeline.gantt_trace"],
+            starts,
+            ends,
+            W["call_timeline.gantt_trace_2"],
+            "decode",
+            opacity=0.25,
+            showlegend=False,
+        ),
+        gantt_trace(W["call_timeline.gantt_trace"], starts, ends, done, "decode"),
+        bar(
+            ["KV"],
+            [kv_max],
+            W["call_timeline.bar"],
+            "state",
+            horizontal=True,
+            text=[kv_text(kv_max)],
+            xaxis="x2",
+            yaxis="y2",
+        ),
     ]
     lay = layout(
         axis("", range_=(0, xmax), showticklabels=False),
@@ -70,11 +92,11 @@ def call_timeline(n_dec: int, p: int, kv_tokens: Callable[[int | None], int], ki
         lay["annotations"] = [
             {
                 "x": starts[20] - gap / 2,
-                "y": "调用",
+                "y": W["call_timeline.gantt_trace"],
                 "xref": "x",
                 "yref": "y",
                 "yshift": -30,
-                "text": f"… 中间 {n_dec - 40:,} 次 …",
+                "text": W.f("call_timeline.text", v=n_dec - 40),
                 "showarrow": False,
                 "font": {"size": 12},
             }
@@ -85,14 +107,19 @@ def call_timeline(n_dec: int, p: int, kv_tokens: Callable[[int | None], int], ki
     frames = [
         frame(
             **{
-                done: {"base": rs[:k], "x": widths[:k], "y": ["调用"] * k, "customdata": re_[:k]},
+                done: {
+                    "base": rs[:k],
+                    "x": widths[:k],
+                    "y": [W["call_timeline.gantt_trace"]] * k,
+                    "customdata": re_[:k],
+                },
                 "驻留 KV": {"x": [kv_after[k]], "text": [kv_text(kv_after[k])]},
             }
         )
         for k in range(len(shown) + 1)
     ]
     labels = ["prefill"] + [f"d{j}" for j in shown]
-    return animate(fig, frames, labels, duration=120, prefix="调用 ")
+    return animate(fig, frames, labels, duration=120, prefix=W["call_timeline.prefix"])
 
 
 def context_staircase(ctx: Sequence[int]) -> dict:
@@ -103,7 +130,7 @@ def context_staircase(ctx: Sequence[int]) -> dict:
             line(
                 idx,
                 [ctx[i] for i in idx],
-                "调用开始时已有的上下文",
+                W["context_staircase.line"],
                 "state",
                 shape="hv",
                 fill="tozeroy",
@@ -111,8 +138,8 @@ def context_staircase(ctx: Sequence[int]) -> dict:
             )
         ],
         layout(
-            axis("调用序号(0 = prefill,之后第 j+1 个是 decode j)"),
-            axis("上下文 (token)", rangemode="tozero"),
+            axis(W["context_staircase.axis"]),
+            axis(W["context_staircase.axis_2"], rangemode="tozero"),
             height=260,
             legend=False,
         ),
@@ -126,14 +153,14 @@ def rows_per_read(prefill_rows: int, decode_rows: int, ridge: float) -> dict:
             bar(
                 ["prefill", "decode"],
                 [prefill_rows, decode_rows],
-                "每读一遍权重参与乘加的行数",
+                W["rows_per_read.bar"],
                 ["prefill", "decode"],
                 text=[f"{prefill_rows:,}", f"{decode_rows:,}"],
             )
         ],
         with_refs(
-            layout(axis(""), axis("行数(对数)", log=True), height=260, legend=False),
-            hline(ridge, f"转折点 ≈ {ridge:.1f} 行", "ink", dash="dash", log=True),
+            layout(axis(""), axis(W["rows_per_read.axis"], log=True), height=260, legend=False),
+            hline(ridge, W.f("rows_per_read.hline", ridge=ridge), "ink", dash="dash", log=True),
         ),
     )
 
@@ -141,11 +168,11 @@ def rows_per_read(prefill_rows: int, decode_rows: int, ridge: float) -> dict:
 def request_events(queue: float, t1: float, tg: float, gap: float, g: int, thinking: int, audio: bool, o: dict) -> dict:
     """图 3-2: queue, prefill and decode on one lane; TTFT, full request and one token gap as bars
     under it; the first useful / audible output when thinking tokens or an audio delay are set (ms)."""
-    lane = "请求"
+    lane = W["request_events"]
     data = [
-        gantt_trace(lane, [0], [queue], "等待 / 排队", "idle", text=["排队"]),
+        gantt_trace(lane, [0], [queue], W["request_events.gantt_trace"], "idle", text=[W["request_events.text"]]),
         gantt_trace(lane, [queue], [t1], "prefill", "prefill", text=["prefill"]),
-        gantt_trace(lane, [t1], [tg], f"decode({g - 1} 个间隔)", "decode", text=["decode"]),
+        gantt_trace(lane, [t1], [tg], W.f("request_events.gantt_trace_2", v=g - 1), "decode", text=["decode"]),
     ]
     if thinking:
         data.append(
@@ -153,7 +180,7 @@ def request_events(queue: float, t1: float, tg: float, gap: float, g: int, think
                 lane,
                 [t1],
                 [min(o["first_useful_ms"], tg)],
-                "内部思考 token",
+                W["request_events.gantt_trace_3"],
                 "decode",
                 opacity=0.45,
                 marker={"color": color("decode"), "pattern": {"shape": "x", "fgcolor": color("on_fill")}},
@@ -171,17 +198,17 @@ def request_events(queue: float, t1: float, tg: float, gap: float, g: int, think
             width=0.35,
         ),
         gantt_trace(
-            "完整请求",
+            W["request_events.gantt_trace_4"],
             [0],
             [o["request_ms"]],
             "T_request = t_G − t_a",
             "ink",
-            text=[f"完整请求 {o['request_ms']:,.0f} ms"],
+            text=[W.f("request_events.text_2", v=o["request_ms"])],
             opacity=0.55,
             width=0.35,
         ),
         gantt_trace(
-            "token 间隔",
+            W["request_events.gantt_trace_5"],
             [t1],
             [t1 + gap],
             "T_token = (t_G − t₁)/(G−1)",
@@ -194,10 +221,10 @@ def request_events(queue: float, t1: float, tg: float, gap: float, g: int, think
     if thinking or audio:
         data.append(
             gantt_trace(
-                "首个有用 / 可听",
+                W["request_events.gantt_trace_6"],
                 [0],
                 [o["first_audible_ms"]],
-                "首个有用输出 / 首个声音",
+                W["request_events.gantt_trace_7"],
                 "accent",
                 text=[f"{o['first_audible_ms']:,.0f} ms"],
                 opacity=0.6,
@@ -205,7 +232,7 @@ def request_events(queue: float, t1: float, tg: float, gap: float, g: int, think
             )
         )
     lay = layout(
-        axis("时间 (ms,自到达起)", range_=(0, max(tg, o["first_audible_ms"]) * 1.05)),
+        axis(W["request_events.axis"], range_=(0, max(tg, o["first_audible_ms"]) * 1.05)),
         axis("", autorange="reversed"),
         height=300,
         margin=(96, 16, 24, 48),
@@ -253,7 +280,7 @@ def ranked_columns(
                 xaxis=f"x{ax}",
                 yaxis=f"y{ax}",
                 text=[f"#{j + 1}" for _, j in ranked],
-                hovertemplate="第 %{x} 位 · 请求 %{text} · %{y}<extra></extra>",
+                hovertemplate=W["ranked_columns.hovertemplate"],
             )
         )
         traces.append(
@@ -268,12 +295,19 @@ def ranked_columns(
                 yaxis=f"y{ax}",
                 showlegend=ci == 0,
                 mode="markers+text",
-                text=[f"请求 {i0 + 1}"],
+                text=[W.f("ranked_columns.text", v=i0 + 1)],
                 textposition="middle left",
             )
         )
-    lay = layout(axis("秩", domain=[0, 0.28]), axis("排队 (ms)"), height=300, margin=(56, 16, 24, 44))
-    for k, (dom, title) in enumerate((([0.36, 0.64], "TTFT (ms)"), ([0.72, 1.0], "完整请求 (s)")), start=2):
-        lay[f"xaxis{k}"] = axis("秩", domain=dom, anchor=f"y{k}")
+    lay = layout(
+        axis(W["ranked_columns.axis"], domain=[0, 0.28]),
+        axis(W["ranked_columns.axis_2"]),
+        height=300,
+        margin=(56, 16, 24, 44),
+    )
+    for k, (dom, title) in enumerate(
+        (([0.36, 0.64], "TTFT (ms)"), ([0.72, 1.0], W["ranked_columns.enumerate"])), start=2
+    ):
+        lay[f"xaxis{k}"] = axis(W["ranked_columns.axis"], domain=dom, anchor=f"y{k}")
         lay[f"yaxis{k}"] = axis(title, anchor=f"x{k}")
     return figure(traces, lay)

@@ -7,14 +7,17 @@ import math
 from collections.abc import Sequence
 
 from ..calculators.roofline import BATCH_RANGE
+from ..words import words_for
 from .theme import COLORS, axis, bar, figure, hline, layout, line, log_ticks, points, vline, with_refs
+
+W = words_for(__name__)
 
 BATCH_TICKS = log_ticks(*BATCH_RANGE)  # the B axis's ticks, as every log axis labels them: its range is fixed
 
 
 def batch_axis() -> dict:
     return axis(
-        "批大小 B(请求数,对数)",
+        W["batch_axis.axis"],
         log=True,
         range_=(0, math.log10(BATCH_RANGE[1])),  # from B = 1 (log 0)
         ticks=BATCH_TICKS[0],
@@ -34,18 +37,25 @@ def bounds_vs_batch(
     """图 1-11: the read bound (flat), the compute bound (rising) and their max, with the target.
     Fixed y range: a batch change then moves only the traces (the client's fast redraw path)."""
     lo, hi = min([*t_mem, *t_cmp]), max([*t_mem, *t_cmp, target_ms])
-    y = axis("时间下界 (ms,对数)", log=True, range_=(math.log10(lo) - 0.15, math.log10(hi) + 0.15))
+    y = axis(W["bounds_vs_batch.axis"], log=True, range_=(math.log10(lo) - 0.15, math.log10(hi) + 0.15))
     return figure(
         [
-            line(grid, t_mem, "权重读取 R_W/β", "read"),
-            line(grid, t_cmp, "计算 F/Π", "compute"),
-            line(grid, [max(a, b) for a, b in zip(t_mem, t_cmp)], "下界 max", "ink", dash="dash", width=2),
-            points([batch], [t_step_ms], f"当前 B={batch}", "accent", size=11),
+            line(grid, t_mem, W["bounds_vs_batch.line"], "read"),
+            line(grid, t_cmp, W["bounds_vs_batch.line_2"], "compute"),
+            line(
+                grid,
+                [max(a, b) for a, b in zip(t_mem, t_cmp)],
+                W["bounds_vs_batch.line_3"],
+                "ink",
+                dash="dash",
+                width=2,
+            ),
+            points([batch], [t_step_ms], W.f("bounds_vs_batch.points", batch=batch), "accent", size=11),
         ],
         with_refs(
             layout(batch_axis(), y, height=320),
             vline(b_star, f"B*≈{b_star:.0f}", log=True),
-            hline(target_ms, f"目标 {target_ms:g} ms", "target", log=True),
+            hline(target_ms, W.f("bounds_vs_batch.hline", target_ms=target_ms), "target", log=True),
         ),
     )
 
@@ -54,11 +64,11 @@ def throughput_vs_batch(
     grid: Sequence[float], thr: Sequence[float], batch: int, throughput: float, b_star: float
 ) -> dict:
     """图 1-12: ideal throughput B/T rises linearly, then flattens past B*."""
-    y = axis("输出吞吐 (token/s)", range_=(0, max(thr) * 1.08))
+    y = axis(W["throughput_vs_batch.axis"], range_=(0, max(thr) * 1.08))
     return figure(
         [
-            line(grid, thr, "理想吞吐 B/T", "compute"),
-            points([batch], [throughput], f"当前 B={batch}", "accent", size=11),
+            line(grid, thr, W["throughput_vs_batch.line"], "compute"),
+            points([batch], [throughput], W.f("throughput_vs_batch.points", batch=batch), "accent", size=11),
         ],
         with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True)),
     )
@@ -76,7 +86,7 @@ def read_vs_compute(
     """The chapter opener: the two lower bounds of one decode step as horizontal bars on one time
     axis, with the read ÷ compute ratio above and the step bound marked."""
     lay = layout(
-        axis("时间下界 (ms)", range_=(0, x_max)),
+        axis(W["read_vs_compute.axis"], range_=(0, x_max)),
         axis(""),
         height=230,
         legend=False,
@@ -90,7 +100,7 @@ def read_vs_compute(
                 "xanchor": "left",
                 "yanchor": "bottom",
                 "showarrow": False,
-                "text": f"<b>{ratio_text}</b> 读取 ÷ 计算",
+                "text": W.f("read_vs_compute.text", ratio_text=ratio_text),
                 "font": {"size": 18, "color": COLORS["read"]},
             }
         ],
@@ -98,9 +108,9 @@ def read_vs_compute(
     return figure(
         [
             bar(
-                ["矩阵计算", "读权重"],
+                [W["read_vs_compute.bar"], W["read_vs_compute.bar_2"]],
                 [t_compute_ms, t_read_ms],
-                "下界",
+                W["read_vs_compute.bar_3"],
                 ["compute", "read"],
                 horizontal=True,
                 text=list(texts),

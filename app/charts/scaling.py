@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..words import words_for
 from .theme import axis, bar, figure, hline, layout, line, points, vline, with_refs
+
+W = words_for(__name__)
 
 NO_TICKS: dict[str, Any] = {"showticklabels": False, "ticks": "", "showgrid": False}
 
@@ -31,7 +34,7 @@ def cost_vs_scale(
             "y": upfront,
             "xref": "x",
             "yref": "y",
-            "text": "前期开发成本",
+            "text": W["cost_vs_scale.text"],
             "showarrow": True,
             "ax": 60,
             "ay": -30,
@@ -42,7 +45,7 @@ def cost_vs_scale(
             "y": cost_star,
             "xref": "x",
             "yref": "y",
-            "text": "交点:累计节省抵上前期投入",
+            "text": W["cost_vs_scale.text_2"],
             "showarrow": True,
             "ax": 70,
             "ay": 50,
@@ -51,18 +54,18 @@ def cost_vs_scale(
         },
     ]
     lay = layout(
-        axis("服务规模 →", range_=(0, x_max), **NO_TICKS),
-        axis("总成本 →", range_=(0, y_max), **NO_TICKS),
+        axis(W["cost_vs_scale.axis"], range_=(0, x_max), **NO_TICKS),
+        axis(W["cost_vs_scale.axis_2"], range_=(0, y_max), **NO_TICKS),
         height=340,
         margin=(40, 16, 16, 40),
         annotations=anns,
     )
     fig = figure(
         [
-            line(grid, general, "通用服务器", "read"),
-            line(grid, dedicated, "专用处理器", "compute"),
-            points([s_star], [cost_star], "交点", "ink", size=12, symbol="diamond"),
-            points([scale, scale], list(at_scale), "当前规模", "accent", size=11),
+            line(grid, general, W["cost_vs_scale.line"], "read"),
+            line(grid, dedicated, W["cost_vs_scale.line_2"], "compute"),
+            points([s_star], [cost_star], W["cost_vs_scale.points"], "ink", size=12, symbol="diamond"),
+            points([scale, scale], list(at_scale), W["cost_vs_scale.points_2"], "accent", size=11),
         ],
         with_refs(lay, vline(s_star, "", "ink", "dot"), vline(scale, "", "accent", "dash")),
     )
@@ -72,13 +75,13 @@ def cost_vs_scale(
 
 def delivery_bars(rest: float, before: float, after: float, texts: Sequence[str], y_max: float) -> dict:
     """Amdahl: the unchanged rest and the sped-up part, before and after, stacked (hours)."""
-    cols = ["原来", "用工具后"]
+    cols = [W["delivery_bars"], W["delivery_bars_2"]]
     return figure(
         [
-            bar(cols, [rest, rest], "其余环节(沟通、评审、审批…)", "waiting", text=[texts[0]] * 2),
-            bar(cols, [before, after], "编码", "compute", text=list(texts[1:])),
+            bar(cols, [rest, rest], W["delivery_bars.bar"], "waiting", text=[texts[0]] * 2),
+            bar(cols, [before, after], W["delivery_bars.bar_2"], "compute", text=list(texts[1:])),
         ],
-        layout(axis(""), axis("交付时间 (h)", range_=(0, y_max)), height=300, barmode="stack"),
+        layout(axis(""), axis(W["delivery_bars.axis"], range_=(0, y_max)), height=300, barmode="stack"),
     )
 
 
@@ -96,12 +99,12 @@ def speedup_curve(
     return figure(
         [
             line(grid, curve, name, "compute"),
-            points([s], [here], f"当前 s = {s:g}", "accent", size=11),
+            points([s], [here], W.f("speedup_curve.points", s=s), "accent", size=11),
         ],
         with_refs(
             layout(
-                axis("编码提速 s(对数)", log=True, range_=(0, 2)),
-                axis("整体加速比 (×)", range_=(0, (limit or 100) * 1.15)),
+                axis(W["speedup_curve.axis"], log=True, range_=(0, 2)),
+                axis(W["speedup_curve.axis_2"], range_=(0, (limit or 100) * 1.15)),
                 height=300,
             ),
             *refs,

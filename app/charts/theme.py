@@ -13,6 +13,10 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..words import words_for
+
+W = words_for(__name__)
+
 COLORS: dict[str, str] = {
     # chapter 1
     "read": "#2f7fd8",
@@ -59,19 +63,19 @@ COLORS: dict[str, str] = {
 
 ROLE_LABELS = {
     1: [
-        ("read", "数据读取 / 带宽"),
-        ("compute", "计算"),
-        ("capacity", "容量 / 驻留数据"),
-        ("waiting", "等待 / 系统开销"),
-        ("over", "超限 / 瓶颈"),
+        ("read", W["role_labels.t"]),
+        ("compute", W["role_labels.t_2"]),
+        ("capacity", W["role_labels.t_3"]),
+        ("waiting", W["role_labels.t_4"]),
+        ("over", W["role_labels.t_5"]),
     ],
     3: [
         ("prefill", "prefill"),
         ("decode", "decode"),
-        ("state", "状态驻留"),
-        ("tools", "工具 / 环境"),
-        ("idle", "等待 / 空闲"),
-        ("backlog", "积压 / 超限"),
+        ("state", W["role_labels.t_6"]),
+        ("tools", W["role_labels.t_7"]),
+        ("idle", W["role_labels.t_8"]),
+        ("backlog", W["role_labels.t_9"]),
     ],
 }
 
@@ -412,7 +416,7 @@ def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: i
             "pad": {"t": 30, "r": 8},
             "buttons": [
                 {
-                    "label": "▶ 播放",
+                    "label": W["animate.label"],
                     "method": "animate",
                     "args": [
                         None,
@@ -425,7 +429,7 @@ def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: i
                     ],
                 },
                 {
-                    "label": "❚❚ 暂停",
+                    "label": W["animate.label_2"],
                     "method": "animate",
                     "args": [
                         [None],

@@ -8,7 +8,10 @@ import math
 from collections.abc import Sequence
 
 from ..calculators import training as T
+from ..words import words_for
 from .theme import animate, axis, bar, color, figure, frame, hline, layout, line, points, r, with_refs
+
+W = words_for(__name__)
 
 
 def bars(
@@ -51,9 +54,14 @@ def mat_boxes(m: int, k: int, n: int) -> dict:
 
 def state_figure(n: float, parts: Sequence[tuple[str, float, str]], k: int, card_gb: float) -> dict:
     """例题 3-3: the state per card (GB) stacked part by part, split evenly over k cards, against one card."""
-    xs = ["不分片"] if k == 1 else [f"卡 {i + 1}" for i in range(k)]
+    xs = [W["state_figure"]] if k == 1 else [W.f("state_figure_2", v=i + 1) for i in range(k)]
     series = [(f"{name}({b:g} B)", [n * b / 1e9 / k] * k, role) for name, b, role in parts]
-    return stacked(xs, series, "GB(10⁹ B)", refs=(hline(card_gb, f"单卡 {card_gb:g} GB", "backlog", dash="dash"),))
+    return stacked(
+        xs,
+        series,
+        "GB(10⁹ B)",
+        refs=(hline(card_gb, W.f("state_figure.refs", card_gb=card_gb), "backlog", dash="dash"),),
+    )
 
 
 def _schedule_bars(sch: T.Schedule, kind: str, a: int) -> dict:
@@ -61,7 +69,7 @@ def _schedule_bars(sch: T.Schedule, kind: str, a: int) -> dict:
     return {
         "type": "bar",
         "orientation": "h",
-        "name": "前向 F" if kind == "F" else "反向 B",
+        "name": W["schedule_bars.name"] if kind == "F" else W["schedule_bars.name_2"],
         "y": [0] * len(ops),
         "base": r([x.start for x in ops]),
         "x": r([x.end - x.start for x in ops]),
@@ -84,7 +92,7 @@ def _lifetimes(sch: T.Schedule, a: int, lane_cpu: int, total: float) -> list[dic
         {
             "type": "bar",
             "orientation": "h",
-            "name": "激活驻留",
+            "name": W["lifetimes.name"],
             "y": [x.layer for x in lives],
             "base": r([x.start for x in lives]),
             "x": r([x.end - x.start for x in lives]),
@@ -92,22 +100,22 @@ def _lifetimes(sch: T.Schedule, a: int, lane_cpu: int, total: float) -> list[dic
             "marker": {"color": color("state"), "opacity": 0.75, "line": {"width": 1, "color": color("outline")}},
             "text": [f"μ{x.micro}" if a > 1 else "" for x in lives],
             "textposition": "inside",
-            "hovertemplate": "L%{y} 激活: %{base:.3g} → 用完<extra></extra>",
+            "hovertemplate": W["lifetimes.hovertemplate"],
             "yaxis": "y",
         },
         {
             "type": "bar",
             "orientation": "h",
-            "name": "CPU 准备下一批(双缓冲,示意)",
+            "name": W["lifetimes.name_2"],
             "y": [lane_cpu],
             "base": [0],
             "x": r([total * 0.7]),
             "width": 0.6,
-            "text": ["准备下一批输入"],
+            "text": [W["lifetimes.text"]],
             "textposition": "inside",
             "yaxis": "y",
             "marker": {"color": color("idle"), "pattern": {"shape": "/"}},
-            "hovertemplate": "CPU 准备下一批(示意)<extra></extra>",
+            "hovertemplate": W["lifetimes.hovertemplate_2"],
         },
     ]
 
@@ -133,8 +141,8 @@ def schedule_figure(
         {
             "type": "scatter",
             "mode": "lines",
-            **end["时刻"],
-            "name": "时刻",
+            **end[W["schedule_figure.t"]],
+            "name": W["schedule_figure.t"],
             "showlegend": False,
             "yaxis": "y",
             "line": {"color": color("ink"), "width": 2, "dash": "dot"},
@@ -145,7 +153,7 @@ def schedule_figure(
             "mode": "lines",
             "x": r(bps),
             "y": [param_state] * len(bps),
-            "name": "参数状态(常驻)",
+            "name": W["schedule_figure.name"],
             "line": {"color": color("capacity"), "width": 1, "shape": "hv"},
             "fill": "tozeroy",
             "yaxis": "y2",
@@ -155,7 +163,7 @@ def schedule_figure(
             "mode": "lines",
             "x": r(bps),
             "y": r(mem),
-            "name": "参数状态 + 激活",
+            "name": W["schedule_figure.name_2"],
             "line": {"color": color("state"), "width": 2, "shape": "hv"},
             "fill": "tonexty",
             "yaxis": "y2",
@@ -163,16 +171,20 @@ def schedule_figure(
         {
             "type": "scatter",
             "mode": "markers",
-            **end["当前占用"],
-            "name": "当前占用",
+            **end[W["schedule_figure.t_2"]],
+            "name": W["schedule_figure.t_2"],
             "showlegend": False,
             "marker": {"color": color("ink"), "size": 10},
             "yaxis": "y2",
         },
     ]
-    lanes = ["加速器"] + [f"激活 L{i}" for i in range(1, n_layers + 1)] + ["CPU 准备"]
+    lanes = (
+        [W["schedule_figure"]]
+        + [W.f("schedule_figure_2", i=i) for i in range(1, n_layers + 1)]
+        + [W["schedule_figure_3"]]
+    )
     lay = layout(
-        axis("时间(示意单位)", range_=(0, total), anchor="y2"),
+        axis(W["schedule_figure.axis"], range_=(0, total), anchor="y2"),
         height=460,
         margin=(86, 16, 24, 48),
         barmode="overlay",
@@ -186,7 +198,7 @@ def schedule_figure(
         },
         yaxis2={
             "domain": [0, 0.32],
-            "title": {"text": "显存(示意)"},
+            "title": {"text": W["schedule_figure.text"]},
             "range": [0, (param_state + n_layers * act_full) * 1.1],
             "zeroline": False,
             "automargin": False,
@@ -203,12 +215,12 @@ def pairs_figure(total: int, first: int, pairs: int, pairs_single: int) -> dict:
     xs = list(range(0, total + 1, 128))
     return figure(
         [
-            line(xs, [T.packed_pairs([x, total - x]) for x in xs], "配对数 Σ L(L+1)/2", "decode"),
-            points([first], [pairs], f"当前 L₁={first}", "accent", size=11),
+            line(xs, [T.packed_pairs([x, total - x]) for x in xs], W["pairs_figure.line"], "decode"),
+            points([first], [pairs], W.f("pairs_figure.points", first=first), "accent", size=11),
         ],
         with_refs(
-            layout(axis("第一份文档长度 L₁(token)", range_=(0, total)), axis("查询—键配对"), height=300),
-            hline(pairs_single, "一份 8192 文档", "ink"),
+            layout(axis(W["pairs_figure.axis"], range_=(0, total)), axis(W["pairs_figure.axis_2"]), height=300),
+            hline(pairs_single, W["pairs_figure.hline"], "ink"),
         ),
     )
 
@@ -228,7 +240,7 @@ def waterfall(steps: Sequence[tuple[str, float, float, str, str]], top: float) -
         "cliponaxis": False,
         "hovertemplate": "%{x}: %{y:,.3f} TFLOP<extra></extra>",
     }
-    return figure([wf], layout(axis(""), axis("TFLOP(前反向)", range_=(0, top * 1.15)), height=320, legend=False))
+    return figure([wf], layout(axis(""), axis(W["waterfall.axis"], range_=(0, top * 1.15)), height=320, legend=False))
 
 
 def cycle_figure(per: float, f_u: float, presets: Sequence[tuple[str, int]], n: int, f_cycle: float) -> dict:
@@ -241,25 +253,35 @@ def cycle_figure(per: float, f_u: float, presets: Sequence[tuple[str, int]], n: 
             points(
                 pn,
                 [f_u + per * x for x in pn],
-                "预设 ①②③",
+                W["cycle_figure.points"],
                 "decode",
                 size=10,
                 text=[k for k, _ in presets],
                 textposition="top left",
                 mode="markers+text",
             ),
-            points([n], [f_cycle], f"当前 n = {n}", "accent", size=13, symbol="diamond"),
+            points([n], [f_cycle], W.f("cycle_figure.points_2", n=n), "accent", size=13, symbol="diamond"),
         ],
-        layout(axis("生成条数 n", range_=(0, nmax)), axis("周期总运算量(TFLOP)", rangemode="tozero"), height=320),
+        layout(
+            axis(W["cycle_figure.axis"], range_=(0, nmax)),
+            axis(W["cycle_figure.axis_2"], rangemode="tozero"),
+            height=320,
+        ),
     )
 
 
 def items_stack(items: Sequence[tuple[str, float, str]], recompute: float | None) -> dict:
     """图 3-23's items stacked in one bar (TFLOP); a full recompute's forward hatched on top."""
-    traces = [bar(["逐项"], [val], name, role) for name, val, role in items]
+    traces = [bar([W["items_stack.bar"]], [val], name, role) for name, val, role in items]
     if recompute is not None:
         traces.append(
-            bar(["逐项"], [recompute], "重计算前向", "idle", marker={"color": color("idle"), "pattern": {"shape": "/"}})
+            bar(
+                [W["items_stack.bar"]],
+                [recompute],
+                W["items_stack.bar_2"],
+                "idle",
+                marker={"color": color("idle"), "pattern": {"shape": "/"}},
+            )
         )
     return figure(traces, layout(axis(""), axis("TFLOP"), height=320, barmode="stack", margin=(56, 16, 16, 48)))
 

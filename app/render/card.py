@@ -22,8 +22,11 @@ from ..state import query_string
 from ..text import markdown, rich
 from ..text.cond import Conditional, conditionals
 from ..text.glossary import Scope
+from ..words import words_for
 from .env import env, gloss, json_script
 from .figures import LegendItem, legend_items, wire_figure
+
+W = words_for(__name__)
 
 
 @dataclass(frozen=True)
@@ -71,10 +74,10 @@ def _same(a: Any, b: Any) -> bool:
 
 VIEW_FLAGS = ("solutions", "hide", "embed", "answers", "reveal", "prose")  # keys that change how a card is shown
 HIDDEN_TEXT = "?"  # what a held-back number reads as
-PRACTICE_NOTE = "先作答"  # beside a number held back until the reader has tried
-PRACTICE_FIGURE_NOTE = "这张图画出了题目的答案:先作答,或打开「查看解答」。"
-PRACTICE_FIGURE_NOTE_NO_SOLUTIONS = "这张图画出了题目的答案:先作答。"  # solutions=off: there is no 查看解答
-LIVE_FIGURE_NOTE = "这张图画出了正在提问的数,公布答案后再显示。"
+PRACTICE_NOTE = W["practice_note"]  # beside a number held back until the reader has tried
+PRACTICE_FIGURE_NOTE = W["practice_figure_note"]
+PRACTICE_FIGURE_NOTE_NO_SOLUTIONS = W["practice_figure_note_no_solutions"]  # solutions=off: there is no 查看解答
+LIVE_FIGURE_NOTE = W["live_figure_note"]
 
 
 def fill_html(
@@ -118,7 +121,7 @@ def answer_text(card: Card, q: Question, value: Any) -> str:
     number as its output is declared (the tile's digits and unit)."""
     if q.kind in ("bool", "choice"):
         if isinstance(value, bool):
-            return "是" if value else "否"
+            return W["answer_text"] if value else W["answer_text_2"]
         return str(q.options.get(str(value), value))
     return (card.outputs.get(q.key) or undeclared(q.key)).fmt(value)
 

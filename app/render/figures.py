@@ -10,12 +10,15 @@ from typing import Any, NamedTuple
 
 from ..cards import Figure
 from ..charts.theme import with_log_ticks
+from ..words import words_for
+
+W = words_for(__name__)
 
 
 def figure_rows(f: Figure) -> tuple[list[str], list[list[Any]]]:
     """The plotted data in long form (trace, x, y[, base]): the table alternative and the CSV."""
     has_base = any("base" in t for t in f.fig.get("data", []))
-    cols = ["系列", "x", "y"] + (["起点"] if has_base else [])
+    cols = [W["figure_rows"], "x", "y"] + ([W["figure_rows_2"]] if has_base else [])
     rows: list[list[Any]] = []
     for i, t in enumerate(f.fig.get("data", [])):
         name = t.get("name") or f"trace {i}"

@@ -29,6 +29,10 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
+from ..words import words_for
+
+W = words_for(__name__)
+
 IF = re.compile(r"\{\{if ([a-z0-9-]+):\s*(.*?)\}\}(.*?)\{\{end\}\}", re.S)
 _CASE = re.compile(r"\{\{(?:elif\s+(.*?)|(else))\}\}", re.S)
 
@@ -65,7 +69,7 @@ def condition(source: str) -> Condition:
     try:
         tree = ast.parse(source.strip(), mode="eval").body
     except SyntaxError as e:
-        raise ProseError(f"条件写错了:{source!r}({e.msg})") from None
+        raise ProseError(W.f("condition.proseerror", source=source, msg=e.msg)) from None
     names: set[str] = set()
     _check(tree, names, source)
     return Condition(source.strip(), tree, frozenset(names))
@@ -87,7 +91,7 @@ def _check(node: ast.AST, names: set[str], source: str) -> None:
     elif isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (bool, int, float, str))):
         pass
     else:
-        raise ProseError(f"条件只能比较卡片的输出与参数:{source!r} 里有 {ast.dump(node)[:40]}")
+        raise ProseError(W.f("check.proseerror", source=source, v=ast.dump(node)[:40]))
 
 
 def _is_number(node: ast.AST) -> bool:
@@ -159,16 +163,16 @@ def parse(m: re.Match[str]) -> Conditional:
     """The conditional an :data:`IF` match wrote."""
     card, first, body = m.group(1), m.group(2), m.group(3)
     if "{{if " in body:
-        raise ProseError(f"条件块不能嵌套:{m.group(0)[:60]}…")
+        raise ProseError(W.f("parse.proseerror", v=m.group(0)[:60]))
     if "\n\n" in body:
-        raise ProseError(f"条件块要留在一个段落里:{m.group(0)[:60]}…")
+        raise ProseError(W.f("parse.proseerror_2", v=m.group(0)[:60]))
     conds: list[Condition | None] = [condition(first)]
     texts: list[str] = []
     pos = 0
     for c in _CASE.finditer(body):
         texts.append(body[pos : c.start()])
         if conds[-1] is None:
-            raise ProseError(f"{{{{else}}}} 之后不能再有分支:{m.group(0)[:60]}…")
+            raise ProseError(W.f("parse.proseerror_3", v=m.group(0)[:60]))
         conds.append(None if c.group(2) else condition(c.group(1)))
         pos = c.end()
     texts.append(body[pos:])

@@ -9,10 +9,11 @@ is CPU work that a thread would not speed up, and each hop to a thread costs mor
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import PlainTextResponse, Response
 
 from ..cards import Card, Params, run
 from ..chapters import neighbours, section_of
+from ..errors import error_response
 from ..render import Reading, explain_html, figure_csv, figure_rows, fragment_html, render
 from ..state import query_string
 from .lookup import StateRef, StateRejected, query_items, reading_of
@@ -95,7 +96,7 @@ async def _rejected(request: Request, exc: StateRejected) -> Response:
     page with the messages beside its controls for a card page, the messages alone for a fragment."""
     path = request.url.path
     if path.startswith("/api/") or "/figure/" in path:
-        return JSONResponse({"detail": exc.errors}, 422)
+        return error_response(422, exc.errors)
     if path.count("/") == 2:  # /cards/{id} or /present/{id}: the page itself
         return page(request, exc.card, exc.card.defaults(), reading_of(request), exc.errors, 422)
     return html(render("_errors.html", card=exc.card, errors=exc.errors), "no-store", 422)

@@ -19,7 +19,10 @@ from ..chapters import section_of
 from ..labels import label_to_id
 from ..render import fragment_html, render
 from ..state import ParamError, parse_query, query_string
+from ..words import words_for
 from .responses import PAGE_CACHE, html
+
+W = words_for(__name__)
 
 router = APIRouter()
 MAX_STEPS = 60  # a lecture, not a crawl
@@ -42,22 +45,24 @@ class DeckError(Exception):
 def parse_steps(entries: list[str]) -> list[Step]:
     """Each entry ``id[?query]`` → its card and validated params; the first bad entry raises."""
     if not entries:
-        raise DeckError(422, "演示列表为空:用 ?c=卡片编号 列出每一步,例如 /present/deck?c=fig-1-11&c=eg-1-1")
+        raise DeckError(422, W["parse_steps.deckerror"])
     if len(entries) > MAX_STEPS:
-        raise DeckError(422, f"演示列表最多 {MAX_STEPS} 步,收到 {len(entries)} 步")
+        raise DeckError(422, W.f("parse_steps.deckerror_2", max_steps=MAX_STEPS, len=len(entries)))
     steps = []
     for n, entry in enumerate(entries, 1):
         if len(entry) > MAX_ENTRY_LEN:
-            raise DeckError(422, f"第 {n} 步过长(上限 {MAX_ENTRY_LEN:,} 个字符)")
+            raise DeckError(422, W.f("parse_steps.deckerror_3", n=n, max_entry_len=MAX_ENTRY_LEN))
         name, _, query = entry.partition("?")
         cid = label_to_id(name.strip()) if name.strip() else None
         if cid is None:
-            raise DeckError(404, f"第 {n} 步 “{name[:60]}”:没有这个编号的卡片")
+            raise DeckError(404, W.f("parse_steps.deckerror_4", n=n, v=name[:60]))
         card = REGISTRY[cid]
         try:
             params = parse_query(card, parse_qsl(query, keep_blank_values=True))
         except ParamError as e:
-            raise DeckError(422, f"第 {n} 步 “{name[:60]}”:" + ";".join(x["msg"] for x in e.errors)) from None
+            raise DeckError(
+                422, W.f("parse_steps.deckerror_5", n=n, v=name[:60]) + ";".join(x["msg"] for x in e.errors)
+            ) from None
         steps.append(Step(card, params, entry))
     return steps
 
@@ -71,12 +76,12 @@ def step_url(steps: list[Step], at: int) -> str:
 def _at(request: Request, n_steps: int) -> int:
     raw = request.query_params.get("at", "1")
     if not raw.isdigit() or not 1 <= int(raw) <= n_steps:
-        raise DeckError(422, f"at(当前步)须为 1–{n_steps} 的整数,收到 “{raw[:20]}”")
+        raise DeckError(422, W.f("at.deckerror", n_steps=n_steps, v=raw[:20]))
     return int(raw)
 
 
 def _error_page(e: DeckError) -> HTMLResponse:
-    title = "找不到" if e.status == 404 else "演示列表有误"
+    title = W["error_page"] if e.status == 404 else W["error_page_2"]
     return HTMLResponse(
         render("error.html", title=title, message=e.message),
         status_code=e.status,

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import json
 
+from ..errors import error_body, error_item
+from ..words import words_for
+
+W = words_for(__name__)
+
 MAX_BODY = 1_000_000  # bytes (1 MB): the largest body any route takes (a config.json is a few KB)
 DRAIN_CAP = 64 * 1024 * 1024  # bytes read and dropped at most before answering; beyond it, answer and close
 
 
 def too_large(size: int | None) -> bytes:
     """The 413 body, in the same shape as the 422 parameter errors."""
-    got = f"请求体 {size:,} 字节," if size is not None else "请求体"
-    msg = f"body:{got}超过上限 {MAX_BODY:,} 字节(1 MB)"
-    return json.dumps(
-        {"detail": [{"loc": ["body"], "field": "body", "type": "too_large", "msg": msg}]}, ensure_ascii=False
-    ).encode()
+    got = W.f("too_large", size=size) if size is not None else W["too_large_2"]
+    msg = W.f("too_large_3", got=got, max_body=MAX_BODY)
+    return json.dumps(error_body([error_item("body", msg, "too_large", ["body"])]), ensure_ascii=False).encode()
 
 
 class BodyLimit:

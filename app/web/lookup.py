@@ -15,12 +15,16 @@ from typing import Annotated
 from urllib.parse import unquote
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
 from ..cards import REGISTRY, Card, Params, resolve
+from ..errors import error_item, error_response
 from ..labels import label_to_id
 from ..render import Reading, render
 from ..state import ParamError, parse_query
+from ..words import words_for
+
+W = words_for(__name__)
 
 
 class AliasRedirect(Exception):
@@ -125,22 +129,14 @@ async def _redirect(request: Request, exc: AliasRedirect) -> Response:
 
 async def _missing(request: Request, exc: CardMissing) -> Response:
     if _speaks_json(request):
-        return JSONResponse(
-            {
-                "detail": [
-                    {
-                        "loc": ["path", "name"],
-                        "field": "name",
-                        "type": "not_found",
-                        "msg": f"没有编号为 {exc.name} 的卡片",
-                    }
-                ]
-            },
-            404,
+        return error_response(
+            404, [error_item("name", W.f("missing.msg", name=exc.name), "not_found", ["path", "name"])]
         )
     if _figure_data(request):
         return PlainTextResponse("no such card", 404)
-    return HTMLResponse(render("error.html", title="找不到", message=f"没有编号为 “{exc.name}” 的卡片"), 404)
+    return HTMLResponse(
+        render("error.html", title=W["missing.title"], message=W.f("missing.message", name=exc.name)), 404
+    )
 
 
 def install(app: FastAPI) -> None:

@@ -15,14 +15,17 @@ from ..labels import label_to_id, search
 from ..render import Reading, fragment_html, render
 from ..render.env import gloss, glossary_scope
 from ..text import markdown
+from ..words import words_for
 from .responses import PAGE_CACHE, html
+
+W = words_for(__name__)
 
 router = APIRouter()
 EAGER_CARDS = 2  # the first cards of a section arrive with the page; the rest load as they scroll in
 
 
 def not_found(what: str) -> HTMLResponse:
-    return HTMLResponse(render("error.html", title="找不到", message=what), 404)
+    return HTMLResponse(render("error.html", title=W["not_found.title"], message=what), 404)
 
 
 @router.get("/jump", response_class=HTMLResponse, include_in_schema=False)
@@ -47,7 +50,7 @@ def index() -> Response:
 def chapter_page(n: int) -> Response:
     ch = CHAPTERS.get(n)
     if not ch:
-        return not_found(f"没有第 {n} 章")
+        return not_found(W.f("chapter_page.not_found", n=n))
     opener = ch.sections[0]
     body = render("chapter.html", chapter=ch, opener=opener, parts=_parts(opener), cards_in=cards_in)
     return html(body, PAGE_CACHE)
@@ -57,7 +60,7 @@ def chapter_page(n: int) -> Response:
 def section_page(n: int, slug: str) -> Response:
     sec = section(n, slug)
     if not sec:
-        return not_found(f"没有 {n}/{slug} 这一节")
+        return not_found(W.f("section_page.not_found", n=n, slug=slug))
     if sec.key.endswith(".open"):
         return RedirectResponse(f"/ch/{n}", status_code=307)
     ch = CHAPTERS[n]
@@ -136,7 +139,7 @@ def glossary_page() -> Response:
     return html(render("glossary.html", entries=glossary_entries()), PAGE_CACHE)
 
 
-@router.get("/glossary.json", tags=["术语"], summary="术语表")
+@router.get("/glossary.json", tags=[W["glossary_json.tags"]], summary=W["glossary_json.summary"])
 def glossary_json() -> JSONResponse:
     return JSONResponse({"terms": glossary_entries()}, headers={"Cache-Control": PAGE_CACHE})
 

@@ -12,8 +12,11 @@ from ..cards import REGISTRY, Card
 from ..chapters.tools import TOOLS, tool_intro
 from ..render import Reading, fragment_html, render
 from ..state import ParamError, parse_query
+from ..words import words_for
 from .pages import not_found
 from .responses import PAGE_CACHE, html
+
+W = words_for(__name__)
 
 router = APIRouter()
 
@@ -30,7 +33,7 @@ ToolCard = Annotated[Card | None, Depends(tool_card)]
 @router.get("/tools/{slug}", response_class=HTMLResponse, include_in_schema=False)
 def tool_page(request: Request, slug: str, card: ToolCard) -> Response:
     if card is None:
-        return not_found(f"没有 /tools/{slug} 这个工具页")
+        return not_found(W.f("tool_page.not_found", slug=slug))
     items = list(request.query_params.multi_items())
     status, errors = 200, []
     try:

@@ -10,11 +10,14 @@ from ...cards import Figure, Params, View, card, choice, slider
 from ...charts.scaling import cost_vs_scale
 from ...outputs import data, out, outputs
 from ...trace import given
+from ...words import words_for
 from ..shared import ch1 as shared
 from ..shared.ch1 import CONTENT
 
+W = words_for(__name__)
+
 # 规模与总成本: 示意 — the book's chart has no scale; the constants are placeholders.
-PLACEHOLDER = "示意占位常数(书中图没有刻度)"
+PLACEHOLDER = W["placeholder"]
 COST = arch.CostModel(
     upfront=given(1.0, "C_0", "", source=PLACEHOLDER),
     general_per_unit=given(1.0, "g", "", source=PLACEHOLDER),
@@ -29,24 +32,24 @@ class ScaleParams(Params):
         ge=0,
         le=SCALE_MAX,
         step=0.05,
-        label="服务规模(标记位置) s",
+        label=W["scaleparams.scale.label"],
         illustrative=True,
-        help="横轴没有刻度,只表示“规模更大”;数值本身是示意",
+        help=W["scaleparams.scale.help"],
     )
 
 
 @card(
     "tpu-scale-cost",
-    title="规模与总成本",
+    title=W["tpu_scale_cost.title"],
     section="1.4",
     kind="chart",
     params=ScaleParams,
     outputs=outputs(
-        break_even_scale=out("交点位置(占位常数下)", digits=2, approx=True, ill=True, sym="s^*"),
-        selected_scale=out("标记位置", digits=2, ill=True),
-        chart=data("两条总成本线:scale, general_purpose, asic", type=dict),
+        break_even_scale=out(W["tpu_scale_cost.break_even_scale"], digits=2, approx=True, ill=True, sym="s^*"),
+        selected_scale=out(W["tpu_scale_cost.selected_scale"], digits=2, ill=True),
+        chart=data(W["tpu_scale_cost.chart"], type=dict),
     ),
-    lead="通用服务器随规模按比例花钱;专用处理器先付一笔开发成本,之后每单位规模更便宜。拖动标记,看它越过交点前后谁更省。",
+    lead=W["tpu_scale_cost.lead"],
 )
 def tpu_scale_cost(p: ScaleParams) -> View:
     s_star = arch.break_even_scale(COST)
@@ -54,11 +57,11 @@ def tpu_scale_cost(p: ScaleParams) -> View:
     gp, asic = [arch.cost_general(s, COST) for s in grid], [arch.cost_dedicated(s, COST) for s in grid]
     at = arch.cost_general(p.scale, COST), arch.cost_dedicated(p.scale, COST)
     verdict = (
-        "正好在交点:两种做法总成本相同"
+        W["tpu_scale_cost"]
         if abs(at[0] - at[1]) < 1e-9
-        else "通用服务器更省(节省还没抵上前期投入)"
+        else W["tpu_scale_cost_2"]
         if at[0] < at[1]
-        else "专用处理器更省(累计节省已超过前期投入)"
+        else W["tpu_scale_cost_3"]
     )
     fig = cost_vs_scale(
         grid,
@@ -79,15 +82,14 @@ def tpu_scale_cost(p: ScaleParams) -> View:
     }
     return View(
         o,
-        headline="当前规模:[[verdict]]",
+        headline=W["tpu_scale_cost.headline"],
         ctx={"verdict": verdict},
         figures=[
             Figure(
                 fig,
-                "规模与总成本",
+                W["tpu_scale_cost.title"],
                 illustrative=True,
-                summary="示意图,无刻度。蓝线从原点出发、较陡;绿线从前期开发成本起步、较缓;"
-                "两线相交处(占位常数下约 [[break_even_scale|n]])之后专用处理器更省。当前标记:[[verdict]]。",
+                summary=W["tpu_scale_cost.summary"],
             )
         ],
         notes=shared.notes("tpu-scale-cost"),
@@ -104,24 +106,26 @@ def part_card(card_id: str, part: str, blocks: list[dict]) -> View:
 
 ENGINE = CONTENT["engine_blocks"]
 NIC = CONTENT["nic_blocks"]
-PARTS_OUT = outputs(blocks=data("部件:id, name"))
+PARTS_OUT = outputs(blocks=data(W["parts_out.blocks"]))
 
 
 class EngineParams(Params):
     part: Literal["none", "host", "weights", "activations", "mac", "accumulators"] = choice(
-        "none", {"none": "不选", **{b["id"]: b["name"] for b in ENGINE}}, label="查看部件"
+        "none",
+        {"none": W["engineparams.part.none"], **{b["id"]: b["name"] for b in ENGINE}},
+        label=W["engineparams.part.label"],
     )
 
 
 @card(
     "fig-1-15",
-    title="围绕反复出现的矩阵运算组织计算阵列和缓冲",
-    label="图 1-15",
+    title=W["fig_1_15.title"],
+    label=W["fig_1_15.label"],
     section="1.4",
     kind="diagram",
     params=EngineParams,
     outputs=PARTS_OUT,
-    lead="专用处理器把同一种运算——矩阵乘加——做成规则的阵列,缓冲就放在阵列旁边。点一个部件,看它在数据流里做什么。",
+    lead=W["fig_1_15.lead"],
 )
 def fig_1_15(p: EngineParams) -> View:
     return part_card("fig-1-15", p.part, ENGINE)
@@ -129,19 +133,21 @@ def fig_1_15(p: EngineParams) -> View:
 
 class NicDiagramParams(Params):
     part: Literal["none", "vm", "host-sw", "fpga", "port", "pcie"] = choice(
-        "none", {"none": "不选", **{b["id"]: b["name"] for b in NIC}}, label="查看部件"
+        "none",
+        {"none": W["engineparams.part.none"], **{b["id"]: b["name"] for b in NIC}},
+        label=W["engineparams.part.label"],
     )
 
 
 @card(
     "fig-1-16",
-    title="SmartNIC 软硬分工",
-    label="图 1-16",
+    title=W["fig_1_16.title"],
+    label=W["fig_1_16.label"],
     section="1.4",
     kind="diagram",
     params=NicDiagramParams,
     outputs=PARTS_OUT,
-    lead="规则由主机软件来定,逐包执行交给网卡上的 FPGA。点一个部件,看它负责哪一段。",
+    lead=W["fig_1_16.lead"],
 )
 def fig_1_16(p: NicDiagramParams) -> View:
     return part_card("fig-1-16", p.part, NIC)
@@ -151,44 +157,46 @@ def fig_1_16(p: NicDiagramParams) -> View:
 
 
 class NicParams(Params):
-    link_gbit_s: float = slider(40, ge=1, le=400, step=1, label="线路速率 R", unit="Gbit/s")
+    link_gbit_s: float = slider(40, ge=1, le=400, step=1, label=W["nicparams.link_gbit_s.label"], unit="Gbit/s")
     frame_wire_bytes: int = slider(
         84,
         ge=84,
         le=1538,
         step=1,
-        label="每帧占用的线时 w",
+        label=W["nicparams.frame_wire_bytes.label"],
         unit="B",
-        help="最小帧 64 B + 前导码/SFD 8 B + 帧间隙 12 B = 84 B",
+        help=W["nicparams.frame_wire_bytes.help"],
     )
     per_core_mpps: float = slider(
         10,
         ge=0.5,
         le=50,
         step=0.5,
-        label="单核处理能力 μ_core",
+        label=W["nicparams.per_core_mpps.label"],
         unit="Mpps",
         illustrative=True,
-        help="书中没有给出单核包处理速率,10 Mpps 是示意值",
+        help=W["nicparams.per_core_mpps.help"],
     )
 
 
 NIC_OUT = outputs(
-    packet_rate_mpps=out("包到达率 λ", unit="Mpps", digits=2, em=True, sym="λ"),
-    per_packet_ns=out("每帧线时 1/λ", unit="ns", sig=3),
-    cores=out("需要的核数 λ/μ_core", unit="核", digits=2, ill=True, em=True, sym="n_{core}"),
-    packet_rate_wan=shared.plain_out("包到达率(万个/s)", unit="万个/s", digits=0, tile=False, sym="λ"),
+    packet_rate_mpps=out(W["nic_out.packet_rate_mpps"], unit="Mpps", digits=2, em=True, sym="λ"),
+    per_packet_ns=out(W["nic_out.per_packet_ns"], unit="ns", sig=3),
+    cores=out(W["nic_out.cores"], unit=W["nic_out.unit"], digits=2, ill=True, em=True, sym="n_{core}"),
+    packet_rate_wan=shared.plain_out(
+        W["nic_out.packet_rate_wan"], unit=W["nic_out.unit_2"], digits=0, tile=False, sym="λ"
+    ),
 )
 
 
 @card(
     "smartnic-cores",
-    title="包处理要占几个 CPU 核",
+    title=W["smartnic_cores.title"],
     section="1.4",
     kind="calculator",
     params=NicParams,
     outputs=NIC_OUT,
-    lead="线路跑满、全是最小帧时,每秒到达多少个包?每个核每秒处理得了多少个?两者一除,就是被包处理吃掉的核数。",
+    lead=W["smartnic_cores.lead"],
 )
 def smartnic_cores(p: NicParams) -> View:
     link = p.link_gbit_s * 1e9
@@ -204,7 +212,7 @@ def smartnic_cores(p: NicParams) -> View:
     txt = {k: shared.shown(NIC_OUT, o, k, "n") for k in ("packet_rate_mpps", "per_packet_ns", "cores")}
     return View(
         o,
-        headline="[[link_gbit_s]] · 每帧 [[frame_wire_bytes]] 线时 · 单核 [[per_core_mpps]](示意)",
+        headline=W["smartnic_cores.headline"],
         blocks=[
             shared.diagram(
                 "smartnic-cores",
@@ -228,7 +236,7 @@ def smartnic_cores(p: NicParams) -> View:
 LAYERS = CONTENT["remote_layers"]
 SIDE = ["mpi", "buffer", "driver", "stack"]
 PATHS = {"conventional": SIDE + ["wire"] + SIDE[::-1], "ub": ["ub", "wire", "ub"]}
-PATH_NAMES = {"conventional": "常规路径", "ub": "UB 路径"}
+PATH_NAMES = {"conventional": W["path_names.conventional"], "ub": W["path_names.ub"]}
 
 
 def path_layers(path: str) -> list[str]:
@@ -238,25 +246,29 @@ def path_layers(path: str) -> list[str]:
 
 class Fig117Params(Params):
     path: Literal["conventional", "ub"] = choice(
-        "conventional", {"conventional": "常规路径(跨主机边界)", "ub": "UB 路径"}, label="画哪条路径"
+        "conventional",
+        {"conventional": W["fig117params.path.conventional"], "ub": W["path_names.ub"]},
+        label=W["fig117params.path.label"],
     )
     part: Literal["none", "mpi", "buffer", "driver", "stack", "wire", "ub"] = choice(
-        "none", {"none": "不选", **{k: v[0] for k, v in LAYERS.items()}}, label="查看哪一层"
+        "none",
+        {"none": W["engineparams.part.none"], **{k: v[0] for k, v in LAYERS.items()}},
+        label=W["fig117params.part.label"],
     )
 
 
 @card(
     "fig-1-17",
-    title="一次远程访问要穿过几层",
-    label="图 1-17",
+    title=W["fig_1_17.title"],
+    label=W["fig_1_17.label"],
     section="1.4",
     kind="diagram",
     params=Fig117Params,
     outputs=outputs(
-        layers=out("[[path_name]]穿过的层数", text=lambda v: str(len(v)), type=list[str]),
-        layer_times=data("每层耗时(书中没有给出)", type=type(None)),
+        layers=out(W["fig_1_17.layers"], text=lambda v: str(len(v)), type=list[str]),
+        layer_times=data(W["fig_1_17.layer_times"], type=type(None)),
     ),
-    lead="常规做法下,数据一跨出主机就要层层换手;UB 把这些层去掉,让设备直接访问另一台设备的内存。点任意一层,看它在做什么。",
+    lead=W["fig_1_17.lead"],
 )
 def fig_1_17(p: Fig117Params) -> View:
     ribbons = [
@@ -284,11 +296,11 @@ def fig_1_17(p: Fig117Params) -> View:
 
 @card(
     "tab-three-step",
-    title="容量 / 工作量 / 依赖",
+    title=W["tab_three_step.title"],
     section="1.4",
     kind="table",
-    outputs=outputs(rows=data("三步:step, question, how")),
-    lead="不论模型多大、卡有多少,分析都按同一个顺序:先看放不放得下,再看各自要做多少,最后按执行顺序算等待。",
+    outputs=outputs(rows=data(W["tab_three_step.rows"])),
+    lead=W["tab_three_step.lead"],
 )
 def tab_three_step(p: Params) -> View:
     steps = CONTENT["three_steps"]

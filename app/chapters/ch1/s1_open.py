@@ -9,31 +9,34 @@ from ...charts.roofline import read_vs_compute
 from ...outputs import out, outputs
 from ...params_domain import gpu_of
 from ...trace import given, name
+from ...words import words_for
 from ..shared import ch1 as shared
 from ..shared.ch1 import HAND, HAND_B_W, HAND_N_BILLION, diagram, shown
 
-HAND_BATCH = given(1, "B", "请求", source=HAND)
+W = words_for(__name__)
+
+HAND_BATCH = given(1, "B", W["hand_batch.given"], source=HAND)
 
 
 class HeroParams(Params):
-    double_compute: bool = toggle(False, label="算力 ×2")
-    double_bandwidth: bool = toggle(False, label="带宽 ×2")
-    halve_weights: bool = toggle(False, label="权重字节 ×½")
+    double_compute: bool = toggle(False, label=W["heroparams.double_compute.label"])
+    double_bandwidth: bool = toggle(False, label=W["heroparams.double_bandwidth.label"])
+    halve_weights: bool = toggle(False, label=W["heroparams.halve_weights.label"])
 
 
 HERO = outputs(
-    t_read_ms=out("读权重 R/β", digits=2, sym="T_{read}"),
-    t_compute_ms=out("矩阵计算 F/Π[[book_note]]", digits=4, sym="T_{comp}"),
-    t_step_ms=out("单步下界 max(·)", digits=2, em=True, sym="T_{step}"),
-    read_to_compute_ratio=out("读取 ÷ 计算", unit="×", digits=0),
-    speedup_vs_baseline=out("比基线快", unit="×", digits=3),
-    bound=out("主导项", text={"memory": "读取(memory)", "compute": "计算(compute)"}),
-    weights_gb=out("每步读取 R_W", digits=2, tile=False, sym="R_W"),
-    flop_gflop=out("每步运算 F", digits=1, tile=False, sym="F"),
-    bw_tbps=out("带宽 β", digits=3, tile=False),
-    peak_tflops=out("算力 Π", digits=1, tile=False),
-    t_step_compute_x2_ms=out("算力 ×2 时的单步下界", digits=2, tile=False),
-    t_step_bw_x2_ms=out("带宽 ×2 时的单步下界", digits=2, tile=False),
+    t_read_ms=out(W["hero.t_read_ms"], digits=2, sym="T_{read}"),
+    t_compute_ms=out(W["hero.t_compute_ms"], digits=4, sym="T_{comp}"),
+    t_step_ms=out(W["hero.t_step_ms"], digits=2, em=True, sym="T_{step}"),
+    read_to_compute_ratio=out(W["hero.read_to_compute_ratio"], unit="×", digits=0),
+    speedup_vs_baseline=out(W["hero.speedup_vs_baseline"], unit="×", digits=3),
+    bound=out(W["hero.bound"], text={"memory": W["hero.memory"], "compute": W["hero.compute"]}),
+    weights_gb=out(W["hero.weights_gb"], digits=2, tile=False, sym="R_W"),
+    flop_gflop=out(W["hero.flop_gflop"], digits=1, tile=False, sym="F"),
+    bw_tbps=out(W["hero.bw_tbps"], digits=3, tile=False),
+    peak_tflops=out(W["hero.peak_tflops"], digits=1, tile=False),
+    t_step_compute_x2_ms=out(W["hero.t_step_compute_x2_ms"], digits=2, tile=False),
+    t_step_bw_x2_ms=out(W["hero.t_step_bw_x2_ms"], digits=2, tile=False),
 )
 KEYS = {
     "weights_gb": "r_w_gb",
@@ -49,25 +52,25 @@ KEYS = {
 
 QUESTIONS = [
     {
-        "q": "放得下吗?",
+        "q": W["questions.q"],
         "role": "capacity",
         "tex": "$M_W + M_{state} + M_{work} \\le M_{cap}$",
-        "text": "权重、KV 等状态和临时工作区加起来不能超过显存;用多张卡时,每张卡各算一遍。",
-        "link": ("fig-1-7", "图 1-7 显存预算"),
+        "text": W["questions.text"],
+        "link": ("fig-1-7", W["questions.link"]),
     },
     {
-        "q": "要等多久?",
+        "q": W["questions.q_2"],
         "role": "read",
         "tex": "$T = \\max(F/\\Pi,\\ R/\\beta)$",
-        "text": "算要多久、读要多久,两者取较慢的那个作为下界。",
-        "link": ("eg-1-1", "例题 1-1"),
+        "text": W["questions.text_2"],
+        "link": ("eg-1-1", W["questions.link_2"]),
     },
     {
-        "q": "加资源值不值?",
+        "q": W["questions.q_3"],
         "role": "compute",
         "tex": "$S = \\dfrac{1}{(1-p) + p/s}$",
-        "text": "先用 Amdahl 看被加速的部分原本占多少(p),再看离硬件极限还差多远。",
-        "link": ("amdahl-team", "Amdahl 定律"),
+        "text": W["questions.text_3"],
+        "link": ("amdahl-team", W["questions.link_3"]),
     },
 ]
 
@@ -89,17 +92,16 @@ def hero_step(double_compute: bool = False, double_bandwidth: bool = False, halv
 
 @card(
     "hero-read-vs-compute",
-    title="读权重 vs 矩阵计算",
+    title=W["hero_read_vs_compute.title"],
     section="1.open",
     kind="calculator",
     params=HeroParams,
     outputs=HERO,
-    lead="H100 SXM 上的 70B 模型每生成一个 token:先把 70 GB 权重读一遍,再做 140 GFLOP 乘加。"
-    "试试三个开关,看哪一个真正让这一步变快。",
+    lead=W["hero_read_vs_compute.lead"],
 )
 def hero_read_vs_compute(p: HeroParams) -> View:
     o = hero_step(p.double_compute, p.double_bandwidth, p.halve_weights)
-    base = name(hero_step()["t_step_ms"], "T_{基线}", "ms")
+    base = name(hero_step()["t_step_ms"], W["hero_read_vs_compute.name"], "ms")
     o |= {
         "speedup_vs_baseline": base / o["t_step_ms"],
         "t_step_compute_x2_ms": hero_step(double_compute=True)["t_step_ms"],
@@ -111,24 +113,30 @@ def hero_read_vs_compute(p: HeroParams) -> View:
         [shown(HERO, o, "t_compute_ms"), shown(HERO, o, "t_read_ms")],
         shown(HERO, o, "read_to_compute_ratio"),
         o["t_step_ms"],
-        "单步下界 " + shown(HERO, o, "t_step_ms"),
+        W["hero_read_vs_compute.read_vs_compute"] + shown(HERO, o, "t_step_ms"),
         base * 1.12,
     )
     changed = [
         t
-        for t, on in (("算力 ×2", p.double_compute), ("带宽 ×2", p.double_bandwidth), ("权重 ×½", p.halve_weights))
+        for t, on in (
+            (W["heroparams.double_compute.label"], p.double_compute),
+            (W["heroparams.double_bandwidth.label"], p.double_bandwidth),
+            (W["hero_read_vs_compute"], p.halve_weights),
+        )
         if on
     ]
     return View(
         o,
-        headline="[[changed]]:读 [[weights_gb|c]] ÷ [[bw_tbps|c]],算 [[flop_gflop|c]] ÷ [[peak_tflops|c]]",
-        ctx={"changed": " + ".join(changed) or "基线", "book_note": "" if p.double_compute else "(正文 ≈0.14)"},
+        headline=W["hero_read_vs_compute.headline"],
+        ctx={
+            "changed": " + ".join(changed) or W["hero_read_vs_compute.changed"],
+            "book_note": "" if p.double_compute else W["hero_read_vs_compute.book_note"],
+        },
         figures=[
             Figure(
                 fig,
-                "单步生成的两个下界",
-                "读权重 [[t_read_ms]],矩阵计算 [[t_compute_ms]],读取是计算的 "
-                "[[read_to_compute_ratio|n]] 倍;单步下界 [[t_step_ms]]。",
+                W["hero_read_vs_compute.figures"],
+                W["hero_read_vs_compute.figures_2"],
                 height=230,
             )
         ],

@@ -17,46 +17,62 @@ from ...format import sci
 from ...outputs import out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type
 from ...trace import given
+from ...words import words_for
 from ..shared import ch3_budget as cb
+
+W = words_for(__name__)
 
 NATS, GPU_H, GPU_S, LAW, R = "nats/token", "GPU·h", "GPU·s", cb.LAW, sl.RECONSTRUCTED
 
 
 class BudgetParams(Params):
-    budget_mult: float = slider(2, ge=1, le=16, step=0.5, label="预算倍数 k(新预算 ÷ 原预算)", unit="×")
-    alpha: float = slider(R.alpha, ge=0.05, le=1, step=0.01, label="α(参数项指数)", illustrative=True)
-    beta: float = slider(R.beta, ge=0.05, le=1, step=0.01, label="β(数据项指数)", illustrative=True)
+    budget_mult: float = slider(2, ge=1, le=16, step=0.5, label=W["budgetparams.budget_mult.label"], unit="×")
+    alpha: float = slider(R.alpha, ge=0.05, le=1, step=0.01, label=W["budgetparams.alpha.label"], illustrative=True)
+    beta: float = slider(R.beta, ge=0.05, le=1, step=0.01, label=W["budgetparams.beta.label"], illustrative=True)
     budget_flop: float = slider(
-        1e21, ge=1e18, le=1e25, step=1e18, label="原预算 C", unit="FLOP", log=True, illustrative=True
+        1e21,
+        ge=1e18,
+        le=1e25,
+        step=1e18,
+        label=W["budgetparams.budget_flop.label"],
+        unit="FLOP",
+        log=True,
+        illustrative=True,
     )
 
 
 @card(
     "budget-doubling",
-    title="预算翻倍,新增计算分给谁",
+    title=W["budget_doubling.title"],
     label="",
     section="3.6",
     kind="calculator",
     params=BudgetParams,
-    badges=(("练习 3-8", "ex-3-8"),),
+    badges=((W["budget_doubling.badges"], "ex-3-8"),),
     outputs=outputs(
-        n_mult=out("N_opt 增长 $k^{\\beta/(\\alpha+\\beta)}$", unit="×", digits=3, em=True, sym="N_{opt} 增长"),
-        d_mult=out("D_opt 增长 $k^{\\alpha/(\\alpha+\\beta)}$", unit="×", digits=3, em=True, sym="D_{opt} 增长"),
-        n_exponent=out("参数指数 β/(α+β)", digits=3),
-        d_exponent=out("数据指数 α/(α+β)", digits=3),
-        n_opt_params=out("原预算下 N_opt", unit="参数", sci=True, ill=True, sym="N_{opt}"),
-        d_opt_tokens=out("原预算下 D_opt", unit="token", sci=True, ill=True, sym="D_{opt}"),
-        n_opt_params_after=out("新预算下 N_opt", unit="参数", sci=True, ill=True, sym="N'_{opt}"),
-        d_opt_tokens_after=out("新预算下 D_opt", unit="token", sci=True, tile=False, sym="D'_{opt}"),
+        n_mult=out(W["budget_doubling.n_mult"], unit="×", digits=3, em=True, sym=W["budget_doubling.sym"]),
+        d_mult=out(W["budget_doubling.d_mult"], unit="×", digits=3, em=True, sym=W["budget_doubling.sym_2"]),
+        n_exponent=out(W["budget_doubling.n_exponent"], digits=3),
+        d_exponent=out(W["budget_doubling.d_exponent"], digits=3),
+        n_opt_params=out(
+            W["budget_doubling.n_opt_params"], unit=W["budget_doubling.unit"], sci=True, ill=True, sym="N_{opt}"
+        ),
+        d_opt_tokens=out(W["budget_doubling.d_opt_tokens"], unit="token", sci=True, ill=True, sym="D_{opt}"),
+        n_opt_params_after=out(
+            W["budget_doubling.n_opt_params_after"], unit=W["budget_doubling.unit"], sci=True, ill=True, sym="N'_{opt}"
+        ),
+        d_opt_tokens_after=out(
+            W["budget_doubling.d_opt_tokens_after"], unit="token", sci=True, tile=False, sym="D'_{opt}"
+        ),
     ),
-    lead="总预算 C ≈ 6ND 固定时,多给参数就得少给数据。按 Scaling Law 求最优分配,预算变成 k 倍后,参数和数据各长几倍?",
+    lead=W["budget_doubling.lead"],
 )
 def budget_doubling(p: BudgetParams) -> View:
     o = bd.budget_outputs(p.budget_mult, p.alpha, p.beta, p.budget_flop, LAW.A, LAW.B)
     fig = charts.split_figure(LAW, p.alpha, p.beta, p.budget_flop, p.budget_mult, o)
     return View(
         o,
-        headline="预算 ×[[budget_mult|n]]:参数 ×[[n_mult|n]],数据 ×[[d_mult|n]]",
+        headline=W["budget_doubling.headline"],
         notes=cb.notes("budget-doubling"),
         ctx={"c0": sci(p.budget_flop, 3), "c1": sci(p.budget_flop * p.budget_mult, 3)},
         figures=[Figure(fig, *cb.FIGURES["budget-doubling"], illustrative=True)],
@@ -65,18 +81,20 @@ def budget_doubling(p: BudgetParams) -> View:
 
 class HoldoutParams(Params):
     law: Literal["book", "fit"] = choice(
-        "book", {"book": "书中数字反推的重建律(示意)", "fit": "用所选 run 自己拟合"}, label="系数来源"
+        "book",
+        {"book": W["holdoutparams.law.book"], "fit": W["holdoutparams.law.fit"]},
+        label=W["holdoutparams.law.label"],
     )
     fit_runs: list[str] = Field(
         list(cb.EXAMPLE_FIT),
         min_length=5,
         max_length=24,
-        description="fit 模式下用来拟合的 run 名(CSV 的 run 列),每项一个",
+        description=W["holdoutparams.fit_runs.description"],
         json_schema_extra={
             "control": "list",
             "step": None,
             "unit": "",
-            "label": "拟合用的 run(fit 模式)",
+            "label": W["holdoutparams.fit_runs.label"],
             "item_ge": None,
             "item_le": None,
             "illustrative": False,
@@ -84,15 +102,15 @@ class HoldoutParams(Params):
             "uniqueItems": True,
         },
     )
-    tied: bool = toggle(True, label="拟合时令 α = β")
+    tied: bool = toggle(True, label=W["holdoutparams.tied.label"])
 
     @field_validator("fit_runs")
     @classmethod
     def _known(cls, v: list[str]) -> list[str]:
         if unknown := next((x for x in v if x not in cb.RUNS), None):
-            raise ValueError(f"没有名为 “{unknown[:40]}” 的 run(见 datablations_c4_points.csv 的 run 列)")
+            raise ValueError(W.f("holdoutparams.known.valueerror", v=unknown[:40]))
         if len(set(v)) != len(v):
-            raise ValueError("同一个 run 只能选一次")
+            raise ValueError(W["holdoutparams.known.valueerror_2"])
         return v
 
 
@@ -113,48 +131,55 @@ POOL = [
 def _holdout_table(fit: sl.FitResult | None, fitted: list[sl.Run], held: list[sl.Run], o: dict) -> Table:
     rows = (
         [
-            [r.run, "拟合", r.params, r.tokens, r.loss, sl.loss(fit.law, r.params, r.tokens), e]
+            [r.run, W["holdout_table"], r.params, r.tokens, r.loss, sl.loss(fit.law, r.params, r.tokens), e]
             for r, e in zip(fitted, fit.residuals)
         ]
         if fit
         else []
     )
     rows += [
-        [r.run, f"留出 H{j}", r.params, r.tokens, r.loss, o[f"pred_h{j}"], o[f"resid_h{j}"]]
+        [r.run, W.f("holdout_table_2", j=j), r.params, r.tokens, r.loss, o[f"pred_h{j}"], o[f"resid_h{j}"]]
         for j, r in enumerate(held, 1)
     ]
     return Table(
-        ["run", "用途", "N", "D", "实测 L", "预测 L", "预测 − 实测"],
+        [
+            "run",
+            W["holdout_table.table"],
+            "N",
+            "D",
+            W["holdout_table.table_2"],
+            W["holdout_table.table_3"],
+            W["holdout_table.table_4"],
+        ],
         rows,
         formats=["", "", N3, D_B, L4, L4, out(digits=4, signed=True)],
-        title="拟合点与留出点" if fit else "留出点(书中的六个拟合点未能识别)",
+        title=W["holdout_table.title"] if fit else W["holdout_table.title_2"],
         illustrative_cells=set() if fit else {(len(rows) - k, c) for k in (1, 2) for c in (5, 6)},
     )
 
 
 @card(
     "eg-3-5",
-    title="留出检验",
-    label="例题 3-5",
+    title=W["eg_3_5.title"],
+    label=W["eg_3_5.label"],
     section="3.6",
     kind="chart",
     params=HoldoutParams,
     outputs=outputs(
-        obs_h1=out("H1 实测(2.81B,55B token)", unit=NATS, digits=3),
-        obs_h2=out("H2 实测(8.67B,178B token)", unit=NATS, digits=3),
-        pred_h1=out("H1 预测", unit=NATS, digits=3, ill="book"),
-        pred_h2=out("H2 预测", unit=NATS, digits=3, ill="book"),
-        **{f"resid_h{i}": out(f"H{i} 预测 − 实测", digits=3, signed=True, ill="book") for i in (1, 2)},
-        holdout_rmse=out("留出 RMSE", unit=NATS, digits=4, approx="book", em=True, ill="book", sym="RMSE"),
-        fit_rmse=out("拟合点 RMSE([[n_fit_runs]] 个点)", unit=NATS, digits=4, em=True, tile="fit", sym="RMSE_{fit}"),
-        n_fit_runs=out("拟合用的 run 数", tile=False, sym="n"),
+        obs_h1=out(W["eg_3_5.obs_h1"], unit=NATS, digits=3),
+        obs_h2=out(W["eg_3_5.obs_h2"], unit=NATS, digits=3),
+        pred_h1=out(W["eg_3_5.pred_h1"], unit=NATS, digits=3, ill="book"),
+        pred_h2=out(W["eg_3_5.pred_h2"], unit=NATS, digits=3, ill="book"),
+        **{f"resid_h{i}": out(W.f("eg_3_5.kw", i=i), digits=3, signed=True, ill="book") for i in (1, 2)},
+        holdout_rmse=out(W["eg_3_5.holdout_rmse"], unit=NATS, digits=4, approx="book", em=True, ill="book", sym="RMSE"),
+        fit_rmse=out(W["eg_3_5.fit_rmse"], unit=NATS, digits=4, em=True, tile="fit", sym="RMSE_{fit}"),
+        n_fit_runs=out(W["eg_3_5.n_fit_runs"], tile=False, sym="n"),
         **{
             k: out(s, sig=6, stated=True, ill="book", sym=s)
             for k, s in zip(("E", "A", "B", "alpha", "beta"), sl.LAW_SYMBOLS)
         },
     ),
-    lead="用 datablations 的 C4 小模型拟合 Scaling Law,再拿两个没参与拟合的更大模型检验:预测与实测差多少?"
-    "也可以自己挑几个 run 重新拟合,比较拟合误差和留出误差。",
+    lead=W["eg_3_5.lead"],
 )
 def eg_3_5(p: HoldoutParams) -> View:
     fit = cb.fit_law(p.fit_runs, p.tied) if p.law == "fit" else None
@@ -162,13 +187,13 @@ def eg_3_5(p: HoldoutParams) -> View:
     o = bd.holdout_outputs(law, held) | {
         "fit_rmse": fit.fit_rmse if fit else None,
         "n_fit_runs": given(
-            len(p.fit_runs) if fit else 6, "n", "", "所选拟合 run 的个数" if fit else "书中的六个拟合点"
+            len(p.fit_runs) if fit else 6, "n", "", W["eg_3_5.n_fit_runs_2"] if fit else W["eg_3_5.n_fit_runs_3"]
         ),
     }
     fitted = [pool[x] for x in p.fit_runs] if fit else []
     context = [r for r in pool.values() if r.epochs == 1 and not r.seed and r.run not in cb.HOLDOUTS]
-    leak = "、".join(x for x in p.fit_runs if x in cb.HOLDOUTS or x in cb.SEED_RUNS) if fit else ""
-    label = "重建律(示意)" if not fit else ("你的拟合(α = β)" if p.tied else "你的拟合(α、β 各自拟合)")
+    leak = W["eg_3_5"].join(x for x in p.fit_runs if x in cb.HOLDOUTS or x in cb.SEED_RUNS) if fit else ""
+    label = W["eg_3_5_2"] if not fit else (W["eg_3_5_3"] if p.tied else W["eg_3_5_4"])
     picker = {
         "pool": POOL,
         "sel": list(p.fit_runs),
@@ -178,7 +203,7 @@ def eg_3_5(p: HoldoutParams) -> View:
     }
     return View(
         o,
-        headline="[[law_label]]:H1 [[resid_h1|n]],H2 [[resid_h2|n]],留出 RMSE [[holdout_rmse|n]]",
+        headline=W["eg_3_5.headline"],
         ctx={"book": not fit, "fit": bool(fit), "law_label": label, "leak": leak},
         figures=[
             Figure(
@@ -212,57 +237,91 @@ GPU_NAMES = {"h100-sxm": "H100 SXM", "h800": "H800", "a100-sxm": "A100 SXM"}
 def peak_tflops(gid: str) -> float:
     """BF16 dense peak Π (TFLOP/s) of a preset or a reader's own card; H800 as the book states it."""
     if gid == "h800":
-        return given(cb.BUDGETS["h800_bf16_tflops"], "Π", "TFLOP/s", "书中取值:H800 的 BF16 稠密峰值与 H100 相同")
+        return given(cb.BUDGETS["h800_bf16_tflops"], "Π", "TFLOP/s", W["peak_tflops.given"])
     return gpu_of(GPU_IDS.get(gid, gid)).bf16_tflops or 0.0  # every choice here has a BF16 peak
 
 
 class InterceptParams(Params):
-    target_loss: float = slider(2.9, ge=2.5, le=3.5, step=0.01, label="目标损失 L*", unit="nats/token", sym="L^*")
-    prompt_tokens: int = slider(512, ge=1, le=8192, step=1, label="每次输入 P", unit="token", log=True)
-    gen_tokens: int = slider(128, ge=1, le=4096, step=1, label="每次输出 G", unit="token", log=True)
+    target_loss: float = slider(
+        2.9, ge=2.5, le=3.5, step=0.01, label=W["interceptparams.target_loss.label"], unit="nats/token", sym="L^*"
+    )
+    prompt_tokens: int = slider(
+        512, ge=1, le=8192, step=1, label=W["interceptparams.prompt_tokens.label"], unit="token", log=True
+    )
+    gen_tokens: int = slider(
+        128, ge=1, le=4096, step=1, label=W["interceptparams.gen_tokens.label"], unit="token", log=True
+    )
     gpu: gpu_type(["h100-sxm", "a100-sxm"]) = gpu_choice(  # type: ignore[valid-type]
-        "h100-sxm", {"h100-sxm": "H100 SXM(989.4 TFLOP/s)", "a100-sxm": "A100 SXM(312 TFLOP/s)"}, label="加速器"
+        "h100-sxm",
+        {"h100-sxm": "H100 SXM(989.4 TFLOP/s)", "a100-sxm": "A100 SXM(312 TFLOP/s)"},
+        label=W["interceptparams.gpu.label"],
     )
     mfu_pct: float = slider(40, ge=5, le=100, step=1, label="MFU", unit="%")
-    n_small: float = slider(1e8, ge=5e7, le=3e9, step=1e7, label="小模型 N", unit="参数", log=True, sym="N_{small}")
-    n_large: float = slider(5e8, ge=5e7, le=3e9, step=1e7, label="大模型 N", unit="参数", log=True, sym="N_{large}")
+    n_small: float = slider(
+        1e8,
+        ge=5e7,
+        le=3e9,
+        step=1e7,
+        label=W["interceptparams.n_small.label"],
+        unit=W["budget_doubling.unit"],
+        log=True,
+        sym="N_{small}",
+    )
+    n_large: float = slider(
+        5e8,
+        ge=5e7,
+        le=3e9,
+        step=1e7,
+        label=W["interceptparams.n_large.label"],
+        unit=W["budget_doubling.unit"],
+        log=True,
+        sym="N_{large}",
+    )
 
 
 @card(
     "fig-3-28",
-    title="训练投入是截距,单次调用是斜率",
-    label="图 3-28",
+    title=W["fig_3_28.title"],
+    label=W["fig_3_28.label"],
     section="3.6",
     kind="chart",
     params=InterceptParams,
     outputs=outputs(
-        sustained_tflops=out("折算速率 峰值 × MFU", digits=2, sym="R"),
-        d_small_btokens=out(
-            "小模型([[n_small_sci]])所需训练 token", unit="B", digits=1, approx=True, ill=True, sym="D_{small}"
+        sustained_tflops=out(W["fig_3_28.sustained_tflops"], digits=2, sym="R"),
+        d_small_btokens=out(W["fig_3_28.d_small_btokens"], unit="B", digits=1, approx=True, ill=True, sym="D_{small}"),
+        d_large_btokens=out(W["fig_3_28.d_large_btokens"], unit="B", digits=2, ill=True, sym="D_{large}"),
+        train_gpu_h_small=out(W["fig_3_28.train_gpu_h_small"], unit=GPU_H, digits=1, approx=True, ill=True),
+        train_gpu_h_large=out(W["fig_3_28.train_gpu_h_large"], unit=GPU_H, digits=2, ill=True),
+        delta_train_gpu_h=out(W["fig_3_28.delta_train_gpu_h"], unit=GPU_H, digits=1, ill=True, em=True),
+        call_gpu_s_small=out(W["fig_3_28.call_gpu_s_small"], unit=GPU_S, sig=3),
+        call_gpu_s_large=out(W["fig_3_28.call_gpu_s_large"], unit=GPU_S, sig=4),
+        saving_gpu_s_per_call=out(W["fig_3_28.saving_gpu_s_per_call"], unit=GPU_S, sig=3, approx=True, em=True),
+        q_star_calls=out(
+            W["fig_3_28.q_star_calls"],
+            unit=W["fig_3_28.unit"],
+            sci=True,
+            none=W["fig_3_28.none"],
+            ill=True,
+            em=True,
+            sym="Q^*",
         ),
-        d_large_btokens=out("大模型([[n_large_sci]])所需训练 token", unit="B", digits=2, ill=True, sym="D_{large}"),
-        train_gpu_h_small=out("小模型训练 C₀", unit=GPU_H, digits=1, approx=True, ill=True),
-        train_gpu_h_large=out("大模型训练 C₀", unit=GPU_H, digits=2, ill=True),
-        delta_train_gpu_h=out("小模型多花 ΔC₀", unit=GPU_H, digits=1, ill=True, em=True),
-        call_gpu_s_small=out("小模型每次调用", unit=GPU_S, sig=3),
-        call_gpu_s_large=out("大模型每次调用", unit=GPU_S, sig=4),
-        saving_gpu_s_per_call=out("每次调用省 Δc", unit=GPU_S, sig=3, approx=True, em=True),
-        q_star_calls=out("交点 Q* = ΔC₀/Δc", unit="次调用", sci=True, none="无交点", ill=True, em=True, sym="Q^*"),
-        beyond_chinchilla_models=out("Beyond Chinchilla-Optimal 的模型数", tile=False),
-        beyond_chinchilla_max_tokens_per_param=out("150M 模型每参数训练 token 的上限", unit="token", tile=False),
-        extrapolation_from_btokens=out("拟合数据的 D 上限(示意)", unit="B", tile=False),
+        beyond_chinchilla_models=out(W["fig_3_28.beyond_chinchilla_models"], tile=False),
+        beyond_chinchilla_max_tokens_per_param=out(
+            W["fig_3_28.beyond_chinchilla_max_tokens_per_param"], unit="token", tile=False
+        ),
+        extrapolation_from_btokens=out(W["fig_3_28.extrapolation_from_btokens"], unit="B", tile=False),
     ),
-    lead="同样达到目标损失,小模型要多训练(截距高),但每次调用更省(斜率低)。两条总成本线在 Q* 相交。",
+    lead=W["fig_3_28.lead"],
 )
 def fig_3_28(p: InterceptParams) -> View:
     o = bd.intercept_outputs(
         LAW, peak_tflops(p.gpu) * 1e12, p.mfu_pct, p.n_small, p.n_large, p.target_loss, p.prompt_tokens, p.gen_tokens
     )
-    bc, src = cb.BUDGETS["beyond_chinchilla"], "Beyond Chinchilla-Optimal(书中引用,arXiv:2401.00448)"
+    bc, src = cb.BUDGETS["beyond_chinchilla"], W["fig_3_28"]
     o |= {
-        "beyond_chinchilla_models": given(bc["models"], "模型数", "", src),
+        "beyond_chinchilla_models": given(bc["models"], W["fig_3_28.beyond_chinchilla_models_2"], "", src),
         "beyond_chinchilla_max_tokens_per_param": given(bc["max_tokens_per_param"], "D/N", "token", src),
-        "extrapolation_from_btokens": given(178, "D_{max}", "×10⁹ token", "示意:例题 3-5 八个 C4 点中最大的 D"),
+        "extrapolation_from_btokens": given(178, "D_{max}", "×10⁹ token", W["fig_3_28.extrapolation_from_btokens_2"]),
     }
     ok = o["train_gpu_h_small"] is not None and o["train_gpu_h_large"] is not None
     figs = (
@@ -283,16 +342,15 @@ def fig_3_28(p: InterceptParams) -> View:
         o["extrapolation_from_btokens"],
     )
     figs.append(
-        Figure(iso, f"达到 L* = {p.target_loss:g} 所需的训练 token", cb.FIGURES["fig-3-28.iso"][1], illustrative=True)
+        Figure(iso, W.f("fig_3_28.figure", target_loss=p.target_loss), cb.FIGURES["fig-3-28.iso"][1], illustrative=True)
     )
     return View(
         o,
         figures=figs,
         notes=cb.notes("" if ok else "fig-3-28.unreachable", "fig-3-28"),
-        headline="目标损失 [[target_loss|n]] · P=[[prompt_tokens|n]] · G=[[gen_tokens|n]] · [[gpu_name]] [[mfu_pct]] MFU = "
-        "[[sustained_tflops|n]] TFLOP/GPU·s",
+        headline=W["fig_3_28.headline"],
         ctx={
-            "gpu_name": GPU_NAMES.get(p.gpu, "自定义 GPU"),
+            "gpu_name": GPU_NAMES.get(p.gpu, W["fig_3_28.gpu_name"]),
             "n_small_sci": sci(p.n_small, 2),
             "n_large_sci": sci(p.n_large, 2),
         },
@@ -301,37 +359,55 @@ def fig_3_28(p: InterceptParams) -> View:
 
 class LifetimeParams(Params):
     delta_train_gpu_h: float = slider(
-        100_000, ge=0, le=1e6, step=1000, label="小模型多训练 ΔC₀", unit="H100 GPU·h", sym="ΔC_0"
+        100_000,
+        ge=0,
+        le=1e6,
+        step=1000,
+        label=W["lifetimeparams.delta_train_gpu_h.label"],
+        unit="H100 GPU·h",
+        sym="ΔC_0",
     )
     saving_gpu_s_per_task: float = slider(
-        0.72, ge=0.01, le=10, step=0.01, label="每个成功任务省 Δc", unit=GPU_S, sym="Δc"
+        0.72, ge=0.01, le=10, step=0.01, label=W["lifetimeparams.saving_gpu_s_per_task.label"], unit=GPU_S, sym="Δc"
     )
-    tasks: float = slider(2e8, ge=1e6, le=1e11, step=1e6, label="生命周期任务数 Q", unit="项", log=True)
+    tasks: float = slider(
+        2e8,
+        ge=1e6,
+        le=1e11,
+        step=1e6,
+        label=W["lifetimeparams.tasks.label"],
+        unit=W["lifetimeparams.tasks.unit"],
+        log=True,
+    )
 
 
 @card(
     "lifetime-cost",
-    title="Q* = ΔC₀ / Δc · 选哪个模型取决于未来调用量",
+    title=W["lifetime_cost.title"],
     label="",
     section="3.6",
     kind="calculator",
     params=LifetimeParams,
-    badges=(("练习 3-10 后半", "ex-3-10"),),
+    badges=((W["lifetime_cost.badges"], "ex-3-10"),),
     outputs=outputs(
-        q_star_tasks=out("反转点 Q* = ΔC₀/Δc", unit="项", sci=True, sig=3, em=True, sym="Q^*"),
-        serving_saved_gpu_h=out("服务省下 Q·Δc", unit=GPU_H, digits=0),
-        net_saving_gpu_h=out("净节省 Q·Δc − ΔC₀", unit=GPU_H, digits=0, em=True),
-        choose_small=out("选择", text={True: "选多训练的小模型", False: "留用大模型"}),
-        cost_gap_gpu_h=out("总成本差 |净节省|", unit=GPU_H, digits=0),
+        q_star_tasks=out(
+            W["lifetime_cost.q_star_tasks"], unit=W["lifetimeparams.tasks.unit"], sci=True, sig=3, em=True, sym="Q^*"
+        ),
+        serving_saved_gpu_h=out(W["lifetime_cost.serving_saved_gpu_h"], unit=GPU_H, digits=0),
+        net_saving_gpu_h=out(W["lifetime_cost.net_saving_gpu_h"], unit=GPU_H, digits=0, em=True),
+        choose_small=out(
+            W["lifetime_cost.choose_small"], text={True: W["lifetime_cost.t"], False: W["lifetime_cost.t_2"]}
+        ),
+        cost_gap_gpu_h=out(W["lifetime_cost.cost_gap_gpu_h"], unit=GPU_H, digits=0),
     ),
-    lead="小模型多花一笔训练,换来每个任务更省。任务量不到 Q* 时多花的训练收不回来,超过 Q* 才划算。",
+    lead=W["lifetime_cost.lead"],
 )
 def lifetime_cost(p: LifetimeParams) -> View:
     o = bd.lifetime_outputs(p.delta_train_gpu_h, p.saving_gpu_s_per_task, p.tasks)
     fig = charts.lifetime_figure(p.delta_train_gpu_h, p.saving_gpu_s_per_task, p.tasks, o["q_star_tasks"])
     return View(
         o,
-        headline="Q = [[tasks_sci]] 项:[[choose_small]],总成本差 [[cost_gap_gpu_h]]",
+        headline=W["lifetime_cost.headline"],
         ctx={"tasks_sci": sci(p.tasks, 3)},
         figures=[Figure(fig, *cb.FIGURES["lifetime-cost"])],
         notes=cb.notes("lifetime-cost"),
@@ -340,35 +416,41 @@ def lifetime_cost(p: LifetimeParams) -> View:
 
 class LlamaQwenParams(Params):
     chinchilla_tokens_per_param: float = slider(
-        20, ge=20, le=20, step=1, label="计算最优基准(固定)", unit="token/参数", sym="(D/N)_{opt}"
+        20,
+        ge=20,
+        le=20,
+        step=1,
+        label=W["llamaqwenparams.chinchilla_tokens_per_param.label"],
+        unit=W["llamaqwenparams.chinchilla_tokens_per_param.unit"],
+        sym="(D/N)_{opt}",
     )
 
 
 LLAMA_OUT = outputs(
-    chinchilla_8b_btokens=out("8B 的计算最优 token(20 token/参数)", unit="B", digits=0, sym="D_{opt,8B}"),
-    row5_d_over_n=out("Qwen3 每参数 token", digits=0, approx=True, em=True),
-    mmlu_gap_pts=out("MMLU:Llama 2 70B − Llama 3 8B", unit="分", digits=1),
-    triviaqa_gap_pts=out("TriviaQA-Wiki:同上", unit="分", digits=1),
+    chinchilla_8b_btokens=out(W["llama_out.chinchilla_8b_btokens"], unit="B", digits=0, sym="D_{opt,8B}"),
+    row5_d_over_n=out(W["llama_out.row5_d_over_n"], digits=0, approx=True, em=True),
+    mmlu_gap_pts=out("MMLU:Llama 2 70B − Llama 3 8B", unit=W["llama_out.unit"], digits=1),
+    triviaqa_gap_pts=out(W["llama_out.triviaqa_gap_pts"], unit=W["llama_out.unit"], digits=1),
     **{k: d for k, d in cb.ROW_OUT.items() if k != "row5_d_over_n"},
-    **{k: out(label, unit="分", digits=1, tile=False) for k, (_, label) in cb.QUALITY.items()},
+    **{k: out(label, unit=W["llama_out.unit"], digits=1, tile=False) for k, (_, label) in cb.QUALITY.items()},
 )
 
 
 @card(
     "tab-llama-qwen",
-    title="从 Llama 到 Qwen:数据越给越多",
+    title=W["tab_llama_qwen.title"],
     label="",
     section="3.6",
     kind="table",
     params=LlamaQwenParams,
     outputs=LLAMA_OUT,
-    lead="同为 7B–8B 级别,训练 token 从 1T 涨到 36T,每参数 token 数比 Chinchilla 的 20 高出一到两个数量级。",
+    lead=W["tab_llama_qwen.lead"],
 )
 def tab_llama_qwen(p: LlamaQwenParams) -> View:
     o, models, approx = (
         cb.llama_qwen(p.chinchilla_tokens_per_param),
         cb.BUDGETS["open_models"],
-        ("", "", "约 ", "约 ", "约 "),
+        ("", "", W["tab_llama_qwen"], W["tab_llama_qwen"], W["tab_llama_qwen"]),
     )
 
     def cell(key: str, flags: str = "n") -> str:
@@ -390,12 +472,18 @@ def tab_llama_qwen(p: LlamaQwenParams) -> View:
     )
     return View(
         o,
-        headline="Chinchilla 基准:8B 模型约 [[chinchilla_8b_btokens|n]]B token;实际 1T–36T",
+        headline=W["tab_llama_qwen.headline"],
         tables=[
             Table(
-                ["模型", "训练 token", "D/N", "6ND (FLOPs)", f"× Chinchilla({p.chinchilla_tokens_per_param:g})"],
+                [
+                    W["tab_llama_qwen.tables"],
+                    W["tab_llama_qwen.tables_2"],
+                    "D/N",
+                    "6ND (FLOPs)",
+                    f"× Chinchilla({p.chinchilla_tokens_per_param:g})",
+                ],
                 rows,
-                title="D/N 与 6ND(N 按“模型”列的约数计)",
+                title=W["tab_llama_qwen.title_2"],
             )
         ],
         figures=[Figure(fig, *cb.FIGURES["tab-llama-qwen"])],
@@ -405,40 +493,73 @@ def tab_llama_qwen(p: LlamaQwenParams) -> View:
 
 class MoeParams(Params):
     model: Literal["v4-flash", "v4-pro"] = choice(
-        "v4-flash", {k: cb.BUDGETS["moe"][k]["name"] for k in ("v4-flash", "v4-pro")}, label="预设"
+        "v4-flash", {k: cb.BUDGETS["moe"][k]["name"] for k in ("v4-flash", "v4-pro")}, label=W["moeparams.model.label"]
     )
-    moe_layers: int | None = slider(None, ge=1, le=128, step=1, label="MoE 层数 n_L(推断)", placeholder="按预设")
-    hidden: int | None = slider(None, ge=1024, le=16384, step=1, label="隐藏维 h(推断)", placeholder="按预设")
-    expert_ffn: int | None = slider(None, ge=256, le=8192, step=1, label="专家 FFN 宽 f(推断)", placeholder="按预设")
-    routed: int = slider(6, ge=1, le=16, step=1, label="每 token 路由专家数", unit="个", sym="k_{routed}")
-    shared: int = slider(1, ge=0, le=4, step=1, label="共享专家数", unit="个", sym="k_{shared}")
+    moe_layers: int | None = slider(
+        None,
+        ge=1,
+        le=128,
+        step=1,
+        label=W["moeparams.moe_layers.label"],
+        placeholder=W["moeparams.moe_layers.placeholder"],
+    )
+    hidden: int | None = slider(
+        None,
+        ge=1024,
+        le=16384,
+        step=1,
+        label=W["moeparams.hidden.label"],
+        placeholder=W["moeparams.moe_layers.placeholder"],
+    )
+    expert_ffn: int | None = slider(
+        None,
+        ge=256,
+        le=8192,
+        step=1,
+        label=W["moeparams.expert_ffn.label"],
+        placeholder=W["moeparams.moe_layers.placeholder"],
+    )
+    routed: int = slider(
+        6, ge=1, le=16, step=1, label=W["moeparams.routed.label"], unit=W["moeparams.routed.unit"], sym="k_{routed}"
+    )
+    shared: int = slider(
+        1, ge=0, le=4, step=1, label=W["moeparams.shared.label"], unit=W["moeparams.routed.unit"], sym="k_{shared}"
+    )
     tokens: float | None = slider(
-        None, ge=1e12, le=1e14, step=1e11, label="训练 token", unit="token", log=True, placeholder="按预设", sym="D"
+        None,
+        ge=1e12,
+        le=1e14,
+        step=1e11,
+        label=W["tab_llama_qwen.tables_2"],
+        unit="token",
+        log=True,
+        placeholder=W["moeparams.moe_layers.placeholder"],
+        sym="D",
     )
 
 
 @card(
     "moe-flops",
-    title="MoE:总参数与激活参数、专家的训练运算量",
+    title=W["moe_flops.title"],
     label="",
     section="3.6",
     kind="calculator",
     params=MoeParams,
     outputs=outputs(
         gflop_per_token=out(
-            "主干专家训练量 18·[[dims]]·([[routed|n]]+[[shared|n]])",
+            W["moe_flops.gflop_per_token"],
             unit="GFLOPs/token",
             digits=4,
             approx=True,
             em=True,
         ),
-        total_flop=out("× 训练 token", unit="FLOPs", sci=True, sig=6, approx=True, em=True, sym="F_{total}"),
-        total_params=out("总参数", unit="B", scale=1e9, digits=0),
-        active_params=out("激活参数", unit="B", scale=1e9, digits=0, approx=True),
-        train_tokens=out("训练 token", unit="T", scale=1e12, trim=True),
-        active_frac_pct=out("激活 ÷ 总参数", digits=1),
+        total_flop=out(W["moe_flops.total_flop"], unit="FLOPs", sci=True, sig=6, approx=True, em=True, sym="F_{total}"),
+        total_params=out(W["moe_flops.total_params"], unit="B", scale=1e9, digits=0),
+        active_params=out(W["moe_flops.active_params"], unit="B", scale=1e9, digits=0, approx=True),
+        train_tokens=out(W["tab_llama_qwen.tables_2"], unit="T", scale=1e12, trim=True),
+        active_frac_pct=out(W["moe_flops.active_frac_pct"], digits=1),
     ),
-    lead="MoE 模型要同时报总参数和每 token 激活的参数:前者决定放权重要多大容量,后者决定每个 token 的运算量。",
+    lead=W["moe_flops.lead"],
 )
 def moe_flops(p: MoeParams) -> View:
     presets, (n_l, h, f, _, _) = cb.BUDGETS["moe"], cb.moe_dims(p.model)
@@ -455,13 +576,19 @@ def moe_flops(p: MoeParams) -> View:
     )
     fig = charts.moe_params_figure([presets[k] for k in ("deepseek-v3", "v4-flash", "v4-pro")])
     table = Table(
-        ["模型", "总参数", "激活参数", "预训练 token", "专家训练量 (GFLOPs/token)"],
+        [
+            W["tab_llama_qwen.tables"],
+            W["moe_flops.total_params"],
+            W["moe_flops.active_params"],
+            W["moe_flops.table"],
+            W["moe_flops.table_2"],
+        ],
         cb.WORDS["moe"]["rows"],
-        title="书中列出的三个 MoE 模型",
+        title=W["moe_flops.title_2"],
     )
     return View(
         o,
-        headline="[[model_name]]:[[total_params]] 总参数 / 约 [[active_params]] 激活,[[train_tokens]] token",
+        headline=W["moe_flops.headline"],
         ctx={
             "model_name": m["name"],
             "dims": f"{n_l}·{h}·{f}",
@@ -474,29 +601,33 @@ def moe_flops(p: MoeParams) -> View:
 
 
 class A100Params(Params):
-    gpu_hours: float = slider(1, ge=1, le=1e9, step=1, label="报告的 GPU 小时", unit="GPU·h", log=True, sym="H")
-    gpu: gpu_type(["h100-sxm", "h800", "a100-sxm"]) = gpu_choice("h100-sxm", GPU_NAMES, label="原始 GPU")  # type: ignore[valid-type]
+    gpu_hours: float = slider(
+        1, ge=1, le=1e9, step=1, label=W["a100params.gpu_hours.label"], unit="GPU·h", log=True, sym="H"
+    )
+    gpu: gpu_type(["h100-sxm", "h800", "a100-sxm"]) = gpu_choice("h100-sxm", GPU_NAMES, label=W["a100params.gpu.label"])  # type: ignore[valid-type]
 
 
 @card(
     "fig-3-30",
-    title="GPU 小时折算成 A100 等效(对数尺度)",
-    label="图 3-30",
+    title=W["fig_3_30.title"],
+    label=W["fig_3_30.label"],
     section="3.6",
     kind="chart",
     params=A100Params,
     outputs=outputs(
-        a100_equiv_ratio=out("[[gpu_name]] ÷ A100 峰值比", unit="×", digits=2, approx=True, em=True, sym="A100 等效比"),
-        a100_equiv_gpu_h=out("[[gpu_hours|n]] [[gpu_name]] GPU·h 折合", unit="A100 GPU·h", sig=4, sym="H_{A100}"),
-        qwen3_rl_gpu_h=out("Qwen3 8B 后训练 · RL 路线", unit=GPU_H, digits=0),
-        qwen3_opd_gpu_h=out("Qwen3 8B 后训练 · OPD 路线", unit=GPU_H, digits=0),
+        a100_equiv_ratio=out(
+            W["fig_3_30.a100_equiv_ratio"], unit="×", digits=2, approx=True, em=True, sym=W["fig_3_30.sym"]
+        ),
+        a100_equiv_gpu_h=out(W["fig_3_30.a100_equiv_gpu_h"], unit="A100 GPU·h", sig=4, sym="H_{A100}"),
+        qwen3_rl_gpu_h=out(W["fig_3_30.qwen3_rl_gpu_h"], unit=GPU_H, digits=0),
+        qwen3_opd_gpu_h=out(W["fig_3_30.qwen3_opd_gpu_h"], unit=GPU_H, digits=0),
         qwen3_rl_over_opd=out("RL ÷ OPD", unit="×", digits=2),
     ),
-    lead="各家报告的训练 GPU 小时用的卡不同。按 BF16 稠密峰值之比折成 A100 等效,才能放在一把尺子上比投入规模。",
+    lead=W["fig_3_30.lead"],
 )
 def fig_3_30(p: A100Params) -> View:
-    b, a100, qsrc = cb.BUDGETS, gpu("a100-80gb-sxm"), "书中引用的 Qwen3 技术报告表 21"
-    a100_peak = given(a100.bf16_tflops, "Π_{A100}", "TFLOP/s", f"{a100.name} 预设(data/gpus.json)")
+    b, a100, qsrc = cb.BUDGETS, gpu("a100-80gb-sxm"), W["fig_3_30"]
+    a100_peak = given(a100.bf16_tflops, "Π_{A100}", "TFLOP/s", W.f("fig_3_30.given", name=a100.name))
     q = {k: given(v, f"H_{{{k.upper()}}}", GPU_H, qsrc) for k, v in b["qwen3_post_training_gpu_h"].items()}
     o = bd.a100_outputs(p.gpu_hours, peak_tflops(p.gpu), a100_peak, q["rl"], q["opd"])
     reports = b["gpu_hours_reports"]
@@ -506,17 +637,23 @@ def fig_3_30(p: A100Params) -> View:
     )
     return View(
         o,
-        headline="H100/H800 ÷ A100 BF16 稠密峰值 = 989.4/312 ≈ [[h100_ratio]]",
+        headline=W["fig_3_30.headline"],
         notes=cb.notes("fig-3-30"),
         ctx={
-            "gpu_name": GPU_NAMES.get(p.gpu, "自定义 GPU"),
+            "gpu_name": GPU_NAMES.get(p.gpu, W["fig_3_28.gpu_name"]),
             "h100_ratio": f"{peak_tflops('h100-sxm') / a100_peak:.2f}",
         },
-        figures=[Figure(fig, "图 3-30 · 报告的训练 GPU 小时,折成 A100 等效", summary)],
+        figures=[Figure(fig, W["fig_3_30.figures"], summary)],
         tables=[
             Table(
-                ["模型", "原始 GPU", "报告的 GPU 小时", "范围", "来源"],
-                title="条形图数据(书中未列出,取自公开报告)",
+                [
+                    W["tab_llama_qwen.tables"],
+                    W["a100params.gpu.label"],
+                    W["a100params.gpu_hours.label"],
+                    W["fig_3_30.tables"],
+                    W["fig_3_30.tables_2"],
+                ],
+                title=W["fig_3_30.title_2"],
                 rows=[
                     [r["model"], GPU_NAMES[r["gpu"]], f"{r['gpu_hours']:,}", r["scope"], r["source"]] for r in reports
                 ],
@@ -526,28 +663,43 @@ def fig_3_30(p: A100Params) -> View:
 
 
 class CalendarParams(Params):
-    gpu_hours: float = slider(1_022_362, ge=1e3, le=1e8, step=1, label="总 GPU 小时", unit="GPU·h", log=True, sym="H")
-    n_gpus: int = slider(2048, ge=1, le=32768, step=1, label="同时训练的卡数", unit="张", log=True, sym="n")
+    gpu_hours: float = slider(
+        1_022_362, ge=1e3, le=1e8, step=1, label=W["calendarparams.gpu_hours.label"], unit="GPU·h", log=True, sym="H"
+    )
+    n_gpus: int = slider(
+        2048,
+        ge=1,
+        le=32768,
+        step=1,
+        label=W["calendarparams.n_gpus.label"],
+        unit=W["calendarparams.n_gpus.unit"],
+        log=True,
+        sym="n",
+    )
 
 
 @card(
     "gpu-hours-calendar",
-    title="GPU 小时 ÷ 卡数 = 日历时间",
+    title=W["gpu_hours_calendar.title"],
     label="",
     section="3.6",
     kind="calculator",
     params=CalendarParams,
-    badges=(("练习 3-10 前半", "ex-3-10"),),
+    badges=((W["gpu_hours_calendar.badges"], "ex-3-10"),),
     outputs=outputs(
-        wall_h=out("日历时间", unit="小时", digits=1),
-        wall_days=out("日历时间", unit="天", digits=2, em=True, sym="T_{days}"),
-        wall_weeks=out("约合", unit="周", digits=1, sym="T_{weeks}"),
+        wall_h=out(W["gpu_hours_calendar.wall_h"], unit=W["gpu_hours_calendar.unit"], digits=1),
+        wall_days=out(
+            W["gpu_hours_calendar.wall_h"], unit=W["gpu_hours_calendar.unit_2"], digits=2, em=True, sym="T_{days}"
+        ),
+        wall_weeks=out(
+            W["gpu_hours_calendar.wall_weeks"], unit=W["gpu_hours_calendar.unit_3"], digits=1, sym="T_{weeks}"
+        ),
     ),
-    lead="GPU 小时是总工作量;除以同时运行的卡数,才是要等多少天。",
+    lead=W["gpu_hours_calendar.lead"],
 )
 def gpu_hours_calendar(p: CalendarParams) -> View:
     return View(
         bd.calendar_outputs(p.gpu_hours, p.n_gpus),
-        headline="[[gpu_hours]] ÷ [[n_gpus]]卡",
+        headline=W["gpu_hours_calendar.headline"],
         notes=cb.notes("gpu-hours-calendar"),
     )

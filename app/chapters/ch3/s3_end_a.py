@@ -11,30 +11,37 @@ from ...cards import Block, Figure, Note, Params, Question, View, card, choice, 
 from ...charts.backlog import backlog_figure, queue_spark
 from ...outputs import out, outputs
 from ...trace import given
+from ...words import words_for
 from ..shared.ch3_load import MU_BOOK, book, book_run, quiet, say
 
-MU_CHOICES = {2795.66: "2,795.66(书中取值)", 2796: "2,796(题面取整)"}
+W = words_for(__name__)
+
+MU_CHOICES = {2795.66: W["mu_choices.t"], 2796: W["mu_choices.t_2"]}
 
 
 class Ex32Params(Params):
-    mu_per_card: number_type(MU_CHOICES) = choice(2795.66, MU_CHOICES, label="每卡处理率", help="每卡 decode 步/s")  # type: ignore[valid-type]
-    burst_s: float = slider(30, ge=10, le=120, step=5, label="突发持续", unit="s", sym="τ_b")
-    arrival_rate_per_s: float = fixed(2, "进入工具等待的速率", "个/s", sym="λ")
-    state_gib: float = fixed(1, "每个等待任务的状态", "GiB", sym="M_0")
+    mu_per_card: number_type(MU_CHOICES) = choice(  # type: ignore[valid-type]
+        2795.66, MU_CHOICES, label=W["ex32params.mu_per_card.label"], help=W["ex32params.mu_per_card.help"]
+    )
+    burst_s: float = slider(30, ge=10, le=120, step=5, label=W["ex32params.burst_s.label"], unit="s", sym="τ_b")
+    arrival_rate_per_s: float = fixed(
+        2, W["ex32params.arrival_rate_per_s.fixed"], W["ex32params.arrival_rate_per_s.fixed_2"], sym="λ"
+    )
+    state_gib: float = fixed(1, W["ex32params.state_gib.fixed"], "GiB", sym="M_0")
 
 
 EX32 = outputs(
-    burst_demand_steps_s=out("突发强度 4·(0.1·255 + 0.9·2047)", digits=1, sym="λw"),
-    growth_2cards_steps_s=out("两卡时积压每秒增加", digits=2, sym="λw − μ"),
-    backlog_2cards_steps=out("两卡:[[burst_s]] 末积压", unit="步", digits=1, em=True, sym="Q_2"),
-    drain_2cards_s=out("两卡:排空时间", digits=2, sym="T_{drain,2}"),
-    backlog_3cards_steps=out("三卡:积压", unit="步", digits=0, sym="Q_3"),
-    util_3cards_pct=out("三卡:利用率", digits=1, sym="ρ_3"),
-    occupancy_10s_gib=out("τ = 10 s:平均占用", sig=4, sym="M̄_{10}"),
-    occupancy_30s_gib=out("τ = 30 s:平均占用", sig=4, sym="M̄_{30}"),
-    drain_3cards_s=quiet("三卡:排空时间", digits=0, sym="T_{drain,3}"),
-    waiting_tasks_10s=quiet("τ = 10 s:平均在等", unit="个", sig=4, sym="L_{10}"),
-    waiting_tasks_30s=quiet("τ = 30 s:平均在等", unit="个", sig=4, sym="L_{30}"),
+    burst_demand_steps_s=out(W["ex32.burst_demand_steps_s"], digits=1, sym="λw"),
+    growth_2cards_steps_s=out(W["ex32.growth_2cards_steps_s"], digits=2, sym="λw − μ"),
+    backlog_2cards_steps=out(W["ex32.backlog_2cards_steps"], unit=W["ex32.unit"], digits=1, em=True, sym="Q_2"),
+    drain_2cards_s=out(W["ex32.drain_2cards_s"], digits=2, sym="T_{drain,2}"),
+    backlog_3cards_steps=out(W["ex32.backlog_3cards_steps"], unit=W["ex32.unit"], digits=0, sym="Q_3"),
+    util_3cards_pct=out(W["ex32.util_3cards_pct"], digits=1, sym="ρ_3"),
+    occupancy_10s_gib=out(W["ex32.occupancy_10s_gib"], sig=4, sym="M̄_{10}"),
+    occupancy_30s_gib=out(W["ex32.occupancy_30s_gib"], sig=4, sym="M̄_{30}"),
+    drain_3cards_s=quiet(W["ex32.drain_3cards_s"], digits=0, sym="T_{drain,3}"),
+    waiting_tasks_10s=quiet(W["ex32.waiting_tasks_10s"], unit=W["ex32.unit_2"], sig=4, sym="L_{10}"),
+    waiting_tasks_30s=quiet(W["ex32.waiting_tasks_30s"], unit=W["ex32.unit_2"], sig=4, sym="L_{30}"),
 )
 
 
@@ -50,25 +57,24 @@ def link(preset: str, burst: float, mu: float) -> str:
 
 def bursts(burst_s: float, mu_choice: float) -> tuple[tuple, tuple]:
     """练习 3-2's burst as 例题 3-1 preset ③ (2 cards) and ④ (3 cards) at the chosen per-card μ."""
-    mu = given(float(mu_choice), "μ_1", "步/s", "选择:每卡处理率")
+    mu = given(float(mu_choice), "μ_1", W["bursts.given"], W["bursts.given_2"])
     return (book_run("burst30_2cards", mu, duration_s=burst_s), book_run("burst30_3cards", mu, duration_s=burst_s))
 
 
 @card(
     "ex-3-2",
-    title="突发请求与工具等待如何增加积压和状态占用",
-    label="练习 3-2〔核心〕",
+    title=W["ex_3_2.title"],
+    label=W["ex_3_2.label"],
     section="3.end",
     kind="exercise",
     params=Ex32Params,
     outputs=EX32,
-    lead="第二分钟那样的强度(每秒 7,471.2 步)只持续 30 秒,decode 用两张或三张卡,初始队列为空:求积压曲线和停止到达后的排空时间。"
-    "再算每秒 2 个任务进入工具等待、每个等 10 s 占 1 GiB 时,平均有几个任务在等、占多少;等待改成 30 s 再算。",
+    lead=W["ex_3_2.lead"],
 )
 def ex_3_2(p: Ex32Params) -> View:
     (o2, run2, m2), (o3, _, _) = bursts(p.burst_s, p.mu_per_card)
     w = {
-        tau: qu.wait_outputs(p.arrival_rate_per_s, book(tau, "τ", "s", "练习 3-2 题设"), p.state_gib * GIB, 40)
+        tau: qu.wait_outputs(p.arrival_rate_per_s, book(tau, "τ", "s", W["ex_3_2.book"]), p.state_gib * GIB, 40)
         for tau in (10, 30)
     }
     o = {
@@ -87,11 +93,11 @@ def ex_3_2(p: Ex32Params) -> View:
         "mu": f"{float(p.mu_per_card):,.2f}",
         "cap2": f"{o2['capacity_steps_s']:,.2f}",
         "alt_mu": f"{alt['mu_per_card']:,.2f}",
-        "alt": f"{alt['backlog_end_steps']:,.1f} 步、排空 {alt['drain_s']:.2f} s",
+        "alt": W.f("ex_3_2.alt", v=alt["backlog_end_steps"], v2=alt["drain_s"]),
     }
     return View(
         o,
-        headline="突发 [[burst_s]] · 每秒 [[burst_demand_steps_s|n]] 步 · 每卡 [[mu]] 步/s",
+        headline=W["ex_3_2.headline"],
         ctx=ctx,
         blocks=[
             Block(
@@ -109,59 +115,52 @@ def ex_3_2(p: Ex32Params) -> View:
         figures=[
             Figure(
                 backlog_figure(run2, qu.class_a_steps(m2, run2), o2["capacity_steps_s"], height=300),
-                f"两张卡:{p.burst_s:g} s 突发的积压曲线(例题 3-1 预设 ③)",
-                "积压以每秒 [[growth_2cards_steps_s|n]] 步直线上升,[[burst_s]] 末 [[backlog_2cards_steps]],之后以每秒 [[cap2]] 步直线下降,"
-                "[[drain_2cards_s]] 排空。",
+                W.f("ex_3_2.figures", burst_s=p.burst_s),
+                W["ex_3_2.figures_2"],
                 animated=True,
             )
         ],
         questions=[
             Question(
                 key="backlog_2cards_steps",
-                prompt=f"两张卡时,{p.burst_s:g} s 末积压多少 decode 步?",
-                unit="步",
-                hint="每秒到达 7,471.2 步,两卡每秒做 2 × 2,795.66 步;队列从空开始。",
-                solution=[
-                    "两卡处理率 μ = 2 × [[mu]] = [[cap2]] 步/s;每秒净增 [[growth_2cards_steps_s]],积压是一条直线 Q(t) = (λw − μ)·t。"
-                ],
+                prompt=W.f("ex_3_2.prompt", burst_s=p.burst_s),
+                unit=W["ex32.unit"],
+                hint=W["ex_3_2.hint"],
+                solution=[W["ex_3_2.solution"]],
             ),
             Question(
                 key="drain_2cards_s",
-                prompt="停止到达后,两张卡要多久排空?",
+                prompt=W["ex_3_2.prompt_2"],
                 unit="s",
-                hint="没有新到达时,积压按处理率直线下降。",
-                solution=["整段曲线先直线升 [[burst_s]],再直线降 [[drain_2cards_s]]。"],
+                hint=W["ex_3_2.hint_2"],
+                solution=[W["ex_3_2.solution_2"]],
             ),
             Question(
                 key="backlog_3cards_steps",
-                prompt="换成三张卡,积压多少?",
-                unit="步",
-                hint="先比较需求和三卡处理率。",
-                solution=[
-                    "三卡处理率高于需求 [[burst_demand_steps_s]],利用率 [[util_3cards_pct]]:队列一直是空的,排空时间 [[drain_3cards_s]]。"
-                ],
+                prompt=W["ex_3_2.prompt_3"],
+                unit=W["ex32.unit"],
+                hint=W["ex_3_2.hint_3"],
+                solution=[W["ex_3_2.solution_3"]],
             ),
             Question(
                 key="waiting_tasks_10s",
-                prompt="每秒 2 个任务进入工具等待、每个等 10 s:平均有几个任务在等?",
-                unit="个",
-                hint="Little 定律:λ·τ。",
+                prompt=W["ex_3_2.prompt_4"],
+                unit=W["ex32.unit_2"],
+                hint=W["ex_3_2.hint_4"],
             ),
-            Question(
-                key="occupancy_10s_gib", prompt="这些等待任务平均占多少状态?", unit="GiB", hint="每个占 1 GiB:λ·M₀·τ。"
-            ),
-            Question(key="waiting_tasks_30s", prompt="等待改成 30 s:平均有几个任务在等?", unit="个"),
+            Question(key="occupancy_10s_gib", prompt=W["ex_3_2.prompt_5"], unit="GiB", hint=W["ex_3_2.hint_5"]),
+            Question(key="waiting_tasks_30s", prompt=W["ex_3_2.prompt_6"], unit=W["ex32.unit_2"]),
             Question(
                 key="occupancy_30s_gib",
-                prompt="等待 30 s 时平均占多少状态?",
+                prompt=W["ex_3_2.prompt_7"],
                 unit="GiB",
-                solution=["状态本身没变大,只是被占得更久。"],
+                solution=[W["ex_3_2.solution_4"]],
             ),
         ],
         notes=[
-            Note("题面把每卡写成约 2,796 步/s;答案用书中取值 2,795.66。按 [[alt_mu]] 算,两卡积压 [[alt]]。", "book"),
+            Note(W["ex_3_2.notes"], "book"),
             Note(
-                "$Q_{k+1} = \\max(0, Q_k + A_k - \\mu\\Delta t)$,平均占用 $\\approx \\lambda M_0 \\tau$:两处都是例题 3-1 和图 3-3 的同一套计算。",
+                W["ex_3_2.notes_2"],
                 "formula",
             ),
         ],
@@ -169,21 +168,23 @@ def ex_3_2(p: Ex32Params) -> View:
 
 
 FALLACY1 = outputs(
-    backlog_end_steps_display=out("例题 3-1 ②:第二分钟末积压", unit="步", em=True, sym="Q_{disp}"),
-    util_avg_pct=quiet("平均利用率", digits=1),
-    util_after_pct=quiet("第二分钟利用率", digits=1),
+    backlog_end_steps_display=out(
+        W["fallacy1.backlog_end_steps_display"], unit=W["ex32.unit"], em=True, sym="Q_{disp}"
+    ),
+    util_avg_pct=quiet(W["fallacy1.util_avg_pct"], digits=1),
+    util_after_pct=quiet(W["fallacy1.util_after_pct"], digits=1),
 )
 
 
 @card(
     "fallacy-average-load",
-    title="平均请求率和长度相同,负载就相同",
+    title=W["fallacy_average_load.title"],
     label="✗",
     section="3.end",
     kind="table",
     aliases=("fallacy-3-1",),
     outputs=FALLACY1,
-    lead="平均数只描述两分钟的总量,不描述哪一秒来了什么。",
+    lead=W["fallacy_average_load.lead"],
 )
 def fallacy_average_load(p: Params) -> View:
     eg, run, _ = book_run("skewed")
@@ -197,7 +198,7 @@ def fallacy_average_load(p: Params) -> View:
                     "text": say(
                         FALLACY1,
                         o,
-                        "例题 3-1 的偏斜到达平均只用到处理能力的 [[util_avg_pct]],第二分钟却到了 [[util_after_pct]],",
+                        W["fallacy_average_load.text"],
                     ),
                     "backlog": say(FALLACY1, o, "[[backlog_end_steps_display|n]]"),
                     "link": "/cards/eg-3-1?preset=skewed",
@@ -207,8 +208,8 @@ def fallacy_average_load(p: Params) -> View:
         figures=[
             Figure(
                 queue_spark(run),
-                "例题 3-1 ② 的积压 Q(t)",
-                "平均利用率只有 [[util_avg_pct]],第二分钟却到 [[util_after_pct]],积压在 120 s 时达到 [[backlog_end_steps_display]]。",
+                W["fallacy_average_load.figures"],
+                W["fallacy_average_load.figures_2"],
             )
         ],
     )

@@ -7,59 +7,71 @@ from ...calculators import queueing as qu
 from ...cards import Figure, Note, Params, View, card, slider
 from ...charts.backlog import two_lanes
 from ...outputs import out, outputs
+from ...words import words_for
 from ..shared.ch3_load import MU_BOOK, book, book_card, mix, quiet
 
-LANES = ("均匀混合", "前 9:1、后 1:9")
+W = words_for(__name__)
+
+LANES = (W["lanes"], W["lanes_2"])
 
 
 class IntroParams(Params):
-    rate_req_s: float = slider(4, ge=1, le=8, step=0.5, label="平均到达率", unit="条/s", sym="λ")
-    n_cards: int = slider(2, ge=1, le=4, step=1, label="decode 卡数", sym="n")
+    rate_req_s: float = slider(
+        4, ge=1, le=8, step=0.5, label=W["introparams.rate_req_s.label"], unit=W["introparams.rate_req_s.unit"], sym="λ"
+    )
+    n_cards: int = slider(2, ge=1, le=4, step=1, label=W["introparams.n_cards.label"], sym="n")
     mu_per_card: float = slider(
-        MU_BOOK, ge=1000, le=6000, step=0.01, label="每卡 decode 处理率", unit="步/s", sym="μ_1"
+        MU_BOOK,
+        ge=1000,
+        le=6000,
+        step=0.01,
+        label=W["introparams.mu_per_card.label"],
+        unit=W["introparams.mu_per_card.unit"],
+        sym="μ_1",
     )
     share_li_first_pct: float = slider(
-        90, ge=0, le=100, step=10, label="第一分钟长输入占比(偏斜道)", unit="%", sym="s_1"
+        90, ge=0, le=100, step=10, label=W["introparams.share_li_first_pct.label"], unit="%", sym="s_1"
     )
     share_li_second_pct: float = slider(
-        10, ge=0, le=100, step=10, label="第二分钟长输入占比(偏斜道)", unit="%", sym="s_2"
+        10, ge=0, le=100, step=10, label=W["introparams.share_li_second_pct.label"], unit="%", sym="s_2"
     )
 
 
 INTRO = outputs(
-    total_requests=out("每道请求数", unit="条", sym="N"),
-    mean_input_tokens=out("平均输入长度", sym="P̄"),
-    mean_output_tokens=out("平均输出长度", sym="Ḡ"),
-    capacity_steps_s=out("100% 线", digits=0, approx=True, sym="μ"),
+    total_requests=out(W["intro.total_requests"], unit=W["intro.unit"], sym="N"),
+    mean_input_tokens=out(W["intro.mean_input_tokens"], sym="P̄"),
+    mean_output_tokens=out(W["intro.mean_output_tokens"], sym="Ḡ"),
+    capacity_steps_s=out(W["intro.capacity_steps_s"], digits=0, approx=True, sym="μ"),
     uniform_util_pct=out(LANES[0], digits=1, sym="ρ_u"),
-    first_min_util_pct=out("偏斜道第一分钟", digits=1, sym="ρ_1"),
-    second_min_util_pct=out("偏斜道第二分钟", digits=1, sym="ρ_2"),
-    uniform_backlog_end_steps=out(f"{LANES[0]}:120 s 时积压", digits=0, sym="Q_u"),
-    backlog_end_steps_display=out("偏斜道:120 s 时积压 ⌊Q⌋", unit="步", em=True, book="11 万", sym="Q_{disp}"),
-    skewed_drain_s=out("偏斜道再排空", digits=2, sym="T_{drain}"),
-    total_requests_skewed=quiet("偏斜道请求数", unit="条"),
-    mean_input_tokens_skewed=quiet("偏斜道平均输入长度", unit="token", sym="P̄_s"),
-    uniform_demand_steps_s=quiet("上道每秒需求", digits=0, sym="λw_u"),
-    first_min_demand_steps_s=quiet("偏斜道第一分钟需求", digits=1, sym="λw_1"),
-    second_min_demand_steps_s=quiet("偏斜道第二分钟需求", digits=1, sym="λw_2"),
-    backlog_wan=quiet("积压(万步)", unit="万"),
+    first_min_util_pct=out(W["intro.first_min_util_pct"], digits=1, sym="ρ_1"),
+    second_min_util_pct=out(W["intro.second_min_util_pct"], digits=1, sym="ρ_2"),
+    uniform_backlog_end_steps=out(W.f("intro.uniform_backlog_end_steps", v=LANES[0]), digits=0, sym="Q_u"),
+    backlog_end_steps_display=out(
+        W["intro.backlog_end_steps_display"], unit=W["intro.unit_2"], em=True, book=W["intro.book"], sym="Q_{disp}"
+    ),
+    skewed_drain_s=out(W["intro.skewed_drain_s"], digits=2, sym="T_{drain}"),
+    total_requests_skewed=quiet(W["intro.total_requests_skewed"], unit=W["intro.unit"]),
+    mean_input_tokens_skewed=quiet(W["intro.mean_input_tokens_skewed"], unit="token", sym="P̄_s"),
+    uniform_demand_steps_s=quiet(W["intro.uniform_demand_steps_s"], digits=0, sym="λw_u"),
+    first_min_demand_steps_s=quiet(W["intro.first_min_demand_steps_s"], digits=1, sym="λw_1"),
+    second_min_demand_steps_s=quiet(W["intro.second_min_demand_steps_s"], digits=1, sym="λw_2"),
+    backlog_wan=quiet(W["intro.backlog_wan"], unit=W["intro.unit_3"]),
 )
 
 
 @card(
     "intro-two-minutes",
-    title="平均数相同,负载不一定相同",
+    title=W["intro_two_minutes.title"],
     section="3.open",
     kind="animation",
     params=IntroParams,
     aliases=("ch3-intro",),
     outputs=INTRO,
-    lead="两分钟里都到达 480 条请求,平均到达率和平均长度都一样。上道始终把长输入、长输出各半混合;下道第一分钟 9:1、第二分钟 1:9。"
-    "柱高是 decode 需求占两张 RTX PRO 6000 处理能力的百分比,虚线 = 100%。按 ▶ 播放这两分钟。",
+    lead=W["intro_two_minutes.lead"],
 )
 def intro_two_minutes(p: IntroParams) -> View:
-    t, split = book(120, "T", "s", "开篇:两分钟"), book(60, "t_s", "s", "开篇:第二分钟开始")
-    half = book(50, "s_u", "%", "上道:两类各半")
+    t, split = book(120, "T", "s", W["intro_two_minutes.book"]), book(60, "t_s", "s", W["intro_two_minutes.book_2"])
+    half = book(50, "s_u", "%", W["intro_two_minutes.book_3"])
     ou, ru = qu.two_class_outputs(mix(p.rate_req_s, t, split, half, half), book_card(), p.n_cards, p.mu_per_card)
     m = mix(p.rate_req_s, t, split, p.share_li_first_pct, p.share_li_second_pct)
     os_, rs = qu.two_class_outputs(m, book_card(), p.n_cards, p.mu_per_card)
@@ -88,21 +100,17 @@ def intro_two_minutes(p: IntroParams) -> View:
     )
     return View(
         o,
-        headline="平均每秒 [[rate_req_s|n]] 条 · [[n_cards|n]] 张卡 · 虚线 100% = [[capacity_steps_s|d2]]",
+        headline=W["intro_two_minutes.headline"],
         figures=[
             Figure(
                 fig,
-                "两道请求流:同样的平均数,不同的负载",
-                "上道每秒需求 [[uniform_demand_steps_s|n]] 步,占处理能力 [[uniform_util_pct]],从不排队;下道第一分钟 "
-                "[[first_min_util_pct]],第二分钟 [[second_min_util_pct]],到 120 s 积压 [[backlog_end_steps_display]](约 "
-                "[[backlog_wan|n]] 万),再过 [[skewed_drain_s]] 才排空。",
+                W["intro_two_minutes.figures"],
+                W["intro_two_minutes.figures_2"],
                 animated=True,
             )
         ],
         notes=[
-            Note(
-                "三段是:上道、下道第一分钟、下道第二分钟。三段的平均到达率都是每秒 4 条,只差长输入(8192→256)与长输出(1024→2048)的占比。"
-            ),
-            Note("每秒的柱子是页面的画法:到达按流体计,每秒 4 条按占比拆成两类。积压用例题 3-1 的同一个递推算出。"),
+            Note(W["intro_two_minutes.notes"]),
+            Note(W["intro_two_minutes.notes_2"]),
         ],
     )

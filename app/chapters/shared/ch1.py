@@ -15,7 +15,10 @@ from ...data import compute_gpu_ids, gpu_options, read_json
 from ...outputs import Out, out
 from ...params_domain import gpu_choice, gpu_of, gpu_type, shape_of_model
 from ...trace import given, name
+from ...words import words_for
 from .. import words
+
+W = words_for(__name__)
 
 if TYPE_CHECKING:
     GpuId = str  # what the validated field holds
@@ -24,7 +27,7 @@ else:
 
 # 例题 1-1's hand calculation: N = 70×10⁹ parameters at b_W = 1 B each, one request per step
 # (N in units of 10⁹, as the slider gives it: multiply by 1e9 where it is used, inside a card).
-HAND = "例题 1-1 的手算取值"
+HAND = W["hand"]
 HAND_N_BILLION = given(70, "N", "×10⁹", source=HAND)
 HAND_B_W = given(1.0, "b_W", "B", source=HAND)
 
@@ -51,7 +54,7 @@ def measured() -> tuple[dict[int, dict], int]:
     """The book's Qwen3-8B measurements keyed by batch (only the printed levels; values as traced
     inputs) and how many levels were measured in all."""
     raw = read_json(MEASURED)
-    src = f"书中实测({MEASURED})"
+    src = W.f("measured", measured=MEASURED)
     pts = {
         pt["batch"]: {
             "tpot_ms": given(pt["tpot_ms"], f"TPOT_{{B={pt['batch']}}}", "ms", source=src),
@@ -65,19 +68,37 @@ def measured() -> tuple[dict[int, dict], int]:
 class StepParams(Params):
     """例题 1-1's nine quantities (shared by 图 1-10, 练习 1-3 and the chapter-1 fallacies)."""
 
-    gpu: GpuId = gpu_choice("h100-sxm", gpu_options(), label="加速器")
-    params_billion: float = slider(70, ge=1, le=1000, step=1, label="参数量 N", unit="×10⁹")
-    bytes_per_param: float = slider(1, ge=0.25, le=2, step=0.25, label="每参数字节 b_W", unit="B")
-    batch: int = slider(1, ge=1, le=512, step=1, label="批大小 B", unit="请求", log=True)
+    gpu: GpuId = gpu_choice("h100-sxm", gpu_options(), label=W["stepparams.gpu.label"])
+    params_billion: float = slider(70, ge=1, le=1000, step=1, label=W["stepparams.params_billion.label"], unit="×10⁹")
+    bytes_per_param: float = slider(1, ge=0.25, le=2, step=0.25, label=W["stepparams.bytes_per_param.label"], unit="B")
+    batch: int = slider(
+        1, ge=1, le=512, step=1, label=W["stepparams.batch.label"], unit=W["stepparams.batch.unit"], log=True
+    )
     bw_tbps: float | None = slider(
-        None, ge=0.1, le=10, step=0.001, label="带宽 β(覆盖)", unit="TB/s", placeholder="按加速器"
+        None,
+        ge=0.1,
+        le=10,
+        step=0.001,
+        label=W["stepparams.bw_tbps.label"],
+        unit="TB/s",
+        placeholder=W["stepparams.bw_tbps.placeholder"],
     )
     peak_tflops: float | None = slider(
-        None, ge=10, le=5000, step=0.1, label="算力 Π(覆盖)", unit="TFLOP/s", placeholder="按加速器"
+        None,
+        ge=10,
+        le=5000,
+        step=0.1,
+        label=W["stepparams.peak_tflops.label"],
+        unit="TFLOP/s",
+        placeholder=W["stepparams.bw_tbps.placeholder"],
     )
-    bw_eff_pct: float = slider(100, ge=10, le=100, step=5, label="带宽可用比例", unit="%", sym="η_β")
-    compute_eff_pct: float = slider(100, ge=10, le=100, step=5, label="算力可用比例", unit="%", sym="η_Π")
-    target_ms: float = slider(10, ge=1, le=100, step=1, label="每步目标", unit="ms", sym="T_{target}")
+    bw_eff_pct: float = slider(100, ge=10, le=100, step=5, label=W["stepparams.bw_eff_pct.label"], unit="%", sym="η_β")
+    compute_eff_pct: float = slider(
+        100, ge=10, le=100, step=5, label=W["stepparams.compute_eff_pct.label"], unit="%", sym="η_Π"
+    )
+    target_ms: float = slider(
+        10, ge=1, le=100, step=1, label=W["stepparams.target_ms.label"], unit="ms", sym="T_{target}"
+    )
 
 
 def rates(

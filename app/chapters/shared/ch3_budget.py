@@ -16,7 +16,10 @@ from ...cards import Note
 from ...data import c4_points, read_json
 from ...outputs import out, outputs
 from ...trace import given
+from ...words import words_for
 from .. import words
+
+W = words_for(__name__)
 
 
 def big(x: float, sym: str, exp: int | None, source: str, unit: str = "") -> float:
@@ -34,17 +37,12 @@ def notes(*keys: str) -> list[Note]:
     return [Note(t.replace("{LAW}", WORDS["law"]), kind) for key in keys if key for kind, t in WORDS["notes"][key]]
 
 
-BOOK = "书中数字(data/training_budgets.json)"
-C4 = "datablations C4 实测(data/datablations_c4_points.csv)"
+BOOK = W["book"]
+C4 = W["c4"]
 HOLDOUTS = ("2b855b55b", "8b7178b178b")
 SEED_RUNS = tuple(f"2b855b55bc4seed{i}" for i in range(1, 5))
 EXAMPLE_FIT = ("146m14b14b", "220m7b57b5", "421m32b32b", "619m22b22b", "1b191b91b", "1b566b66b")
-LAW = sl.Law(
-    *(
-        given(v, s, "", "重建律(示意):按书中印出的数字反推,不是书中的拟合")
-        for v, s in zip(astuple(sl.RECONSTRUCTED), sl.LAW_SYMBOLS)
-    )
-)
+LAW = sl.Law(*(given(v, s, "", W["law.given"]) for v, s in zip(astuple(sl.RECONSTRUCTED), sl.LAW_SYMBOLS)))
 
 
 BUDGETS: dict[str, Any] = read_json("training_budgets.json")  # read once, as app.data reads every data file
@@ -74,7 +72,7 @@ def fit_law(names: list[str], tied: bool) -> sl.FitResult:
 
 def moe_dims(key: str) -> tuple[int, int, int, int, int]:
     """(n_L, h, f, k_routed, k_shared) of a preset; n_L, h, f are this site's factorisation of the printed product."""
-    m, src = BUDGETS["moe"][key], "书中乘积的因数分解(本站推断,data/training_budgets.json)"
+    m, src = BUDGETS["moe"][key], W["moe_dims"]
     return (
         given(m["moe_layers"], "n_L", "", src),
         given(m["hidden"], "h", "", src),
@@ -90,9 +88,11 @@ ROW_OUT = outputs(
         k: v
         for i, n in enumerate(SHORT, 1)
         for k, v in {
-            f"row{i}_d_over_n": out(f"{n} 的 D/N", digits=0, tile=False),
-            f"row{i}_six_nd_flop": out(f"{n} 的 6ND", unit="FLOP", sig=4 if i == 5 else 3, sci=True, tile=False),
-            f"row{i}_x_chinchilla": out(f"{n} 的 D/N ÷ 计算最优基准", unit="×", sig=3, tile=False),
+            f"row{i}_d_over_n": out(W.f("row_out.t", n=n), digits=0, tile=False),
+            f"row{i}_six_nd_flop": out(
+                W.f("row_out.t_2", n=n), unit="FLOP", sig=4 if i == 5 else 3, sci=True, tile=False
+            ),
+            f"row{i}_x_chinchilla": out(W.f("row_out.t_3", n=n), unit="×", sig=3, tile=False),
         }.items()
     }
 )
@@ -109,5 +109,8 @@ def llama_qwen(per_param: float) -> dict:
     models = [
         (big(m["params"], "N", 9, BOOK), big(m["tokens"], "D", 12, BOOK, " token")) for m in BUDGETS["open_models"]
     ]
-    quality = {k: given(v, QUALITY[k][0], "分", "书中引用的 Llama 3 模型卡") for k, v in BUDGETS["quality"].items()}
-    return budget.llama_qwen_outputs(models, quality, per_param, big(8e9, "N_{8B}", 9, "书中取值:8B 模型"))
+    quality = {
+        k: given(v, QUALITY[k][0], W["llama_qwen.given"], W["llama_qwen.given_2"])
+        for k, v in BUDGETS["quality"].items()
+    }
+    return budget.llama_qwen_outputs(models, quality, per_param, big(8e9, "N_{8B}", 9, W["llama_qwen.big"]))

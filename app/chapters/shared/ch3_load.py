@@ -14,6 +14,9 @@ from ...data import gpu, read_json
 from ...outputs import Out, fill, out
 from ...params_domain import shape_of_model
 from ...trace import given, plain
+from ...words import words_for
+
+W = words_for(__name__)
 
 QWEN = shape_of_model("qwen3-8b", "Qwen3-8B")
 KV_BYTES = QWEN.kv_bytes_per_token_bf16  # 147,456 B = 144 KiB (traced: config.json)
@@ -23,7 +26,7 @@ PRO = gpu("rtx-pro-6000")
 BW_TBPS, PEAK_TFLOPS = PRO.bw_bytes_s / 1e12, PRO.flops / 1e12  # 1.792 TB/s, 503.8 TFLOP/s
 MU_BOOK = 2795.66  # decode steps/s per card, the book's stated value; the bandwidth formula gives 2,795.63
 CLASS_A, CLASS_B = (8192, 256), (1024, 2048)  # 例题 3-1: long input, long output (P, G)
-EG31 = "例题 3-1 题设"
+EG31 = W["eg31"]
 
 
 def book(value: float, sym: str, unit: str = "", source: str = EG31) -> Any:
@@ -67,10 +70,10 @@ PRESETS: dict[str, dict[str, float]] = {
     },
 }
 PRESET_LABELS = {
-    "uniform": "① 均匀混合",
-    "skewed": "② 前 9:1、后 1:9",
-    "burst30_2cards": "③ 1:9 突发 30 s · 2 卡",
-    "burst30_3cards": "④ 1:9 突发 30 s · 3 卡",
+    "uniform": W["preset_labels.uniform"],
+    "skewed": W["preset_labels.skewed"],
+    "burst30_2cards": W["preset_labels.burst30_2cards"],
+    "burst30_3cards": W["preset_labels.burst30_3cards"],
 }
 SCENARIO = {
     "duration_s": ("T", "s"),
@@ -83,35 +86,93 @@ SCENARIO = {
 
 class Eg31Params(Params):
     preset: Literal["uniform", "skewed", "burst30_2cards", "burst30_3cards"] = choice(
-        "skewed", PRESET_LABELS, label="预设"
+        "skewed", PRESET_LABELS, label=W["eg31params.preset.label"]
     )
-    rate_req_s: float = slider(4, ge=0.5, le=16, step=0.5, label="到达率 λ", unit="条/s")
+    rate_req_s: float = slider(
+        4, ge=0.5, le=16, step=0.5, label=W["eg31params.rate_req_s.label"], unit=W["eg31params.rate_req_s.unit"]
+    )
     duration_s: float | None = slider(
-        None, ge=10, le=300, step=10, label="到达时长", unit="s", placeholder="按预设", sym="T"
+        None,
+        ge=10,
+        le=300,
+        step=10,
+        label=W["eg31params.duration_s.label"],
+        unit="s",
+        placeholder=W["eg31params.duration_s.placeholder"],
+        sym="T",
     )
     split_s: float | None = slider(
-        None, ge=0, le=300, step=10, label="切换时刻", unit="s", placeholder="按预设", sym="t_s"
+        None,
+        ge=0,
+        le=300,
+        step=10,
+        label=W["eg31params.split_s.label"],
+        unit="s",
+        placeholder=W["eg31params.duration_s.placeholder"],
+        sym="t_s",
     )
     share_li_before_pct: float | None = slider(
-        None, ge=0, le=100, step=10, label="切换前长输入占比", unit="%", placeholder="按预设", sym="s_1"
+        None,
+        ge=0,
+        le=100,
+        step=10,
+        label=W["eg31params.share_li_before_pct.label"],
+        unit="%",
+        placeholder=W["eg31params.duration_s.placeholder"],
+        sym="s_1",
     )
     share_li_after_pct: float | None = slider(
-        None, ge=0, le=100, step=10, label="切换后长输入占比", unit="%", placeholder="按预设", sym="s_2"
+        None,
+        ge=0,
+        le=100,
+        step=10,
+        label=W["eg31params.share_li_after_pct.label"],
+        unit="%",
+        placeholder=W["eg31params.duration_s.placeholder"],
+        sym="s_2",
     )
-    n_cards: int | None = slider(None, ge=1, le=8, step=1, label="decode 卡数", placeholder="按预设", sym="n")
+    n_cards: int | None = slider(
+        None,
+        ge=1,
+        le=8,
+        step=1,
+        label=W["eg31params.n_cards.label"],
+        placeholder=W["eg31params.duration_s.placeholder"],
+        sym="n",
+    )
     mu_source: Literal["book", "bandwidth"] = choice(
-        "book", {"book": "书中取值 2,795.66", "bandwidth": "按带宽公式推算"}, label="每卡处理率 μ 来源"
+        "book",
+        {"book": W["eg31params.mu_source.book"], "bandwidth": W["eg31params.mu_source.bandwidth"]},
+        label=W["eg31params.mu_source.label"],
     )
-    mu_per_card: float = slider(MU_BOOK, ge=1000, le=6000, step=0.01, label="每卡 μ(书中取值)", unit="步/s", sym="μ_1")
-    li_input_tokens: int = slider(CLASS_A[0], ge=256, le=32768, step=256, label="长输入类 P", unit="token", sym="P_A")
-    li_output_tokens: int = slider(CLASS_A[1], ge=2, le=4096, step=1, label="长输入类 G", unit="token", sym="G_A")
-    lo_input_tokens: int = slider(CLASS_B[0], ge=256, le=32768, step=256, label="长输出类 P", unit="token", sym="P_B")
-    lo_output_tokens: int = slider(CLASS_B[1], ge=2, le=8192, step=1, label="长输出类 G", unit="token", sym="G_B")
-    batch_seqs: int = slider(64, ge=1, le=256, step=1, label="每步序列数", unit="条", sym="B")
-    weight_gb: float = fixed(WEIGHT_GB, "每步读权重", "GB", sym="W")
-    kv_kib_per_token: float = fixed(KV_KIB, "每 token KV", "KiB", sym="c_{KV}")
-    bandwidth_tbps: float = fixed(BW_TBPS, "显存带宽", "TB/s", sym="β")
-    dt_s: float = slider(1, ge=0.1, le=10, step=0.1, label="递推步长 Δt", unit="s")
+    mu_per_card: float = slider(
+        MU_BOOK,
+        ge=1000,
+        le=6000,
+        step=0.01,
+        label=W["eg31params.mu_per_card.label"],
+        unit=W["eg31params.mu_per_card.unit"],
+        sym="μ_1",
+    )
+    li_input_tokens: int = slider(
+        CLASS_A[0], ge=256, le=32768, step=256, label=W["eg31params.li_input_tokens.label"], unit="token", sym="P_A"
+    )
+    li_output_tokens: int = slider(
+        CLASS_A[1], ge=2, le=4096, step=1, label=W["eg31params.li_output_tokens.label"], unit="token", sym="G_A"
+    )
+    lo_input_tokens: int = slider(
+        CLASS_B[0], ge=256, le=32768, step=256, label=W["eg31params.lo_input_tokens.label"], unit="token", sym="P_B"
+    )
+    lo_output_tokens: int = slider(
+        CLASS_B[1], ge=2, le=8192, step=1, label=W["eg31params.lo_output_tokens.label"], unit="token", sym="G_B"
+    )
+    batch_seqs: int = slider(
+        64, ge=1, le=256, step=1, label=W["eg31params.batch_seqs.label"], unit=W["eg31params.batch_seqs.unit"], sym="B"
+    )
+    weight_gb: float = fixed(WEIGHT_GB, W["eg31params.weight_gb.fixed"], "GB", sym="W")
+    kv_kib_per_token: float = fixed(KV_KIB, W["eg31params.kv_kib_per_token.fixed"], "KiB", sym="c_{KV}")
+    bandwidth_tbps: float = fixed(BW_TBPS, W["eg31params.bandwidth_tbps.fixed"], "TB/s", sym="β")
+    dt_s: float = slider(1, ge=0.1, le=10, step=0.1, label=W["eg31params.dt_s.label"], unit="s")
 
 
 def scenario(p: Any) -> dict[str, Any]:
@@ -119,7 +180,7 @@ def scenario(p: Any) -> dict[str, Any]:
     s = {
         k: getattr(p, k)
         if getattr(p, k) is not None
-        else given(PRESETS[p.preset][k], sym, unit, f"预设 {PRESET_LABELS[p.preset]}")
+        else given(PRESETS[p.preset][k], sym, unit, W.f("scenario.given", v=PRESET_LABELS[p.preset]))
         for k, (sym, unit) in SCENARIO.items()
     }
     if s["split_s"] > s["duration_s"]:
@@ -177,12 +238,21 @@ def eg31(p: Eg31Params) -> tuple[dict, qu.BacklogRun, qu.TwoClassMix]:
 def book_run(preset: str, mu: Any = None, **changes: Any) -> tuple[dict, qu.BacklogRun, qu.TwoClassMix]:
     """例题 3-1 at a preset with the book's λ = 4 条/s and μ₁ (or ``mu``); ``changes`` override the preset."""
     sc = {
-        k: changes.get(k, book(v, SCENARIO[k][0], SCENARIO[k][1], f"预设 {PRESET_LABELS[preset]}"))
+        k: changes.get(k, book(v, SCENARIO[k][0], SCENARIO[k][1], W.f("book_run.book", v=PRESET_LABELS[preset])))
         for k, v in PRESETS[preset].items()
     }
-    m = mix(book(4, "λ", "条/s"), sc["duration_s"], sc["split_s"], sc["share_li_before_pct"], sc["share_li_after_pct"])
+    m = mix(
+        book(4, "λ", W["eg31params.rate_req_s.unit"]),
+        sc["duration_s"],
+        sc["split_s"],
+        sc["share_li_before_pct"],
+        sc["share_li_after_pct"],
+    )
     o, run = qu.two_class_outputs(
-        m, book_card(), sc["n_cards"], book(MU_BOOK, "μ_1", "步/s", "书中取值") if mu is None else mu
+        m,
+        book_card(),
+        sc["n_cards"],
+        book(MU_BOOK, "μ_1", W["eg31params.mu_per_card.unit"], W["book_run.book_2"]) if mu is None else mu,
     )
     return {**sc, **o}, run, m
 
@@ -190,10 +260,30 @@ def book_run(preset: str, mu: Any = None, **changes: Any) -> tuple[dict, qu.Back
 class SuccessParams(Params):
     """Two methods' cost per attempt and success rate (图 3-9, 练习 3-3)."""
 
-    cost_old: float = slider(1, ge=0.1, le=10, step=0.1, label="旧方法每次成本 c₁", unit="单位", sym="c_1")
-    success_old_pct: float = slider(50, ge=0, le=100, step=1, label="旧方法成功率 p₁", unit="%", sym="p_1")
-    cost_new: float = slider(2, ge=0.1, le=10, step=0.1, label="新方法每次成本 c₂", unit="单位", sym="c_2")
-    success_new_pct: float = slider(80, ge=0, le=100, step=1, label="新方法成功率 p₂", unit="%", sym="p_2")
+    cost_old: float = slider(
+        1,
+        ge=0.1,
+        le=10,
+        step=0.1,
+        label=W["successparams.cost_old.label"],
+        unit=W["successparams.cost_old.unit"],
+        sym="c_1",
+    )
+    success_old_pct: float = slider(
+        50, ge=0, le=100, step=1, label=W["successparams.success_old_pct.label"], unit="%", sym="p_1"
+    )
+    cost_new: float = slider(
+        2,
+        ge=0.1,
+        le=10,
+        step=0.1,
+        label=W["successparams.cost_new.label"],
+        unit=W["successparams.cost_old.unit"],
+        sym="c_2",
+    )
+    success_new_pct: float = slider(
+        80, ge=0, le=100, step=1, label=W["successparams.success_new_pct.label"], unit="%", sym="p_2"
+    )
 
 
 # --- 3.2.3: the measured coding-agent trace (thinking on) ------------------------------------------
@@ -201,5 +291,5 @@ class SuccessParams(Params):
 AGENT = read_json("agent-trace.json")  # measured totals, the thinking off/on table, the page's 示意 round split
 TRACE_TOTAL_S, TRACE_MODEL_S, TRACE_TOOLS_S = (AGENT["totals"][k] for k in ("total_s", "model_s", "tools_s"))
 FIRST_ROUND_S = AGENT["rounds_illustrative"][0][1]  # not printed: reconstructed from “约 47.5% / 23.8% / 40.1 s”
-MEASURED = "书中实测"
+MEASURED = W["measured"]
 TOOL_SETUP = {"model1_s": 2, "tool_a_s": 6, "tool_b_s": 10, "model2_s": 3, "state_gib": 1, "n_tasks": 1}  # 练习 3-4

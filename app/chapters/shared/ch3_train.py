@@ -14,6 +14,9 @@ from ...data import model_config
 from ...outputs import Out, out, outputs
 from ...params_domain import shape_of_model
 from ...trace import given, name
+from ...words import words_for
+
+W = words_for(__name__)
 
 # ---------------------------------------------------------------- 3.3: Qwen3-VL-4B, Qwen-Image (data/models/*.json)
 
@@ -22,14 +25,14 @@ VISION = mm.vision_shape(_VCFG)
 VISION_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}[_VCFG["torch_dtype"]]
 KV_PER_TOKEN = dense_shape(model_config("qwen3-vl-4b-text")).kv_bytes_per_token_bf16  # 147,456 B = 144 KiB
 DIT = mm.dit_shape(model_config("qwen-image-2512-dit"))
-_SRC = "Qwen3-VL-4B 的 config.json"
+_SRC = W["src"]
 VISION_FACTS = mm.VisionFacts(
     given(VISION.patch, "p", "px", _SRC),
     given(VISION.merge, "r", "", _SRC),
     given(VISION.feature_levels, "n_{lvl}", "", _SRC),
     given(VISION.out_hidden, "d", "", _SRC),
     given(VISION_BYTES, "b", "B", _SRC),
-    given(KV_PER_TOKEN, "kv", "B", _SRC + "(语言部分)"),
+    given(KV_PER_TOKEN, "kv", "B", _SRC + W["vision_facts.given"]),
 )
 BOOK_SIDE, SCREENSHOT_MB = 640, 0.8  # the book's screenshot: 640×640 px, 0.8 MB compressed (decimal MB)
 SCREENSHOT_TEXT = "0.8 MB ≈ 0.763 MiB"  # a given input (not computed on any card)
@@ -49,27 +52,54 @@ class JitterParams(Params):
     """图 3-18 / 3-19 (and 练习 3-5 (b)): 20 ms chunks, processing, sending, network, one late chunk (示意)."""
 
     initial_buffer_ms: float = slider(
-        40, ge=0, le=200, step=10, label="初始缓冲(首块到达后再等)", unit="ms", illustrative=True, sym="T_{buf}"
+        40,
+        ge=0,
+        le=200,
+        step=10,
+        label=W["jitterparams.initial_buffer_ms.label"],
+        unit="ms",
+        illustrative=True,
+        sym="T_{buf}",
     )
-    chunk_ms: float = slider(20, ge=10, le=100, step=10, label="每块音频", unit="ms", sym="T_{chunk}")
-    sample_rate_hz: int = slider(24000, ge=8000, le=48000, step=8000, label="采样率", unit="Hz", sym="f_s")
-    channels: int = fixed(1, "声道", sym="n_{ch}")
-    bytes_per_sample: int = fixed(2, "每样本字节", "B", sym="b_s")
-    proc_ms: float = slider(12, ge=0, le=50, step=1, label="每块处理", unit="ms", sym="T_{proc}")
-    send_ms: float = slider(1, ge=0, le=10, step=1, label="发送", unit="ms", sym="T_{send}")
-    net_ms: float = slider(5, ge=0, le=100, step=1, label="通常网络延迟", unit="ms", sym="T_{net}")
-    n_chunks: int = slider(12, ge=4, le=50, step=1, label="画出的块数", illustrative=True)
-    late_chunk: int = slider(3, ge=-1, le=49, step=1, label="迟到块序号(−1 = 无)", illustrative=True)
+    chunk_ms: float = slider(
+        20, ge=10, le=100, step=10, label=W["jitterparams.chunk_ms.label"], unit="ms", sym="T_{chunk}"
+    )
+    sample_rate_hz: int = slider(
+        24000, ge=8000, le=48000, step=8000, label=W["jitterparams.sample_rate_hz.label"], unit="Hz", sym="f_s"
+    )
+    channels: int = fixed(1, W["jitterparams.channels.fixed"], sym="n_{ch}")
+    bytes_per_sample: int = fixed(2, W["jitterparams.bytes_per_sample.fixed"], "B", sym="b_s")
+    proc_ms: float = slider(12, ge=0, le=50, step=1, label=W["jitterparams.proc_ms.label"], unit="ms", sym="T_{proc}")
+    send_ms: float = slider(1, ge=0, le=10, step=1, label=W["jitterparams.send_ms.label"], unit="ms", sym="T_{send}")
+    net_ms: float = slider(5, ge=0, le=100, step=1, label=W["jitterparams.net_ms.label"], unit="ms", sym="T_{net}")
+    n_chunks: int = slider(12, ge=4, le=50, step=1, label=W["jitterparams.n_chunks.label"], illustrative=True)
+    late_chunk: int = slider(3, ge=-1, le=49, step=1, label=W["jitterparams.late_chunk.label"], illustrative=True)
     late_net_ms: float = slider(
-        55, ge=5, le=300, step=5, label="迟到块的网络延迟", unit="ms", illustrative=True, sym="T_{net,late}"
+        55,
+        ge=5,
+        le=300,
+        step=5,
+        label=W["jitterparams.late_net_ms.label"],
+        unit="ms",
+        illustrative=True,
+        sym="T_{net,late}",
     )
     interrupt_ms: float = slider(
-        183, ge=0, le=1000, step=1, label="决定打断的时刻", unit="ms", illustrative=True, sym="t_{int}"
+        183,
+        ge=0,
+        le=1000,
+        step=1,
+        label=W["jitterparams.interrupt_ms.label"],
+        unit="ms",
+        illustrative=True,
+        sym="t_{int}",
     )
-    control_ms: float = slider(5, ge=0, le=50, step=1, label="控制延迟", unit="ms", sym="T_{ctl}")
-    poll_ms: float = slider(10, ge=1, le=50, step=1, label="设备检查指令周期", unit="ms", sym="T_{poll}")
+    control_ms: float = slider(
+        5, ge=0, le=50, step=1, label=W["jitterparams.control_ms.label"], unit="ms", sym="T_{ctl}"
+    )
+    poll_ms: float = slider(10, ge=1, le=50, step=1, label=W["jitterparams.poll_ms.label"], unit="ms", sym="T_{poll}")
     release_ms: float = slider(
-        20, ge=0, le=200, step=5, label="静音/停止后到释放缓冲与状态", unit="ms", illustrative=True, sym="T_{rel}"
+        20, ge=0, le=200, step=5, label=W["jitterparams.release_ms.label"], unit="ms", illustrative=True, sym="T_{rel}"
     )
 
 
@@ -99,11 +129,11 @@ def n_params(s: ModelShape) -> int:
     return name(s.params_total, "N")
 
 
-RL_SRC = "例题 3-4 题设"
+RL_SRC = W["rl_src"]
 RL_PROMPT, RL_GEN, RL_KEEP = (
     given(1024, "P", "token", RL_SRC),
     given(256, "G", "token", RL_SRC),
-    given(16, "n_{keep}", "条", RL_SRC),
+    given(16, "n_{keep}", W["module.given"], RL_SRC),
 )
 
 

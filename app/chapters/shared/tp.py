@@ -12,9 +12,17 @@ from pydantic import Field, ValidationInfo
 from ...cards import number_type, slider
 from ...data import CUSTOM_GPU, PEAK_FIELDS, gpu
 from ...trace import given
+from ...words import words_for
 
-TP_OPTIONS: dict[int, str] = {1: "1(单卡)", 2: "2 张卡", 4: "4 张卡", 8: "8 张卡"}
-LINK_RULE = "tp > 1 时加速器须有互连带宽:预设里收录的,或 link_gbps(互连带宽覆盖)"
+W = words_for(__name__)
+
+TP_OPTIONS: dict[int, str] = {
+    1: W["tp_options.t"],
+    2: W["tp_options.t_2"],
+    4: W["tp_options.t_3"],
+    8: W["tp_options.t_4"],
+}
+LINK_RULE = W["link_rule"]
 
 
 def tp_choice(default: int = 1) -> Any:
@@ -22,11 +30,11 @@ def tp_choice(default: int = 1) -> Any:
     extra: dict[str, Any] = {
         "control": "select",
         "options": TP_OPTIONS,
-        "label": "张量并行 tp",
+        "label": W["tp_choice.extra.label"],
         "illustrative": False,
         "sym": "tp",
     }
-    return Field(default, description="张量并行度 tp:模型切到几张卡上(1 = 不切)", json_schema_extra=extra)
+    return Field(default, description=W["tp_choice.description"], json_schema_extra=extra)
 
 
 def link_override() -> Any:
@@ -36,11 +44,11 @@ def link_override() -> Any:
         ge=1,
         le=2000,
         step=1,
-        label="互连带宽 β_link(覆盖)",
+        label=W["link_override.label"],
         unit="GB/s",
-        placeholder="按加速器",
+        placeholder=W["link_override.placeholder"],
         sym="β_{link}",
-        help="每卡单向的卡间互连带宽;不填则用加速器预设的值(自定义加速器在 tp > 1 时必须填)",
+        help=W["link_override.help"],
     )
 
 
@@ -48,7 +56,7 @@ def require_link(tp: int, info: ValidationInfo) -> int:
     """The rule on ``tp`` (declared after ``gpu`` and ``link_gbps``): tp > 1 needs a link."""
     ref, link = info.data.get("gpu"), info.data.get("link_gbps")
     if tp > 1 and ref is not None and link is None and gpu(ref).interconnect_gbps is None:
-        raise ValueError("tp > 1 要走卡间互连,但该加速器没有收录互连带宽;请在“互连带宽 β_link(覆盖)”里填写")
+        raise ValueError(W["require_link.valueerror"])
     return tp
 
 
@@ -59,7 +67,7 @@ TpDegree = number_type(tuple(TP_OPTIONS), then=require_link)
 
 def _source(ref: str) -> str:
     g = gpu(ref)
-    return ("自定义 GPU" if ref.startswith(CUSTOM_GPU) else f"{g.name} 预设") + "(data/gpus.json)"
+    return (W["source"] if ref.startswith(CUSTOM_GPU) else W.f("source_2", name=g.name)) + "(data/gpus.json)"
 
 
 def link_bytes_s(ref: str, override_gbps: float | None) -> float | None:
@@ -77,7 +85,14 @@ def _preset_link_gbps(ref: str) -> float | None:
     g = gpu(ref)
     if g.interconnect_gbps is None:
         return None
-    return given(g.interconnect_gbps, "β_{link}", "GB/s", source=f"{_source(ref)}:{g.interconnect or '互连'},单向")
+    return given(
+        g.interconnect_gbps,
+        "β_{link}",
+        "GB/s",
+        source=W.f(
+            "preset_link_gbps.source", source=_source(ref), v=g.interconnect or W["preset_link_gbps.interconnect"]
+        ),
+    )
 
 
 PEAK_SYMBOLS = {"bf16": "Π", "fp8": "Π_{FP8}", "fp4": "Π_{FP4}"}
@@ -87,7 +102,7 @@ def peaks_flops(ref: str) -> dict[str, float]:
     """The recorded dense peaks (FLOP/s) by compute format, each a traced input naming its source."""
     g = gpu(ref)
     return {
-        f: given(t, PEAK_SYMBOLS[f], "TFLOP/s", source=_source(ref) + ",稠密") * 1e12
+        f: given(t, PEAK_SYMBOLS[f], "TFLOP/s", source=_source(ref) + W["peaks_flops.source"]) * 1e12
         for f in PEAK_FIELDS
         if (t := g.peak_tflops(f)) is not None
     }
