@@ -19,7 +19,7 @@ from .derivation import Derivation, derive
 from .format import BRIEF, DEFAULT, plain, with_unit_text
 from .outputs import Out, fill, resolve_cond, undeclared
 from .trace import leaf, tracing
-from .words import words_for
+from .words import localize, words_for
 
 W = words_for(__name__)
 
@@ -202,7 +202,8 @@ class ControlSpec:
     @property
     def source(self) -> str:
         """Where an input comes from, as a derivation says it."""
-        return f"{W['controlspec.source'] if self.fixed else W['controlspec.source_2']}:{self.label}"
+        kind = W["controlspec.source"] if self.fixed else W["controlspec.source_2"]
+        return W.f("controlspec.source_of", kind=kind, label=self.label)
 
 
 _SYMBOL_END = re.compile(r"\s([A-Za-z\u0370-\u03ff](?:_\{?[A-Za-z0-9]+\}?)?'?)$")
@@ -621,7 +622,7 @@ def _fill_slot(card: Card, view: View, params: Params | None, key: str, flag: st
 
 def label_text(text: str, card: Card, view: View, params: Params | None) -> str:
     """A template as plain text: each slot filled (:func:`slot`), a slot nothing fills left as written."""
-    return fill(text, lambda key, flag: slot(card, view, params, key, flag))
+    return fill(localize(text), lambda key, flag: slot(card, view, params, key, flag))
 
 
 def cell_text(card: Card, table: Table, col: int, value: Any) -> str:

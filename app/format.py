@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .words import words_for
+from .words import localize, words_for
 
 W = words_for(__name__)
 
@@ -55,8 +55,23 @@ def plain(v: Any) -> str:
     return num(v) if isinstance(v, (int, float)) else str(v)
 
 
+def count_noun(unit: str, number: str) -> str:
+    """A unit written ``one|many`` (an English count noun, ``request|requests``) agreeing with the
+    number as written: ``1 request``, ``8 requests``, ``0.5 requests``."""
+    if "|" not in unit:
+        return unit
+    one, many = unit.split("|", 1)
+    try:
+        is_one = float(number.strip().lstrip("≈~ ").replace(",", "")) == 1
+    except ValueError:
+        is_one = False
+    return one if is_one else many
+
+
 def with_unit_text(s: str, unit: str = "") -> str:
-    """A formatted number and its unit: ``20.90 ms``, ``45%``, ``148×``, ``70×10⁹``."""
+    """A formatted number and its unit: ``20.90 ms``, ``45%``, ``148×``, ``70×10⁹`` (a unit word in the
+    edition served: 8 请求 / 8 requests)."""
+    unit = count_noun(localize(unit), s)
     if not unit or s == NONE:
         return s
     if unit in ("%", "×") or unit.startswith("×10"):
@@ -158,7 +173,9 @@ class NumberFormat:
             if self.signed and v >= 0:
                 s = "+" + s
         s = self.prefix + (("≈" if self.glued else "≈ ") if approx else "") + s
-        u = self.unit if unit else ""
+        u = localize(self.unit) if unit else ""
+        if "|" in u:
+            u = count_noun(u, s)
         return s + u if self.glued else with_unit_text(s, u)
 
     def flagged(self, flags: str) -> NumberFormat:

@@ -23,6 +23,7 @@ from .web.deck import router as deck_router
 from .web.docs import router as docs_router
 from .web.edge import MIN_COMPRESS, EdgeCache
 from .web.gpus_api import router as gpus_router
+from .web.language import Editions
 from .web.limits import BodyLimit
 from .web.models_api import router as models_router
 from .web.pages import router as pages_router
@@ -127,6 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_middleware(Editions)  # /en/… in English; innermost, so the edge keeps each edition's bytes
     app.add_middleware(BodyLimit)  # 413 for bodies over 1 MB, read before answering
     app.add_middleware(SecurityHeaders)
     # outermost: the HTTP cache, which compresses what it keeps; what it passes by goes through GZip

@@ -16,12 +16,84 @@ from __future__ import annotations
 
 import sys
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
+HTML_LANG = {"zh": "zh-CN", "en": "en"}
+LANG: ContextVar[str] = ContextVar("lang", default=DEFAULT_LANG)  # the edition of the request being served
+
+
+def prefixed(path: str, lang: str) -> str:
+    """``path`` in edition ``lang``'s folder (``/ch/1`` → ``/en/ch/1``; Chinese stays at the root)."""
+    return path if lang == DEFAULT_LANG else f"/{lang}{path}"
+
+
+HERE: ContextVar[tuple[str, str]] = ContextVar("here", default=("/", ""))  # the page's path (no prefix) and query
+
+
+def editions() -> list[dict[str, str]]:
+    """Every edition of the page being served: its language, ``hreflang`` and address (the same
+    path and query in that edition's folder), the one being read marked ``current``."""
+    path, query = HERE.get()
+    now = LANG.get()
+    return [
+        {
+            "lang": lang,
+            "hreflang": HTML_LANG[lang],
+            "href": prefixed(path, lang) + (f"?{query}" if query else ""),
+            "current": "1" if lang == now else "",
+            "name": NAMES[lang],
+        }
+        for lang in LANGS
+    ]
+
+
+NAMES = {"zh": "中文", "en": "English"}  # each language by its own name
+
+
+def current_lang() -> str:
+    return LANG.get()
+
+
+@contextmanager
+def speaking(lang: str) -> Iterator[None]:
+    """Render in ``lang`` within the block (a request under ``/en/``, an API call with ``lang=en``)."""
+    token = LANG.set(lang)
+    try:
+        yield
+    finally:
+        LANG.reset(token)
+
+
+def localize(value: Any) -> Any:
+    """``value`` in the edition being served: a :class:`Text` in that language, anything else as it is."""
+    if isinstance(value, Text):
+        lang = LANG.get()
+        return value if lang == DEFAULT_LANG else value.localized(lang)
+    return value
+
+
+def localize_deep(value: Any) -> Any:
+    """Every :class:`Text` inside lists, tuples and dicts (a figure, a JSON body) in the edition served."""
+    if LANG.get() == DEFAULT_LANG:
+        return value
+    if isinstance(value, str):
+        return localize(value)
+    if isinstance(value, dict):
+        return {localize(k) if isinstance(k, Text) else k: localize_deep(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return (
+            type(value)(localize_deep(v) for v in value)
+            if isinstance(value, list)
+            else tuple(localize_deep(v) for v in value)
+        )
+    return value
 
 
 class Text(str):
@@ -74,6 +146,52 @@ class Catalogue:
 
     def keys(self) -> set[str]:
         return set(self.table(DEFAULT_LANG))
+
+
+class Nested(Catalogue):
+    """A structured words file (``content.toml``: tables, arrays of tables) and its editions
+    (``content.en.toml``, the same structure); a string is found by its path, ``fallacies.0.claim``."""
+
+    def path(self, lang: str) -> Path:
+        name = self.stem.name
+        return self.stem.with_name(f"{name}.toml" if lang == DEFAULT_LANG else f"{name}.{lang}.toml")
+
+    @cache  # noqa: B019 — a catalogue lives as long as its module
+    def table(self, lang: str) -> dict[str, str]:
+        p = self.path(lang)
+        return flatten(tomllib.loads(p.read_text(encoding="utf-8"))) if p.exists() else {}
+
+    def data(self) -> Any:
+        """The Chinese file's structure, every string a :class:`Text` that knows its path."""
+        return self._wrap(tomllib.loads(self.path(DEFAULT_LANG).read_text(encoding="utf-8")), "")
+
+    def _wrap(self, v: Any, at: str) -> Any:
+        if isinstance(v, str):
+            return Text(v, self, at)
+        if isinstance(v, dict):
+            return {k: self._wrap(x, f"{at}.{k}" if at else k) for k, x in v.items()}
+        if isinstance(v, list):
+            return [self._wrap(x, f"{at}.{i}") for i, x in enumerate(v)]
+        return v
+
+
+def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"a": [{"b": "x"}]}`` → ``{"a.0.b": "x"}``: a structured file's strings by path."""
+    out: dict[str, Any] = {}
+    if isinstance(data, dict):
+        for k, v in data.items():
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            out.update(flatten(v, f"{prefix}.{i}"))
+    else:
+        out[prefix] = data
+    return out
+
+
+def nested(path: Path) -> Any:
+    """A structured words file (``…/content.toml``) as data whose strings are :class:`Text`."""
+    return Nested(path.with_suffix("")).data()
 
 
 def words_for(module: str) -> Catalogue:

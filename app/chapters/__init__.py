@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from ..cards import REGISTRY, Card
-from ..words import words_for
+from ..words import DEFAULT_LANG, current_lang, nested, words_for
 
 W = words_for(__name__)
 
@@ -107,17 +107,21 @@ def section_of(card: Card) -> Section | None:
 def words(chapter_dir: str, name: str) -> dict:
     """A card-words file ``chN/<name>.toml`` (diagram content, notes, question texts: the words a
     group of cards shows, kept beside the section prose so the modules read as declarations and a
-    translation touches text files only). Read once."""
-    import tomllib
-
-    return tomllib.loads((HERE / chapter_dir / f"{name}.toml").read_text(encoding="utf-8"))
+    translation touches text files only). Read once; every string is a :class:`~app.words.Text`, so an
+    edition's ``<name>.en.toml`` (the same structure) says it in English."""
+    return nested(HERE / chapter_dir / f"{name}.toml")
 
 
 @cache
-def prose(sec_key: str) -> str:
+def _prose_file(sec_key: str, lang: str) -> str:
     ch = sec_key.split(".")[0]
-    p = HERE / f"ch{ch}" / f"{sec_key}.md"
+    p = HERE / f"ch{ch}" / (f"{sec_key}.md" if lang == DEFAULT_LANG else f"{sec_key}.{lang}.md")
     return p.read_text(encoding="utf-8") if p.exists() else ""
+
+
+def prose(sec_key: str) -> str:
+    """A section's prose in the edition served (the Chinese where that edition has none yet)."""
+    return _prose_file(sec_key, current_lang()) or _prose_file(sec_key, DEFAULT_LANG)
 
 
 def layout(sec: Section) -> list[tuple[str, str]]:

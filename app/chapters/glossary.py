@@ -6,8 +6,9 @@ keyboard focus shows the definition; screen readers get it as the element's desc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
-from ..words import words_for
+from ..words import DEFAULT_LANG, LANGS, Text, words_for
 
 W = words_for(__name__)
 
@@ -19,10 +20,19 @@ class Term:
     forms: tuple[str, ...]  # spellings that mark it in text (first match wins)
     definition: str
     section: str  # section key that introduces it: "1.2", "3.1", "1.end" …
+    spellings: str = ""  # the forms as written in the words file ("a|b"), for another edition
 
 
 def _t(slug: str, term: str, forms: str, section: str, definition: str) -> Term:
-    return Term(slug, term, tuple(f for f in forms.split("|") if f), definition, section)
+    return Term(slug, term, _forms(forms), definition, section, forms)
+
+
+def _forms(spellings: str) -> tuple[str, ...]:
+    return tuple(f for f in spellings.split("|") if f)
+
+
+def _in(text: str, lang: str) -> str:
+    return text.localized(lang) if isinstance(text, Text) else text
 
 
 TERMS: tuple[Term, ...] = (
@@ -458,3 +468,21 @@ TERMS: tuple[Term, ...] = (
 )
 
 BY_SLUG = {t.slug: t for t in TERMS}
+
+
+@cache
+def terms_in(lang: str) -> tuple[Term, ...]:
+    """The glossary in edition ``lang``: each term's name, spellings and definition in that language,
+    keeping its ``zh`` name beside it (:func:`chinese_name`)."""
+    if lang == DEFAULT_LANG:
+        return TERMS
+    return tuple(
+        Term(t.slug, _in(t.term, lang), _forms(_in(t.spellings, lang)), _in(t.definition, lang), t.section, t.spellings)
+        for t in TERMS
+    )
+
+
+def names(slug: str) -> dict[str, str]:
+    """A term's name in every edition (``{"zh": "批大小 B", "en": "batch size (B)"}``): the glossary is bilingual."""
+    t = BY_SLUG[slug]
+    return {lang: _in(t.term, lang) for lang in LANGS}

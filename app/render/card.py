@@ -22,7 +22,7 @@ from ..state import query_string
 from ..text import markdown, rich
 from ..text.cond import Conditional, conditionals
 from ..text.glossary import Scope
-from ..words import words_for
+from ..words import localize, localize_deep, words_for
 from .env import env, gloss, json_script
 from .figures import LegendItem, legend_items, wire_figure
 
@@ -86,6 +86,7 @@ def fill_html(
     """Card text with its ``[[key]]`` slots filled: a numeric output becomes a button that expands its
     derivation; params and ctx values are plain text; a hidden output reads "?". With a glossary
     ``scope``, terms in the text (never in the filled numbers) are marked."""
+    text = localize(text)
     if "[[" not in text:
         return gloss(rich(text), scope) if scope is not None else rich(text)
     out: list[str] = []
@@ -438,7 +439,7 @@ def card_json(card: Card, params: Any) -> dict:
     }
     if view.questions:
         out["questions"] = [{"key": q.key, "prompt": q.prompt, "unit": q.unit, "kind": q.kind} for q in view.questions]
-    return out
+    return localize_deep(out)
 
 
 # --------------------------------------------------------------------------- numbers the prose quotes

@@ -15,11 +15,12 @@ from markupsafe import Markup
 from .. import format as fmt
 from ..cards import REGISTRY, controls_of
 from ..chapters import CHAPTERS, section_of
-from ..chapters.glossary import TERMS
+from ..chapters.glossary import terms_in
 from ..charts import ROLE_LABELS
 from ..state import query_string, wire
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
+from ..words import HTML_LANG, catalogue, current_lang, editions, localize
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STATIC = ROOT / "static"
@@ -50,12 +51,25 @@ def json_script(obj: Any) -> Markup:
     return Markup(b.decode())
 
 
-_marker = Marker(TERMS)
+@cache
+def _marker(lang: str) -> Marker:
+    return Marker(terms_in(lang))
 
 
 def gloss(html: Any, scope: Scope) -> Markup:
-    """``html`` with the glossary's terms marked (the first time each appears in ``scope``)."""
-    return _marker.mark(str(html), scope)
+    """``html`` with the glossary's terms marked (the first time each appears in ``scope``), in the
+    edition served."""
+    return _marker(current_lang()).mark(str(html), scope)
+
+
+@cache
+def _definitions(lang: str) -> Markup:
+    return definitions_html(terms_in(lang))
+
+
+def glossary_definitions() -> Markup:
+    """The page's one list of the glossary's definitions (what marked terms describe themselves by)."""
+    return _definitions(current_lang())
 
 
 def card_links(card: Any, params: Any, solutions: bool = True, answers_shown: bool = False) -> dict[str, str]:
@@ -82,6 +96,7 @@ env = Environment(
     lstrip_blocks=True,
     auto_reload=False,  # templates are read once; create_app sets Settings.reload
     cache_size=-1,  # every template kept (a fixed set of files): a plain dict, no LRU bookkeeping per lookup
+    finalize=localize,  # every {{ value }} that is a word from a catalogue, in the edition served
 )
 env.globals.update(
     static=static_url,
@@ -97,8 +112,28 @@ env.globals.update(
     getattr_=getattr,
     glossary_scope=glossary_scope,
     card_links=card_links,
-    glossary_definitions=definitions_html(TERMS),
+    glossary_definitions=glossary_definitions,
 )
+CHROME = catalogue(ROOT / "app" / "templates" / "chrome")
+
+
+def t(key: str, **args: Any) -> str:
+    """A word of the site chrome (``app/templates/chrome.<lang>.toml``), in the edition served."""
+    return CHROME.f(key, **args) if args else CHROME[key]
+
+
+def edition_templates(name: str) -> list[str]:
+    """A template and, before it, its twin in the edition served (``diagrams/fig-1-1.en.html``): Jinja
+    includes the first that exists."""
+    lang = current_lang()
+    return [name] if lang == "zh" else [name.replace(".html", f".{lang}.html"), name]
+
+
+def html_lang() -> str:
+    return HTML_LANG[current_lang()]
+
+
+env.globals.update(edition_templates=edition_templates, t=t, lang=current_lang, html_lang=html_lang, editions=editions)
 env.filters.update(rich=rich, gloss=gloss, num=fmt.num, wire=wire)
 
 

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from ..cards import Figure
 from ..charts.theme import with_log_ticks
-from ..words import words_for
+from ..words import localize_deep, words_for
 
 W = words_for(__name__)
 
@@ -79,4 +79,4 @@ def wire_figure(f: Figure, legend: Sequence[LegendItem]) -> dict:
         fig = {**fig, "layout": {**lay, "showlegend": False}}
         if fig["layout"].get("margin", {}).get("t", 0) > 24 and not lay.get("title"):
             fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 16}
-    return fig
+    return localize_deep(fig)

@@ -13,6 +13,7 @@ import latex2mathml.converter
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
+from ..words import localize
 from . import cond
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
@@ -26,6 +27,7 @@ def tex(src: str, display: bool = False) -> str:
 
 def rich(text: str) -> Markup:
     """Escape ``text`` and typeset its ``$…$`` / ``$$…$$`` spans."""
+    text = localize(text)
     if "$" not in text:
         return escape(text)
     out, pos = [], 0
@@ -61,6 +63,7 @@ def markdown(text: str, live: Live | Callable[[str, str, str], str | None] | Non
     conditionals ``{{if card: …}}…{{end}}`` (:mod:`app.text.cond`) are swapped for placeholders first
     so Markdown leaves them alone. A conditional reads as the case that holds, in a
     ``span.if`` the page script switches; every case's HTML travels in one JSON block after the text."""
+    text = localize(text)
     held: list[str] = []
     cases: dict[str, list[str]] = {}
 

@@ -15,7 +15,7 @@ from ..labels import label_to_id, search
 from ..render import Reading, fragment_html, render
 from ..render.env import gloss, glossary_scope
 from ..text import markdown
-from ..words import words_for
+from ..words import current_lang, localize, words_for
 from .responses import PAGE_CACHE, html
 
 W = words_for(__name__)
@@ -111,22 +111,23 @@ def marked_in_prose(sec_key: str) -> set[str]:
     return scope.seen
 
 
-def glossary_entries() -> list[dict[str, str]]:
+def glossary_entries() -> list[dict[str, Any]]:
     """Every glossary term with its definition and a link to where its section introduces it."""
-    from ..chapters.glossary import TERMS
+    from ..chapters.glossary import names, terms_in
 
     out = []
-    for t in TERMS:
+    for t in terms_in(current_lang()):
         ch = CHAPTERS[int(t.section.split(".")[0])]
         sec = next(s for s in ch.sections if s.key == t.section)
         in_prose = t.slug in marked_in_prose(sec.key)
         out.append(
             {
                 "slug": t.slug,
-                "term": t.term,
-                "definition": t.definition,
-                "section": sec.number or sec.title,
-                "section_title": sec.title,
+                "term": str(t.term),
+                "names": names(t.slug),
+                "definition": str(t.definition),
+                "section": str(localize(sec.number or sec.title)),
+                "section_title": str(localize(sec.title)),
                 "url": sec.url + (f"#term-{t.slug}" if in_prose else ""),
             }
         )

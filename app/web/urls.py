@@ -11,6 +11,8 @@ from urllib.parse import parse_qsl, urlencode
 from ..cards import REGISTRY
 from ..chapters.tools import TOOLS
 from ..render import VIEW_FLAGS
+from ..words import DEFAULT_LANG, prefixed
+from .language import edition_of
 
 CARD_PATH = re.compile(r"^/(?:cards|present|api/cards)/([^/]+)(?:/fragment|/explain|/figure/\d+\.(?:csv|html))?$")
 TOOL_PATH = re.compile(r"^/tools/([^/]+)$")
@@ -27,7 +29,21 @@ def _kept(query: bytes, keys) -> str:
 
 
 def cache_key(path: str, query: bytes) -> str | None:
-    """The edge's key for a GET of ``path?query``; None: not the edge's to keep."""
+    """The edge's key for a GET of ``path?query``; None: not the edge's to keep. An edition's page is
+    kept under its own folder (``/en/ch/1``), an API answer in another language under ``lang=``."""
+    lang, inner = edition_of(path)
+    if lang != DEFAULT_LANG:
+        key = _key(inner, query)
+        return None if key is None else prefixed(key, lang)
+    key = _key(path, query)
+    if key is not None and path.startswith("/api/") and b"lang=" in query:
+        asked = dict(parse_qsl(query.decode("latin-1"))).get("lang", DEFAULT_LANG)
+        if asked != DEFAULT_LANG:
+            key += ("&" if "?" in key else "?") + urlencode({"lang": asked})
+    return key
+
+
+def _key(path: str, query: bytes) -> str | None:
     if path.startswith(NOT_OURS):
         return None
     m = None if path in QUERY_KEYS else CARD_PATH.match(path) or TOOL_PATH.match(path)

@@ -1,0 +1,204 @@
+"""Check an edition's words against the Chinese they translate: ``python scripts/words_check.py en [FILE …]``;
+``--stamp`` records that the English of FILEs follows their Chinese as it is now; ``--drift`` lists what changed since.
+
+For each Chinese source (``x.zh.toml`` catalogues, the nested ``content.toml``-style word files, section
+prose ``N.M.md``, diagram templates) it finds the edition's twin (``x.en.toml``, ``content.en.toml``,
+``N.M.en.md``, ``fig-1-1.en.html``) and reports what would break or mislead a reader: a missing twin,
+missing or extra keys, a string left empty or still Chinese, and any machinery that must pass through
+unchanged — ``[[slots]]``, ``{fields}``, ``$tex$``, ``{{if …}}`` conditions, ``{{card:…}}`` markers,
+Jinja ``{{ … }}`` / ``{% … %}`` — differing from the Chinese. Exit 1 when anything is reported.
+Without FILEs it checks every source under app/."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app"
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+MACHINERY = [
+    ("slot", re.compile(r"\[\[[^\]]+\]\]")),
+    ("field", re.compile(r"(?<!\{)\{[A-Za-z_][A-Za-z_0-9]*(?:![rsa])?(?::[^{}]*)?\}(?!\})")),
+    ("condition", re.compile(r"\{\{(?:if|elif)\b[^}]*\}\}|\{\{(?:else|end)\}\}")),
+    ("card", re.compile(r"\{\{card:[a-z0-9-]+\}\}")),
+    ("jinja", re.compile(r"\{\{(?!card:|if\b|elif\b|else\}|end\})[^}]*\}\}|\{%.*?%\}", re.S)),
+]
+TEX = re.compile(r"\$[^$]+\$")
+
+
+def machinery(text: str) -> Counter:
+    c: Counter = Counter()
+    for kind, pat in MACHINERY:
+        for m in pat.findall(text):
+            c[(kind, m)] += 1
+    c[("tex count", "")] = len(TEX.findall(text))
+    return c
+
+
+def compare(where: str, zh: str, other: str, problems: list[str]) -> None:
+    if not other.strip():
+        problems.append(f"{where}: empty")
+        return
+    if CJK.search(other):
+        problems.append(f"{where}: Chinese left: {other[:60]!r}")
+    a, b = machinery(zh), machinery(other)
+    if a != b:
+        missing, extra = a - b, b - a
+        problems.append(f"{where}: machinery differs; missing {dict(missing)} extra {dict(extra)}")
+
+
+def flatten(data, prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
+    if isinstance(data, dict):
+        for k, v in data.items():
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            out.update(flatten(v, f"{prefix}.{i}"))
+    else:
+        out[prefix] = data
+    return out
+
+
+def twin(path: Path, lang: str) -> Path:
+    name = path.name
+    if name.endswith(".zh.toml"):
+        return path.with_name(name[: -len(".zh.toml")] + f".{lang}.toml")
+    return path.with_name(f"{path.stem}.{lang}{path.suffix}")
+
+
+def check_toml(src: Path, lang: str, problems: list[str]) -> None:
+    dst = twin(src, lang)
+    if not dst.exists():
+        problems.append(f"{dst.relative_to(APP.parent)}: missing")
+        return
+    a = flatten(tomllib.loads(src.read_text(encoding="utf-8")))
+    b = flatten(tomllib.loads(dst.read_text(encoding="utf-8")))
+    rel = dst.relative_to(APP.parent)
+    for k in a.keys() - b.keys():
+        problems.append(f"{rel}: key missing: {k}")
+    for k in b.keys() - a.keys():
+        problems.append(f"{rel}: key not in the Chinese: {k}")
+    for k in a.keys() & b.keys():
+        va, vb = a[k], b[k]
+        if isinstance(va, str) and isinstance(vb, str):
+            if CJK.search(va):
+                compare(f"{rel} [{k}]", va, vb, problems)
+            elif va != vb and not k.endswith((".label", "title", "name", "zh", "en")):
+                pass  # a non-Chinese value may be reworded (an English sentence, say)
+        elif va != vb:
+            problems.append(f"{rel} [{k}]: non-text value differs: {va!r} vs {vb!r}")
+
+
+def blocks(text: str) -> list[str]:
+    return [b for b in re.split(r"\n\s*\n", text.strip()) if b.strip()]
+
+
+def check_blocks(src: Path, lang: str, problems: list[str]) -> None:
+    dst = twin(src, lang)
+    rel = dst.relative_to(APP.parent)
+    if not dst.exists():
+        problems.append(f"{rel}: missing")
+        return
+    a, b = blocks(src.read_text(encoding="utf-8")), blocks(dst.read_text(encoding="utf-8"))
+    if len(a) != len(b):
+        problems.append(f"{rel}: {len(b)} blocks, the Chinese has {len(a)} (keep them one to one)")
+        return
+    for i, (x, y) in enumerate(zip(a, b)):
+        if CJK.search(x):
+            compare(f"{rel} block {i + 1}", x, y, problems)
+        elif x != y and x.startswith("{{card:"):
+            problems.append(f"{rel} block {i + 1}: card marker changed")
+
+
+def sources() -> list[Path]:
+    out = sorted(APP.rglob("*.zh.toml"))
+    out += sorted(p for p in (APP / "chapters").rglob("*.toml") if not re.search(r"\.[a-z]{2}\.toml$", p.name))
+    out += sorted(p for p in (APP / "chapters").rglob("*.md") if not re.search(r"\.[a-z]{2}\.md$", p.name))
+    out += sorted(p for p in (APP / "templates" / "diagrams").glob("*.html") if not re.search(r"\.[a-z]{2}\.html$", p.name))
+    return out
+
+
+def check(path: Path, lang: str, problems: list[str]) -> None:
+    if path.suffix == ".html":
+        if not twin(path, lang).exists():
+            problems.append(f"{twin(path, lang).relative_to(APP.parent)}: missing")
+        return
+    if path.suffix == ".toml":
+        check_toml(path, lang, problems)
+    else:
+        check_blocks(path, lang, problems)
+
+
+# ---------------------------------------------------------------- drift: the Chinese changed, the English did not
+
+
+def lock_path(lang: str, root: Path = APP) -> Path:
+    """Where edition ``lang`` records the Chinese each of its strings translates (a hash per unit)."""
+    return root / "editions" / f"{lang}.lock.json"
+
+
+def units(src: Path, root: Path = APP) -> dict[str, str]:
+    """The translatable units of a Chinese source, by id: a catalogue's keys, a prose file's blocks."""
+    rel = src.relative_to(root.parent).as_posix()
+    if src.suffix == ".toml":
+        flat = flatten(tomllib.loads(src.read_text(encoding="utf-8")))
+        return {f"{rel}::{k}": v for k, v in flat.items() if isinstance(v, str) and CJK.search(v)}
+    if src.suffix == ".html":  # a diagram template: its twin follows the whole file
+        return {f"{rel}::file": src.read_text(encoding="utf-8")}
+    return {f"{rel}::block {i + 1}": b for i, b in enumerate(blocks(src.read_text(encoding="utf-8"))) if CJK.search(b)}
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def stamp(lang: str, files: list[Path], root: Path = APP) -> int:
+    """Record that the ``lang`` twins of ``files`` follow their Chinese as it reads now."""
+    path = lock_path(lang, root)
+    lock = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    n = 0
+    for f in files:
+        for uid, text in units(f, root).items():
+            lock[uid] = digest(text)
+            n += 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(sorted(lock.items())), ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    return n
+
+
+def drift(lang: str, files: list[Path], root: Path = APP) -> list[str]:
+    """Units whose Chinese changed (or appeared) since the ``lang`` twin was stamped."""
+    path = lock_path(lang, root)
+    lock = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    out = []
+    for f in files:
+        for uid, text in units(f, root).items():
+            if lock.get(uid) != digest(text):
+                why = "new since the English was written" if uid not in lock else "the Chinese changed"
+                out.append(f"{uid}: {why}; update the {lang} twin, then stamp it")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    flags = {a for a in argv if a.startswith("--")}
+    args = [a for a in argv if not a.startswith("--")]
+    lang, files = args[0], [Path(a).resolve() for a in args[1:]] or sources()
+    if "--stamp" in flags:
+        print(f"stamped {stamp(lang, files)} units of {len(files)} files")
+        return 0
+    problems: list[str] = drift(lang, files) if "--drift" in flags else []
+    if "--drift" not in flags:
+        for f in files:
+            check(f, lang, problems)
+    print("\n".join(problems) or f"{len(files)} files: every {lang} twin complete and consistent")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
