@@ -120,7 +120,9 @@ def sources() -> list[Path]:
     out = sorted(APP.rglob("*.zh.toml"))
     out += sorted(p for p in (APP / "chapters").rglob("*.toml") if not re.search(r"\.[a-z]{2}\.toml$", p.name))
     out += sorted(p for p in (APP / "chapters").rglob("*.md") if not re.search(r"\.[a-z]{2}\.md$", p.name))
-    out += sorted(p for p in (APP / "templates" / "diagrams").glob("*.html") if not re.search(r"\.[a-z]{2}\.html$", p.name))
+    out += sorted(
+        p for p in (APP / "templates" / "diagrams").glob("*.html") if not re.search(r"\.[a-z]{2}\.html$", p.name)
+    )
     return out
 
 
