@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from .words import localize
+
 
 class ErrorItem(BaseModel):
     """One refused field, as every 422/4xx of the JSON API spells it (cards, models, live class)."""
@@ -34,8 +36,8 @@ def error_item(
 
 
 def error_body(items: list[dict]) -> dict:
-    """The JSON body of a refused request: every item, in the one shape."""
-    return {"detail": items}
+    """The JSON body of a refused request: every item, in the one shape (its words in the edition served)."""
+    return {"detail": [{**x, "msg": str(localize(x["msg"]))} if "msg" in x else x for x in items]}
 
 
 def error_response(status: int, items: list[dict], headers: dict[str, str] | None = None):

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from .cards import Card, controls_of
-from .words import words_for
+from .words import localize, words_for
 
 W = words_for(__name__)
 
@@ -84,7 +84,7 @@ def validate(card: Card, data: dict[str, Any]):
 
 def _label(card: Card, field: str) -> str:
     s = _spec_map(card).get(field)
-    return f"{field}({s.label})" if s else field
+    return W.f("label_of", field=field, label=s.label) if s else field
 
 
 def _range(card: Card, field: str) -> str:
@@ -92,12 +92,12 @@ def _range(card: Card, field: str) -> str:
     if not s:
         return ""
     if s.options:
-        return W["range"] + W["range_2"].join(wire(o) for o in s.options)
+        return W.f("range_options", options=str(localize(W["range_2"])).join(wire(o) for o in s.options))
     if s.control == "toggle":
         return W["range_3"]
     if s.ge is not None and s.le is not None:
         kind = W["range_4"] if s.is_int else W["range_5"]
-        unit = f" {s.unit}" if s.unit else ""
+        unit = W.f("unit_after", unit=s.unit) if s.unit else ""
         return W.f("range_6", n=_n(s.ge), n2=_n(s.le), unit=unit, kind=kind)
     return ""
 
@@ -115,8 +115,12 @@ def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:
         "bool": W["err.bool"],
         "int": W["err.int"],
     }.get(kind, W["err.get"])
-    msg = f"{_label(card, field)}:{text}" + (f";{rng}" if rng else "")
+    msg = W.f("error", label=_label(card, field), where="", text=text, got="", rng=_range_part(rng))
     return {"loc": ["query", field], "field": field, "type": kind, "msg": msg, "input": str(got)[:60]}
+
+
+def _range_part(rng: str) -> str:
+    return W.f("range_part", rng=rng) if rng else ""
 
 
 _KIND = {
@@ -147,12 +151,13 @@ def _from_pydantic(card: Card, err: ErrorDetails) -> dict[str, Any]:
     field = loc[0] if loc else "?"
     text = _KIND.get(err.get("type", ""), W["err.get"])
     if err.get("type") == "value_error" and err.get("ctx", {}).get("error"):
-        text = str(err["ctx"]["error"])
+        cause = err["ctx"]["error"]
+        text = cause.args[0] if getattr(cause, "args", None) and isinstance(cause.args[0], str) else str(cause)
     got = err.get("input")
     got_s = "" if isinstance(got, (dict, list)) else W.f("from_pydantic", v=str(got)[:40])
     rng = _range(card, field)
     where = W.f("from_pydantic_2", v=int(loc[1]) + 1) if len(loc) > 1 and loc[1].isdigit() else ""
-    msg = f"{_label(card, field)}{where}:{text}{got_s}" + (f";{rng}" if rng else "")
+    msg = W.f("error", label=_label(card, field), where=where, text=text, got=got_s, rng=_range_part(rng))
     return {
         "loc": ["query", *loc],
         "field": field,
