@@ -5,7 +5,8 @@ keyboard focus shows the definition; screen readers get it as the element's desc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from functools import cache
 
 from ..words import DEFAULT_LANG, LANGS, Text, words_for
@@ -474,12 +475,24 @@ BY_SLUG = {t.slug: t for t in TERMS}
 def terms_in(lang: str) -> tuple[Term, ...]:
     """The glossary in edition ``lang``: each term's name, spellings and definition in that language,
     keeping its ``zh`` name beside it (:func:`chinese_name`)."""
-    if lang == DEFAULT_LANG:
-        return TERMS
+    if lang == DEFAULT_LANG:  # Chinese readers meet these terms in English papers and logs: both names
+        return tuple(replace(t, term=_both(t.term)) for t in TERMS)
     return tuple(
         Term(t.slug, _in(t.term, lang), _forms(_in(t.spellings, lang)), _in(t.definition, lang), t.section, t.spellings)
         for t in TERMS
     )
+
+
+def _both(term: str) -> str:
+    """A Chinese term with its English name after it, unless the Chinese already says it."""
+    en = _in(term, "en")
+    bare = [re.sub(r"[\W_]+", "", x).lower() for x in (en, term)]
+    return term if bare[0] in bare[1] else W.f("both_names", zh=term, en=en)
+
+
+def glossary_sep(lang: str) -> str:
+    """What stands between a term's name and its definition in ``lang`` (a full-width colon in Chinese)."""
+    return _in(W["sep"], lang)
 
 
 def names(slug: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from .. import format as fmt
 from ..cards import REGISTRY, controls_of
 from ..chapters import CHAPTERS, section_of
-from ..chapters.glossary import terms_in
+from ..chapters.glossary import glossary_sep, terms_in
 from ..charts import ROLE_LABELS
 from ..state import query_string, wire
 from ..text import markdown, rich
@@ -53,7 +53,7 @@ def json_script(obj: Any) -> Markup:
 
 @cache
 def _marker(lang: str) -> Marker:
-    return Marker(terms_in(lang))
+    return Marker(terms_in(lang), glossary_sep(lang))
 
 
 def gloss(html: Any, scope: Scope) -> Markup:
@@ -64,7 +64,7 @@ def gloss(html: Any, scope: Scope) -> Markup:
 
 @cache
 def _definitions(lang: str) -> Markup:
-    return definitions_html(terms_in(lang))
+    return definitions_html(terms_in(lang), glossary_sep(lang))
 
 
 def glossary_definitions() -> Markup:

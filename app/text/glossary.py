@@ -63,14 +63,16 @@ class Scope:
     seen: set[str] = field(default_factory=set)
 
 
-def definitions_html(terms: Iterable[TermLike]) -> Markup:
-    """Every definition once, hidden: what each marked term's ``aria-describedby`` points at."""
-    items = "".join(f'<span id="def-{t.slug}">{escape(t.term)}:{escape(t.definition)}</span>' for t in terms)
+def definitions_html(terms: Iterable[TermLike], sep: str = "\uff1a") -> Markup:
+    """Every definition once, hidden: what each marked term's ``aria-describedby`` points at (``sep``
+    between name and definition: the edition's colon)."""
+    items = "".join(f'<span id="def-{t.slug}">{escape(t.term)}{sep}{escape(t.definition)}</span>' for t in terms)
     return Markup(f'<div class="gl-defs" hidden>{items}</div>')
 
 
 class Marker:
-    def __init__(self, terms: Iterable[TermLike]):
+    def __init__(self, terms: Iterable[TermLike], sep: str = "\uff1a"):
+        self.sep = sep
         self.by_form: dict[str, TermLike] = {}
         for t in terms:
             for f in t.forms:
@@ -121,7 +123,7 @@ class Marker:
             scope.seen.add(t.slug)
             anchor = f' id="term-{t.slug}"' if scope.anchors else ""
             return (
-                f'<span class="term" tabindex="0" data-term="{t.slug}" data-def="{escape(t.term)}:{escape(t.definition)}"'
+                f'<span class="term" tabindex="0" data-term="{t.slug}" data-def="{escape(t.term)}{self.sep}{escape(t.definition)}"'
                 f' aria-describedby="def-{t.slug}"{anchor}>{m.group(0)}</span>'
             )
 
