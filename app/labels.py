@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 from .cards import REGISTRY, resolve
-from .words import words_for
+from .words import LANGS, Text, words_for
 
 W = words_for(__name__)
 
@@ -40,6 +41,15 @@ def label_to_id(q: str) -> str | None:
     return None
 
 
+@cache
+def _haystack(cid: str) -> str:
+    """What a search looks in: a card's id, aliases, and its label, title and lead in every edition."""
+    c = REGISTRY[cid]
+    texts = [c.label, c.title, c.lead]
+    words = [t.localized(lang) if isinstance(t, Text) else str(t) for t in texts for lang in LANGS]
+    return normalise(f"{cid} {' '.join(c.aliases)} {' '.join(words)}")
+
+
 def search(q: str, limit: int = 30) -> list[str]:
     """Cards whose id, label or title contains the query (or every word of it), best first."""
     nq = normalise(q)
@@ -52,7 +62,7 @@ def search(q: str, limit: int = 30) -> list[str]:
             kind = pre
     scored = []
     for cid, c in REGISTRY.items():
-        hay = normalise(f"{cid} {' '.join(c.aliases)} {c.label} {c.title} {c.lead}")
+        hay = _haystack(cid)
         if kind:
             if cid.startswith(kind + "-") or (kind == "tab" and (W["search"] in c.label or c.kind == "table")):
                 scored.append((0, cid))

@@ -158,3 +158,13 @@ def test_drift_is_caught_when_the_chinese_changes(tmp_path):
     zh.write_text('"a" = "批大小 B"\n"b" = "吞吐"\n', "utf-8")
     assert [d.split(":")[0] for d in words_check.drift("en", [zh], app)] == ["app/chapters/s.zh.toml"]
     assert "a: the Chinese changed" in words_check.drift("en", [zh], app)[0]
+
+
+def test_the_jump_box_finds_a_card_by_its_label_or_title_in_either_language(client):
+    for q in ("图 3-11", "Figure 3-11", "fig 3-11"):
+        r = client.get("/en/jump", params={"q": q}, follow_redirects=False)
+        assert r.status_code in (302, 303, 307) and "/en/cards/fig-3-11" in r.headers["location"], q
+    from app.labels import search
+
+    title_en = REGISTRY["eg-1-1"].title.localized("en")
+    assert "eg-1-1" in search(" ".join(title_en.split()[:3]))
