@@ -20,7 +20,7 @@ from ..charts import ROLE_LABELS
 from ..state import query_string, wire
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
-from ..words import HTML_LANG, catalogue, current_lang, editions, localize
+from ..words import HTML_LANG, Text, catalogue, current_lang, editions, localize
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STATIC = ROOT / "static"
@@ -129,11 +129,17 @@ def edition_templates(name: str) -> list[str]:
     return [name] if lang == "zh" else [name.replace(".html", f".{lang}.html"), name]
 
 
+def t_in(lang: str, key: str) -> str:
+    """A chrome word in edition ``lang`` whatever the page's (a note addressed to the other edition's reader)."""
+    w = CHROME[key]
+    return w.localized(lang) if isinstance(w, Text) else w
+
+
 def html_lang() -> str:
     return HTML_LANG[current_lang()]
 
 
-env.globals.update(edition_templates=edition_templates, t=t, lang=current_lang, html_lang=html_lang, editions=editions)
+env.globals.update(edition_templates=edition_templates, t=t, t_in=t_in, lang=current_lang, html_lang=html_lang, editions=editions)
 env.filters.update(rich=rich, gloss=gloss, num=fmt.num, wire=wire)
 
 
