@@ -139,7 +139,9 @@ def html_lang() -> str:
     return HTML_LANG[current_lang()]
 
 
-env.globals.update(edition_templates=edition_templates, t=t, t_in=t_in, lang=current_lang, html_lang=html_lang, editions=editions)
+env.globals.update(
+    edition_templates=edition_templates, t=t, t_in=t_in, lang=current_lang, html_lang=html_lang, editions=editions
+)
 env.filters.update(rich=rich, gloss=gloss, num=fmt.num, wire=wire)
 
 

@@ -100,7 +100,9 @@ def test_every_key_exists_and_every_word_is_used(path: Path):
 def test_a_second_edition_is_a_second_file(tmp_path: Path):
     stem = tmp_path / "mod"
     (tmp_path / "mod.zh.toml").write_text('"t" = "批大小"\n"s" = "{n} 个请求,{unit}"\n"u" = "每秒"\n', "utf-8")
-    (tmp_path / "mod.en.toml").write_text('"t" = "Batch size"\n"s" = "{n} requests, {unit}"\n"u" = "per second"\n', "utf-8")
+    (tmp_path / "mod.en.toml").write_text(
+        '"t" = "Batch size"\n"s" = "{n} requests, {unit}"\n"u" = "per second"\n', "utf-8"
+    )
     W = Catalogue(stem)
     t = W["t"]
     assert t == "批大小" and isinstance(t, Text)
