@@ -187,10 +187,41 @@ def drift(lang: str, files: list[Path], root: Path = APP) -> list[str]:
     return out
 
 
+def section_of(rel: Path) -> str:
+    """The book section a words file belongs to (``ch1/s1_3b.zh.toml`` and ``ch1/1.3.md`` → ``1.3``);
+    files outside the chapters group by their folder (charts, templates, engine)."""
+    m = re.match(r"s(\d+)_([a-z0-9]+?)(?:b|_[a-e])?\.", rel.name) or re.match(r"(\d+)\.([a-z0-9]+)\.", rel.name)
+    if rel.parts[0] == "chapters" and m:
+        return f"{m.group(1)}.{m.group(2)}"
+    if rel.parts[0] == "chapters":
+        return "/".join(rel.parts[:-1]) or "chapters"
+    return rel.parts[0] if len(rel.parts) > 1 else "engine"
+
+
+def completeness(lang: str) -> list[tuple[str, int, int]]:
+    """Per chapter folder (and the rest of the app): translatable units, and how many have a stamped,
+    current twin in ``lang`` — the figure ``make test`` prints."""
+    path = lock_path(lang)
+    lock = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    groups: dict[str, list[int]] = {}
+    for src in sources():
+        group = section_of(src.relative_to(APP))
+        tally = groups.setdefault(group, [0, 0])
+        has_twin = twin(src, lang).exists()
+        for uid, text in units(src).items():
+            tally[0] += 1
+            tally[1] += has_twin and lock.get(uid) == digest(text)
+    return [(g, n, ok) for g, (n, ok) in sorted(groups.items())]
+
+
 def main(argv: list[str]) -> int:
     flags = {a for a in argv if a.startswith("--")}
     args = [a for a in argv if not a.startswith("--")]
     lang, files = args[0], [Path(a).resolve() for a in args[1:]] or sources()
+    if "--report" in flags:
+        rows = completeness(lang)
+        print(f"{lang} edition, units translated and current: " + ", ".join(f"{g} {ok}/{n}" for g, n, ok in rows))
+        return 0
     if "--stamp" in flags:
         print(f"stamped {stamp(lang, files)} units of {len(files)} files")
         return 0
