@@ -117,7 +117,8 @@ class Watch:
 
 @pytest.fixture
 def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    # a Chinese reader (the root edition's); an English-preferring browser is offered the English twin
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block", locale="zh-CN")
     pg = ctx.new_page()
     pg.watch = Watch(pg)
     yield pg

@@ -85,7 +85,7 @@ def test_the_other_edition_is_suggested_not_imposed(browser, server):
     assert page.url.endswith("/ch/1/1.3?x=1")
     assert note.locator("a").get_attribute("href") == "/en/ch/1/1.3?x=1"
     note.locator("button").click()
-    page.reload()
-    page.wait_for_load_state("networkidle")
     assert note.is_hidden()
+    page.reload(wait_until="load")  # deferred scripts have run by the load event
+    assert note.get_attribute("hidden") is not None
     ctx.close()
