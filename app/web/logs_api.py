@@ -1,0 +1,196 @@
+"""/tools/log and its API (issue 41): a pasted log parsed in memory (``calculators.logparse``), its figures
+beside their bounds (``calculators.reconcile``), in the page's words (``chapters.tools.log``). No math here.
+
+* ``POST /api/logs/parse`` ``{"text": …}`` → the formats and fields found;
+* ``POST /api/logs/reconcile`` ``{"text": …}`` or ``{"fields": {…}}``, plus ``settings`` → each row with its
+  bound, share, derivation, card and verdict, and the result's address;
+* ``GET /tools/log`` the page; with fields in its query, the result; ``POST /tools/log`` (the page's form)
+  answers 303 to that address, which holds numbers and settings only.
+
+The log is never stored, echoed or logged: a bad paste answers with what was expected, not with what was
+sent. Bodies over ``limits.MAX_BODY`` are refused with 413 before they are read (the one size limit)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field, ValidationError
+
+from ..calculators import logparse, reconcile
+from ..chapters.tools import log as page
+from ..charts.logs import floor_chart, share_bars
+from ..data import encode_config
+from ..render import render
+from .limits import MAX_BODY
+from .responses import NO_STORE, PAGE_CACHE, html
+
+router = APIRouter(tags=["实验日志"])
+
+
+class ParseBody(BaseModel):
+    text: str = Field(max_length=MAX_BODY, description="粘贴的日志(只在内存里解析,不存盘、不记录)")
+
+
+class ReconcileBody(BaseModel):
+    text: str | None = Field(None, max_length=MAX_BODY, description="日志原文;与 fields 二选一")
+    fields: dict[str, float | int | str] | None = Field(None, description="/api/logs/parse 返回的 fields")
+    settings: page.LogSettings = Field(default_factory=page.LogSettings)
+
+
+def _error(kind: str, status: int = 422, field: str = "text", **values: Any) -> JSONResponse:
+    msg = page.error_text(kind, **values)
+    return JSONResponse({"detail": [{"loc": ["body", field], "field": field, "type": kind, "msg": msg}]}, status)
+
+
+def _parse(text: str) -> logparse.Parsed:
+    if not text.strip():
+        raise logparse.LogError("empty")
+    return logparse.parse(text)
+
+
+def _error_of(e: logparse.LogError) -> tuple[str, dict]:
+    return e.kind, ({"what": e.detail} if e.kind == "truncated" else {})
+
+
+def address(fields: dict[str, logparse.Value], settings: page.LogSettings, formats: tuple[str, ...]) -> str:
+    """The result's address: the parsed numbers and the settings that differ from the defaults."""
+    q: list[tuple[str, str]] = [("fmt", f) for f in formats]
+    q += [(k, page.encode_value(v)) for k, v in fields.items()]
+    for k in page.SETTING_KEYS:
+        v = getattr(settings, k)
+        if v is not None and v != getattr(page.DEFAULTS, k):
+            q.append((f"s_{k}", str(v)))
+    return "/tools/log?" + urlencode(q)
+
+
+def result(fields: dict[str, logparse.Value], st: page.LogSettings) -> dict[str, Any]:
+    rec = reconcile.reconcile(fields, page.setup(st, fields))
+    return {
+        "rows": [page.row_view(r) for r in rec.rows],
+        "missing": [page.WORDS["missing"][m] for m in rec.missing],
+        "batch": rec.batch,
+        "batch_note": page.batch_note(rec),
+        "context": rec.context,
+        "chart": chart(rec),
+    }
+
+
+def chart(rec: reconcile.Reconciled) -> dict | None:
+    names = page.WORDS["chart"]
+    if rec.curve is not None:
+        c = rec.curve
+        ms = [1e3 * x for x in c.floor_s]
+        pts = [(b, 1e3 * s) for b, s, _ in c.points]
+        return floor_chart(c.batches, ms, [1e3 * x for x in c.read_s], [1e3 * x for x in c.compute_s], pts, names)
+    rows = [r for r in rec.rows if r.pct is not None]
+    if not rows:
+        return None
+    items = [page.row_view(r)["item"] for r in rows]
+    return share_bars(items, [100 * (r.pct or 0) for r in rows], {**names, "x": names["bars_x"]})
+
+
+@router.post("/api/logs/parse")
+async def parse_log(body: ParseBody) -> JSONResponse:
+    """The formats found and their fields (base units: s, bytes, tokens, tokens/s)."""
+    try:
+        p = _parse(body.text)
+    except logparse.LogError as e:
+        kind, values = _error_of(e)
+        return _error(kind, **values)
+    found = [{"format": f.format, "fields": f.fields, "rows": list(f.rows)} for f in p.found]
+    return JSONResponse({"formats": list(p.formats), "fields": p.fields, "found": found}, headers={"Cache-Control": NO_STORE})
+
+
+@router.post("/api/logs/reconcile")
+async def reconcile_log(body: ReconcileBody) -> JSONResponse:
+    """Each measured figure beside its bound, with the share reached, a derivation, a verdict and a card."""
+    if body.fields is not None:
+        try:
+            fields = {k: page.field_value(k, str(v)) for k, v in body.fields.items()}
+        except ValueError as e:
+            return _error("bad_field", field="fields", **{"field": str(e)})
+        formats: tuple[str, ...] = ()
+    elif body.text is not None:
+        try:
+            p = _parse(body.text)
+        except logparse.LogError as e:
+            kind, values = _error_of(e)
+            return _error(kind, **values)
+        fields, formats = p.fields, p.formats
+    else:
+        return _error("empty")
+    out = result(fields, body.settings) | {"fields": fields, "address": address(fields, body.settings, formats)}
+    return JSONResponse(out, headers={"Cache-Control": NO_STORE})
+
+
+def _settings_from(items: list[tuple[str, str]]) -> page.LogSettings:
+    raw = {k[2:]: v for k, v in items if k.startswith("s_") and k[2:] in page.SETTING_KEYS and v != ""}
+    return page.LogSettings(**raw)
+
+
+def _page(status: int = 200, **ctx: Any) -> Response:
+    base = {
+        "w": page.WORDS,
+        "models": page.MODELS,
+        "gpus": page.GPU_OPTIONS,
+        "weights": page.WEIGHT_CHOICES,
+        "kv_formats": list(page.KV_FORMATS),
+        "settings": page.DEFAULTS,
+        "errors": [],
+        "res": None,
+    }
+    return html(render("log.html", **(base | ctx)), PAGE_CACHE if status == 200 else NO_STORE, status)
+
+
+def _messages(e: ValidationError) -> list[str]:
+    return [page.error_text("bad_setting", field=".".join(map(str, x["loc"])), msg=x["msg"]) for x in e.errors()]
+
+
+@router.get("/tools/log", include_in_schema=False)
+async def log_page(request: Request) -> Response:
+    items = list(request.query_params.multi_items())
+    try:
+        st = _settings_from(items)
+    except ValidationError as e:
+        return _page(422, errors=_messages(e))
+    formats = tuple(v for k, v in items if k == "fmt" and v in page.FORMAT_NAMES)
+    fields: dict[str, logparse.Value] = {}
+    for k, v in items:
+        if k == "fmt" or k.startswith("s_"):
+            continue
+        try:
+            fields[k] = page.field_value(k, v)
+        except ValueError:
+            return _page(422, errors=[page.error_text("bad_field", field=k[:48])], settings=st)
+    if not fields:
+        return _page(settings=st)
+    res = result(fields, st)
+    fv = [{"name": k, "text": page.parsed_view(logparse.Parsed((), {k: v}))[0]["text"]} for k, v in fields.items()]
+    return _page(settings=st, res=res, fields=fv, formats=page.formats_text(formats))
+
+
+@router.post("/tools/log", include_in_schema=False)
+async def log_form(request: Request) -> Response:
+    """The page's form (urlencoded): parse, then 303 to the result's address."""
+    raw = (await request.body()).decode("utf-8", errors="replace")
+    form = dict(parse_qsl(raw, keep_blank_values=True, max_num_fields=32))
+    text = form.pop("log", "")
+    config = form.pop("config", "").strip()
+    items = [(f"s_{k}", v) for k, v in form.items() if k in page.SETTING_KEYS]
+    try:
+        if config:
+            items = [x for x in items if x[0] != "s_model"] + [("s_model", encode_config(json.loads(config)))]
+        st = _settings_from(items)
+    except (ValueError, ValidationError) as e:
+        msgs = _messages(e) if isinstance(e, ValidationError) else [page.error_text("bad_setting", field="config", msg="config.json 不是有效的 JSON 对象")]
+        return _page(422, errors=msgs)
+    try:
+        p = _parse(text)
+    except logparse.LogError as e:
+        kind, values = _error_of(e)
+        return _page(422, errors=[page.error_text(kind, **values)], settings=st)
+    return RedirectResponse(address(p.fields, st, p.formats), status_code=303)
