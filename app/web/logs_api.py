@@ -41,9 +41,9 @@ class ReconcileBody(BaseModel):
     settings: page.LogSettings = Field(default_factory=page.LogSettings)
 
 
-def _error(kind: str, status: int = 422, field: str = "text", **values: Any) -> JSONResponse:
+def _error(kind: str, status: int = 422, where: str = "text", **values: Any) -> JSONResponse:
     msg = page.error_text(kind, **values)
-    return JSONResponse({"detail": [{"loc": ["body", field], "field": field, "type": kind, "msg": msg}]}, status)
+    return JSONResponse({"detail": [{"loc": ["body", where], "field": where, "type": kind, "msg": msg}]}, status)
 
 
 def _parse(text: str) -> logparse.Parsed:
@@ -109,10 +109,12 @@ async def parse_log(body: ParseBody) -> JSONResponse:
 async def reconcile_log(body: ReconcileBody) -> JSONResponse:
     """Each measured figure beside its bound, with the share reached, a derivation, a verdict and a card."""
     if body.fields is not None:
-        try:
-            fields = {k: page.field_value(k, str(v)) for k, v in body.fields.items()}
-        except ValueError as e:
-            return _error("bad_field", field="fields", **{"field": str(e)})
+        fields = {}
+        for k, v in body.fields.items():
+            try:
+                fields[k] = page.field_value(k, str(v))
+            except ValueError:
+                return _error("bad_field", where="fields", field=k[:48])
         formats: tuple[str, ...] = ()
     elif body.text is not None:
         try:

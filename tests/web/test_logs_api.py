@@ -1,0 +1,154 @@
+"""/api/logs/* and /tools/log: statuses, messages, the result address, the size limit, and privacy (the log
+text never reaches a response, an address or the app's loggers)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.apps import build_app
+from app.web.limits import MAX_BODY
+
+LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+BENCH = (LOGS / "vllm_bench" / "vllm-bench-yiliu30-pp-local.sh.txt").read_text()
+SECRET_HOST = "gpu-node-17.lab.example.com"
+SECRET_PATH = "/home/alice/private-models/llama"
+SECRET_TOKEN = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+PRIVATE = f"INFO {SECRET_HOST} loading {SECRET_PATH} with token {SECRET_TOKEN}\n" + BENCH
+
+
+@pytest.fixture(scope="module")
+def client():
+    return TestClient(build_app())
+
+
+def test_parse_returns_fields(client):
+    r = client.post("/api/logs/parse", json={"text": BENCH})
+    assert r.status_code == 200
+    j = r.json()
+    assert j["formats"] == ["vllm_bench"]
+    assert j["fields"]["max_concurrency"] == 32
+    assert j["fields"]["median_tpot_s"] == pytest.approx(0.07023)
+
+
+def test_reconcile_rows_with_bounds_cards_and_verdicts(client):
+    r = client.post("/api/logs/reconcile", json={"text": BENCH, "settings": {"model": "qwen3-8b", "gpu": "h100-sxm"}})
+    assert r.status_code == 200
+    rows = {x["key"]: x for x in r.json()["rows"]}
+    assert {"tpot", "throughput", "ttft", "little"} <= set(rows)
+    t = rows["tpot"]
+    assert t["bound"] > 0 and t["pct"] == pytest.approx(t["bound"] / t["measured"])
+    assert t["card_url"].startswith("/cards/") and "下界" in t["verdict"] and t["derivation"]
+    assert client.get(t["card_url"]).status_code in (200, 307)
+
+
+def test_reconcile_from_fields_matches_text(client):
+    a = client.post("/api/logs/reconcile", json={"text": BENCH}).json()
+    b = client.post("/api/logs/reconcile", json={"fields": a["fields"]}).json()
+    assert [r["pct"] for r in a["rows"]] == pytest.approx([r["pct"] for r in b["rows"]])
+
+
+def test_the_address_reopens_the_same_result(client):
+    j = client.post("/api/logs/reconcile", json={"text": BENCH, "settings": {"gpu": "a100-80gb-sxm"}}).json()
+    q = dict(parse_qsl(urlsplit(j["address"]).query))
+    assert q["s_gpu"] == "a100-80gb-sxm" and q["max_concurrency"] == "32"
+    page = client.get(j["address"])
+    assert page.status_code == 200
+    for row in j["rows"]:
+        assert row["verdict"] in page.text
+
+
+def test_form_post_redirects_to_numbers_only(client):
+    r = client.post("/tools/log", data={"log": PRIVATE, "model": "qwen3-8b", "gpu": "h100-sxm"}, follow_redirects=False)
+    assert r.status_code == 303
+    loc = r.headers["location"]
+    assert loc.startswith("/tools/log?") and "median_tpot_s=" in loc
+    for s in (SECRET_HOST, SECRET_PATH, SECRET_TOKEN, "alice", "hf_"):
+        assert s not in loc
+    page = client.get(loc)
+    for s in (SECRET_HOST, SECRET_PATH, SECRET_TOKEN):
+        assert s not in page.text
+
+
+def test_private_strings_never_in_api_answers(client):
+    for url in ("/api/logs/parse", "/api/logs/reconcile"):
+        r = client.post(url, json={"text": PRIVATE})
+        assert r.status_code == 200
+        for s in (SECRET_HOST, SECRET_PATH, SECRET_TOKEN):
+            assert s not in r.text
+
+
+def test_log_text_never_reaches_a_logger(client, caplog):
+    marker = "UNIQUE-MARKER-7f3a9c"
+    with caplog.at_level(logging.DEBUG):
+        client.post("/api/logs/parse", json={"text": f"{marker}\n" + BENCH})
+        client.post("/api/logs/parse", json={"text": f"{marker} nothing here"})
+        client.post("/tools/log", data={"log": f"{marker}\n" + BENCH}, follow_redirects=False)
+    assert caplog.records, "the capture works: something was logged at DEBUG"
+    assert marker not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("just some words, no figures", "nothing"),
+        ("", "empty"),
+        ("| model | size | params | backend | ngl | test | t/s |\n| a | 1 GiB | 1 B | CUDA |", "truncated"),
+        ("\x00\x01\x02binary" * 50, "not_text"),
+    ],
+)
+def test_bad_input_is_a_clear_422(client, text, kind):
+    r = client.post("/api/logs/parse", json={"text": text})
+    assert r.status_code == 422
+    d = r.json()["detail"][0]
+    assert d["type"] == kind and d["field"] == "text" and d["msg"]
+    if text:
+        assert text[:20] not in d["msg"]
+
+
+def test_nothing_message_names_what_was_expected(client):
+    msg = client.post("/api/logs/parse", json={"text": "nope"}).json()["detail"][0]["msg"]
+    for expected in ("GPU KV cache size", "Serving Benchmark Result", "llama-bench", "mlperf_log_summary.txt"):
+        assert expected in msg
+
+
+def test_size_limit_413(client):
+    """The one limit (app.web.limits.MAX_BODY): 10 MB of noise is refused with 413, never read into the parser."""
+    noise = "x" * (10 * 1_000_000)
+    r = client.post("/api/logs/parse", content=b'{"text": "' + noise.encode() + b'"}', headers={"content-type": "application/json"})
+    assert r.status_code == 413
+    just_over = b'{"text": "' + b"y" * MAX_BODY + b'"}'
+    assert client.post("/api/logs/parse", content=just_over, headers={"content-type": "application/json"}).status_code == 413
+    r = client.post("/tools/log", data={"log": "z" * (MAX_BODY + 1)})
+    assert r.status_code == 413
+
+
+def test_under_the_limit_noise_is_422_not_500(client):
+    r = client.post("/api/logs/parse", json={"text": ("noise: 1,234 | GiB\n" * 60_000)[: MAX_BODY // 2]})
+    assert r.status_code == 422
+
+
+def test_bad_settings_and_fields_are_422(client):
+    r = client.post("/api/logs/reconcile", json={"text": BENCH, "settings": {"gpu": "no-such-gpu"}})
+    assert r.status_code == 422
+    r = client.post("/api/logs/reconcile", json={"fields": {"median_tpot_s": "-1"}})
+    assert r.status_code == 422 and r.json()["detail"][0]["type"] == "bad_field"
+    assert client.get("/tools/log?median_tpot_s=abc").status_code == 422
+    assert client.get("/tools/log?median_tpot_s=nan").status_code == 422
+    assert client.get("/tools/log?s_tp=0&median_tpot_s=0.1").status_code == 422
+    assert client.get("/tools/log?scenario=<script>").status_code == 422
+
+
+def test_page_without_result_and_header_link(client):
+    r = client.get("/tools/log")
+    assert r.status_code == 200 and 'id="log-form"' in r.text
+    assert 'href="/tools/log"' in client.get("/").text
+
+
+def test_form_errors_render_in_page_language(client):
+    r = client.post("/tools/log", data={"log": "nothing to see"})
+    assert r.status_code == 422 and "没有认出任何日志格式" in r.text
