@@ -1,0 +1,26 @@
+"""/tools/log in Chromium: paste a vLLM bench output, submit, and see the table, the chart and the verdicts
+at an address that holds numbers only; no console error, no CSP violation, nothing fetched off the machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+BENCH = (Path(__file__).resolve().parents[1] / "data" / "logs" / "vllm_bench" / "vllm-bench-yiliu30-pp-local.sh.txt").read_text()
+
+
+def test_paste_bench_see_table_chart_verdicts(server, page):
+    page.goto(server + "/tools/log")
+    page.fill("#log-text", "INFO host gpu-node-17.example.com /home/alice/x hf_SecretToken123\n" + BENCH)
+    page.select_option("#s-model", "qwen3-8b")
+    page.fill("#s-gpu", "h100-sxm")
+    page.click("#log-form button[type=submit]")
+    page.wait_for_selector("#log-rows")
+    assert "median_tpot_s=" in page.url and "hf_" not in page.url and "alice" not in page.url
+    rows = page.locator("#log-rows tbody tr")
+    assert rows.count() >= 3
+    verdicts = page.locator("#log-rows td.verdict").all_inner_texts()
+    assert any("下界" in v for v in verdicts)
+    page.wait_for_selector("#log-plot .main-svg", timeout=15000)
+    assert page.locator("#log-plot .scatterlayer .trace").count() >= 2
+    assert "gpu-node-17" not in page.content()
+    page.watch.assert_clean()
