@@ -169,7 +169,7 @@ def _tpot_verdict(pct: float, b: float) -> tuple[str, str]:
 
 
 def decode_rows(f: dict[str, Value], s: Setup, b: float, src: str, ctx: int) -> list[Row]:
-    rows = []
+    rows: list[Row] = []
     tpot = _num(f, "median_tpot_s", "mean_tpot_s")
     if tpot is None:
         return rows
@@ -205,7 +205,9 @@ def little_row(f: dict[str, Value], mean_out: float | None) -> Row | None:
     if c is None:
         return Row("little", implied, None, "req", "info", None, "fig-3-3", "little_info", t)
     pct = implied / c
-    return Row("little", implied, c, "req", "estimate", pct, "fig-3-3", "little_full" if pct >= 0.9 else "little_short", t)
+    return Row(
+        "little", implied, c, "req", "estimate", pct, "fig-3-3", "little_full" if pct >= 0.9 else "little_short", t
+    )
 
 
 def ttft_row(f: dict[str, Value], s: Setup, mean_in: float | None) -> Row | None:
@@ -249,7 +251,8 @@ def llama_rows(f: dict[str, Value], s: Setup) -> list[Row]:
 
 
 def batched_rows(f: dict[str, Value], s: Setup) -> tuple[list[Row], list[tuple[float, float, str]]]:
-    rows, pts = [], []
+    rows: list[Row] = []
+    pts: list[tuple[float, float, str]] = []
     pp, tg = _num(f, "batched_pp"), _num(f, "batched_tg")
     if s.shape is None or s.acc is None or pp is None or tg is None:
         return rows, pts

@@ -40,7 +40,13 @@ def share_bars(items: Sequence[str], pct: Sequence[float], names: dict[str, str]
     return figure(
         [bar(list(items), list(pct), names["measured"], "accent", horizontal=True)],
         with_refs(
-            layout(axis(names["x"], range_=(0, top)), axis(""), height=80 + 36 * len(items), legend=False, margin=(200, 16, 16, 40)),
+            layout(
+                axis(names["x"], range_=(0, top)),
+                axis(""),
+                height=80 + 36 * len(items),
+                legend=False,
+                margin=(200, 16, 16, 40),
+            ),
             vline(100, names["bound"], "ink"),
         ),
     )

@@ -102,7 +102,9 @@ async def parse_log(body: ParseBody) -> JSONResponse:
         kind, values = _error_of(e)
         return _error(kind, **values)
     found = [{"format": f.format, "fields": f.fields, "rows": list(f.rows)} for f in p.found]
-    return JSONResponse({"formats": list(p.formats), "fields": p.fields, "found": found}, headers={"Cache-Control": NO_STORE})
+    return JSONResponse(
+        {"formats": list(p.formats), "fields": p.fields, "found": found}, headers={"Cache-Control": NO_STORE}
+    )
 
 
 @router.post("/api/logs/reconcile")
@@ -188,7 +190,11 @@ async def log_form(request: Request) -> Response:
             items = [x for x in items if x[0] != "s_model"] + [("s_model", encode_config(json.loads(config)))]
         st = _settings_from(items)
     except (ValueError, ValidationError) as e:
-        msgs = _messages(e) if isinstance(e, ValidationError) else [page.error_text("bad_setting", field="config", msg="config.json 不是有效的 JSON 对象")]
+        msgs = (
+            _messages(e)
+            if isinstance(e, ValidationError)
+            else [page.error_text("bad_setting", field="config", msg="config.json 不是有效的 JSON 对象")]
+        )
         return _page(422, errors=msgs)
     try:
         p = _parse(text)

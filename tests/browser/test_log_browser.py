@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-BENCH = (Path(__file__).resolve().parents[1] / "data" / "logs" / "vllm_bench" / "vllm-bench-yiliu30-pp-local.sh.txt").read_text()
+BENCH = (
+    Path(__file__).resolve().parents[1] / "data" / "logs" / "vllm_bench" / "vllm-bench-yiliu30-pp-local.sh.txt"
+).read_text()
 
 
 def test_paste_bench_see_table_chart_verdicts(server, page):

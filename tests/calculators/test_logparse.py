@@ -8,14 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
-
 from app.calculators import logparse, planner, reconcile
 from app.calculators.model_config import shape_of
 from app.data import gpu, model_config
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
-FIXTURES = sorted(p for p in LOGS.rglob("*") if p.is_file() and not p.name.endswith((".log.json", ".txt.json", ".md.json", ".json.json")))
+FIXTURES = sorted(
+    p
+    for p in LOGS.rglob("*")
+    if p.is_file() and not p.name.endswith((".log.json", ".txt.json", ".md.json", ".json.json"))
+)
 
 
 def sidecar(p: Path) -> dict:

@@ -8,10 +8,10 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from app.web.limits import MAX_BODY
 from fastapi.testclient import TestClient
 
 from tests.apps import build_app
-from app.web.limits import MAX_BODY
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
 BENCH = (LOGS / "vllm_bench" / "vllm-bench-yiliu30-pp-local.sh.txt").read_text()
@@ -119,10 +119,15 @@ def test_nothing_message_names_what_was_expected(client):
 def test_size_limit_413(client):
     """The one limit (app.web.limits.MAX_BODY): 10 MB of noise is refused with 413, never read into the parser."""
     noise = "x" * (10 * 1_000_000)
-    r = client.post("/api/logs/parse", content=b'{"text": "' + noise.encode() + b'"}', headers={"content-type": "application/json"})
+    r = client.post(
+        "/api/logs/parse", content=b'{"text": "' + noise.encode() + b'"}', headers={"content-type": "application/json"}
+    )
     assert r.status_code == 413
     just_over = b'{"text": "' + b"y" * MAX_BODY + b'"}'
-    assert client.post("/api/logs/parse", content=just_over, headers={"content-type": "application/json"}).status_code == 413
+    assert (
+        client.post("/api/logs/parse", content=just_over, headers={"content-type": "application/json"}).status_code
+        == 413
+    )
     r = client.post("/tools/log", data={"log": "z" * (MAX_BODY + 1)})
     assert r.status_code == 413
 

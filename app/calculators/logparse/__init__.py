@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 from . import llama_cpp, mlperf, sglang, vllm_bench, vllm_startup
 from .common import Found, LogError, Value, check_text
 
-FORMATS = ("vllm_startup", "vllm_bench", "sglang_startup", "sglang_bench", "llama_bench", "llama_batched_bench", "mlperf")
+FORMATS = (
+    "vllm_startup",
+    "vllm_bench",
+    "sglang_startup",
+    "sglang_bench",
+    "llama_bench",
+    "llama_batched_bench",
+    "mlperf",
+)
 PARSERS = (vllm_bench.parse_json, vllm_startup.parse, vllm_bench.parse, sglang.parse_startup, sglang.parse_bench,
            llama_cpp.parse_bench, llama_cpp.parse_batched, mlperf.parse)  # fmt: skip
 

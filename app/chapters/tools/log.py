@@ -206,7 +206,9 @@ def row_view(r: reconcile.Row) -> dict[str, Any]:
         "pct_text": pct_text(r.pct),
         "card": r.card,
         "card_url": f"/cards/{r.card}",
-        "verdict": fill(WORDS["verdicts"][r.verdict], pct=pct_text(r.pct), b=sig(b, 3), measured=show(r.measured, r.unit)),
+        "verdict": fill(
+            WORDS["verdicts"][r.verdict], pct=pct_text(r.pct), b=sig(b, 3), measured=show(r.measured, r.unit)
+        ),
         "derivation": _derivation(r),
     }
 
@@ -226,4 +228,7 @@ def formats_text(parsed_formats: tuple[str, ...]) -> str:
 
 
 def parsed_view(p: Parsed) -> list[dict[str, Any]]:
-    return [{"name": k, "value": v, "text": v if isinstance(v, str) else show(float(v), field_unit(k))} for k, v in p.fields.items()]
+    return [
+        {"name": k, "value": v, "text": v if isinstance(v, str) else show(float(v), field_unit(k))}
+        for k, v in p.fields.items()
+    ]
