@@ -318,8 +318,6 @@ def reconcile(f: dict[str, Value], s: Setup) -> Reconciled:
     if (r := little_row(f, mean_out)) is not None:
         rows.append(r)
     rows += llama_rows(f, s if ready else dataclasses.replace(s, shape=None))
-    if "tg_tokens_per_s" in f and ready:
-        pts.append((1.0, 1 / float(f["tg_tokens_per_s"]), "tg"))
     pp_ctx = int(_num(f, "batched_pp") or 0) + int((_num(f, "batched_tg") or 0) / 2) or ctx
     cv = curve(s, pp_ctx if "batched_pp" in f else ctx, pts) if ready else None
     return Reconciled(tuple(rows), tuple(missing), cv, b, src, ctx)

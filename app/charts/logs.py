@@ -1,4 +1,4 @@
-"""The lab-log figure: measured points (a run's TPOT, llama.cpp's time per generated token) against the
+"""The lab-log figure: measured points (a run's TPOT, llama-batched-bench's step time B / S_TG) against the
 decode floor max(read/β, compute/Π) over the batch at the run's context; where no curve can be drawn, the
 share of each bound the run reached, as bars against 100 %."""
 
@@ -19,7 +19,7 @@ def floor_chart(
     names: dict[str, str],
 ) -> dict:
     """Time per output token (ms, log) against the batch B (log): the floor, its two terms, the points."""
-    lo = min([*floor_ms, *(p[1] for p in pts)]) / 2
+    lo = min([*floor_ms, *read_ms, *compute_ms, *(p[1] for p in pts)]) / 1.5
     hi = max([*floor_ms, *(p[1] for p in pts)]) * 2
     x = axis(names["x"], log=True, range_=(0, math.log10(max(batches))), ticks=list(batches))
     y = axis(names["y"], log=True, range_=(math.log10(lo), math.log10(hi)))

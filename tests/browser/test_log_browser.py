@@ -26,3 +26,21 @@ def test_paste_bench_see_table_chart_verdicts(server, page):
     assert page.locator("#log-plot .scatterlayer .trace").count() >= 2
     assert "gpu-node-17" not in page.content()
     page.watch.assert_clean()
+
+
+def test_upload_a_llama_bench_file_see_the_share_bars(server, page):
+    """A chosen file is read into the box in the browser (static/log.js), then submitted like a paste; with no
+    curve to draw (llama-bench's model is in its table, not the planner), the chart is each row's share."""
+    path = Path(__file__).resolve().parents[1] / "data" / "logs" / "llama_cpp" / "llama-bench-4766-rtx4090.md"
+    page.goto(server + "/tools/log")
+    page.set_input_files("#log-file", str(path))
+    page.wait_for_function("document.getElementById('log-text').value.includes('tg 128')")
+    page.fill("#s-gpu", "rtx-4090")
+    page.click("#log-form button[type=submit]")
+    page.wait_for_selector("#log-rows")
+    keys = page.locator("#log-rows tbody tr").evaluate_all("rs => rs.map(r => r.dataset.key)")
+    assert keys == ["llama_tg", "llama_pp"]
+    assert "tg_tokens_per_s=61.03" in page.url and "s_gpu=rtx-4090" in page.url
+    page.wait_for_selector("#log-plot .main-svg", timeout=15000)
+    assert page.locator("#log-plot .barlayer .trace").count() == 1
+    page.watch.assert_clean()

@@ -134,6 +134,8 @@ def show(x: float | None, unit: str) -> str:
         return f"{sig(x)} token/s"
     if unit == "token":
         return f"{x:,.0f} token"
+    if unit == "req/s":
+        return f"{sig(x)} 个/s"
     if unit == "req":
         return f"{sig(x, 3)} 个"
     if unit == "FLOP/s":
@@ -148,6 +150,8 @@ def field_unit(name: str) -> str:
         return "B"
     if name.endswith("_s") and not name.endswith("per_s") and name != "samples_per_s":
         return "s"
+    if name == "request_throughput" or name == "samples_per_s":
+        return "req/s"
     if "tokens_per_s" in name or name.endswith("throughput"):
         return "token/s"
     return ""
