@@ -90,7 +90,7 @@ class ReconcileResult(BaseModel):
     address: str = Field(description="结果的地址:只含解析出的数字和设置,可分享、可重新打开")
 
 
-REFUSED = {
+REFUSED: dict[int | str, dict[str, Any]] = {
     422: {
         "model": ErrorBody,
         "description": "没有认出日志格式、表格不完整、不是文本、设置或字段不对(消息说明应当是什么)",
