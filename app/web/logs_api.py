@@ -210,7 +210,8 @@ def _page(status: int = 200, **ctx: Any) -> Response:
         "errors": [],
         "res": None,
     }
-    return html(render("log.html", **(base | ctx)), PAGE_CACHE if status == 200 else NO_STORE, status)
+    keep = status == 200 and ctx.get("res") is None  # a reader's figures are never kept by a cache
+    return html(render("log.html", **(base | ctx)), PAGE_CACHE if keep else NO_STORE, status)
 
 
 def _messages(e: ValidationError) -> list[str]:

@@ -162,3 +162,19 @@ def test_no_free_text_leaves_a_parser():
     )
     f = logparse.parse(text).fields
     assert all(isinstance(v, int | float) for v in f.values())
+
+
+def test_vllm_saved_json_keys():
+    """vLLM's --save-result keys (vllm/benchmarks/serve.py result_json; no real file was found to commit):
+    the same fields as the text, times in seconds, p99.9 kept apart from p99, null concurrency skipped."""
+    obj = {
+        "date": "20250101-000000", "backend": "vllm", "max_concurrency": None, "duration": 30.85, "completed": 1000,
+        "failed": 0, "total_input_tokens": 229711, "total_output_tokens": 203068, "request_throughput": 32.42,
+        "output_throughput": 6582.87, "total_token_throughput": 14029.44, "median_tpot_ms": 48.84,
+        "p99_tpot_ms": 211.21, "p99.9_ttft_ms": 13000.0, "mean_e2el_ms": 25000.0,
+    }  # fmt: skip
+    got = logparse.parse(json.dumps(obj))
+    assert got.formats == ("vllm_bench",)
+    f = got.fields
+    assert f["median_tpot_s"] == pytest.approx(0.04884) and f["p99_9_ttft_s"] == pytest.approx(13.0)
+    assert f["mean_e2el_s"] == pytest.approx(25.0) and "max_concurrency" not in f and f["completed"] == 1000

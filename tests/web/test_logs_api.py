@@ -157,3 +157,26 @@ def test_page_without_result_and_header_link(client):
 def test_form_errors_render_in_page_language(client):
     r = client.post("/tools/log", data={"log": "nothing to see"})
     assert r.status_code == 422 and "没有认出任何日志格式" in r.text
+
+
+def test_a_result_page_is_not_kept_by_any_cache(client):
+    """The empty page may be cached; a result (a reader's own figures) is answered no-store, so the edge
+    cache keeps nothing of it."""
+    assert client.get("/tools/log").headers["cache-control"].startswith("public")
+    r = client.get("/tools/log?median_tpot_s=0.05&max_concurrency=8&completed=8")
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+
+
+def test_config_json_on_the_form_becomes_the_model(client):
+    cfg = (Path(__file__).resolve().parents[1] / "data" / "configs" / "llama-3.1-8b.json").read_text()
+    startup = (LOGS / "vllm_startup" / "vllm-10517-llama31-8b-rtx3090.log").read_text()
+    r = client.post(
+        "/tools/log", data={"log": startup, "config": cfg, "gpu": "custom:24,0.936,71"}, follow_redirects=False
+    )
+    assert r.status_code == 303
+    q = dict(parse_qsl(urlsplit(r.headers["location"]).query))
+    assert q["s_model"].startswith("cfg:") and q["s_gpu"] == "custom:24,0.936,71"
+    page = client.get(r.headers["location"])
+    assert page.status_code == 200 and 'data-key="weights"' in page.text
+    bad = client.post("/tools/log", data={"log": startup, "config": "{not json"})
+    assert bad.status_code == 422 and "config" in bad.text
