@@ -180,3 +180,26 @@ def test_config_json_on_the_form_becomes_the_model(client):
     assert page.status_code == 200 and 'data-key="weights"' in page.text
     bad = client.post("/tools/log", data={"log": startup, "config": "{not json"})
     assert bad.status_code == 422 and "config" in bad.text
+
+
+def test_the_runtime_memory_in_the_log_wins_and_derivations_name_their_numbers(client):
+    """vLLM's total_gpu_memory=23.58GiB (an RTX 3090 entered as custom 24 GB): the planner budgets from the
+    runtime's 25.3 GB, so its KV capacity lands within 15 % of the engine's 23,648 tokens."""
+    cfg = (Path(__file__).resolve().parents[1] / "data" / "configs" / "llama-3.1-8b.json").read_text()
+    startup = (LOGS / "vllm_startup" / "vllm-10517-llama31-8b-rtx3090.log").read_text()
+    loc = client.post(
+        "/tools/log", data={"log": startup, "config": cfg, "gpu": "custom:24,0.936,71"}, follow_redirects=False
+    ).headers["location"]
+    q = dict(parse_qsl(urlsplit(loc).query))
+    from app.calculators import reconcile
+    from app.chapters.tools import log as page
+
+    fields = {k: page.field_value(k, v) for k, v in q.items() if k != "fmt" and not k.startswith("s_")}
+    st = page.LogSettings(model=q["s_model"], gpu=q["s_gpu"])
+    rows = {r.key: r for r in reconcile.reconcile(fields, page.setup(st, fields)).rows}
+    assert rows["kv_tokens"].verdict == "kv_tokens_close"
+    assert rows["kv_tokens"].pct == pytest.approx(23648 / rows["kv_tokens"].bound)
+    llama = (LOGS / "llama_cpp" / "llama-bench-4766-rtx4090.md").read_text()
+    j = client.post("/api/logs/reconcile", json={"text": llama, "settings": {"gpu": "rtx-4090"}}).json()
+    tg = next(r for r in j["rows"] if r["key"] == "llama_tg")
+    assert "13.48 GB" in tg["derivation"] and "—" not in tg["derivation"]

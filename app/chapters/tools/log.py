@@ -5,6 +5,7 @@ parsing is ``calculators.logparse``, the bounds ``calculators.reconcile``; this 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from typing import Any, Literal
@@ -93,11 +94,16 @@ def accelerator(ref: str, tp: int) -> planner.Accelerator:
 
 
 def setup(st: LogSettings, fields: dict[str, Value]) -> reconcile.Setup:
-    """The log's own η (gpu_memory_utilization / mem_fraction_static) wins over the default."""
+    """The log's own η (gpu_memory_utilization / mem_fraction_static) wins over the default, and the memory the
+    runtime reported (vLLM's total_gpu_memory) over the preset's or the custom card's figure."""
     util = st.mem_util or fields.get("mem_util") or planner.DEFAULT_MEM_UTIL
+    acc = accelerator(st.gpu, st.tp)
+    total = fields.get("total_gpu_bytes")
+    if isinstance(total, int | float) and not isinstance(total, bool) and total > 0:
+        acc = dataclasses.replace(acc, mem_bytes=float(total))
     return reconcile.Setup(
         shape_of(model_config(st.model)),
-        accelerator(st.gpu, st.tp),
+        acc,
         tp=st.tp,
         count=st.count or st.tp,
         mem_util=float(util),
@@ -189,6 +195,7 @@ def _derivation(r: reconcile.Row) -> str:
         "params": f"{sig(t.get('params', 0) / 1e9)} B",
         "peak": show(t.get("peak"), "FLOP/s"),
         "count": sig(t.get("count", 1)),
+        "model_bytes": show(t.get("w_bytes"), "B"),
     }
     return fill(WORDS["derivations"][key], **vals)
 
