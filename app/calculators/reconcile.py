@@ -320,6 +320,7 @@ def reconcile(f: dict[str, Value], s: Setup) -> Reconciled:
     rows += llama_rows(f, s if ready else dataclasses.replace(s, shape=None))
     pp_ctx = int(_num(f, "batched_pp") or 0) + int((_num(f, "batched_tg") or 0) / 2) or ctx
     cv = curve(s, pp_ctx if "batched_pp" in f else ctx, pts) if ready else None
+    rows = [r for r in rows if all(x is None or math.isfinite(x) for x in (r.measured, r.bound, r.pct))]
     return Reconciled(tuple(rows), tuple(missing), cv, b, src, ctx)
 
 

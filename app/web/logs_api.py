@@ -120,16 +120,23 @@ def address(fields: dict[str, logparse.Value], settings: page.LogSettings, forma
     return "/tools/log?" + urlencode(q)
 
 
+class Unreconcilable(ValueError):
+    """The figures or settings are beyond what the bounds can be computed for (a 422, never a 500)."""
+
+
 def result(fields: dict[str, logparse.Value], st: page.LogSettings) -> dict[str, Any]:
-    rec = reconcile.reconcile(fields, page.setup(st, fields))
-    return {
-        "rows": [page.row_view(r) for r in rec.rows],
-        "missing": [page.WORDS["missing"][m] for m in rec.missing],
-        "batch": rec.batch,
-        "batch_note": page.batch_note(rec),
-        "context": rec.context,
-        "chart": chart(rec),
-    }
+    try:
+        rec = reconcile.reconcile(fields, page.setup(st, fields))
+        return {
+            "rows": [page.row_view(r) for r in rec.rows],
+            "missing": [page.WORDS["missing"][m] for m in rec.missing],
+            "batch": rec.batch,
+            "batch_note": page.batch_note(rec),
+            "context": rec.context,
+            "chart": chart(rec),
+        }
+    except (ValueError, OverflowError, ZeroDivisionError) as e:
+        raise Unreconcilable from e
 
 
 def chart(rec: reconcile.Reconciled) -> dict | None:
@@ -190,8 +197,12 @@ async def reconcile_log(body: ReconcileBody, response: Response) -> Any:
         fields, formats = p.fields, p.formats
     else:
         return _error("empty")
+    try:
+        out = result(fields, body.settings)
+    except Unreconcilable:
+        return _error("out_of_range", where="fields")
     response.headers["Cache-Control"] = NO_STORE
-    return result(fields, body.settings) | {"fields": fields, "address": address(fields, body.settings, formats)}
+    return out | {"fields": fields, "address": address(fields, body.settings, formats)}
 
 
 def _settings_from(items: list[tuple[str, str]]) -> page.LogSettings:
@@ -236,7 +247,10 @@ async def log_page(request: Request) -> Response:
             return _page(422, errors=[page.error_text("bad_field", field=k[:48])], settings=st)
     if not fields:
         return _page(settings=st)
-    res = result(fields, st)
+    try:
+        res = result(fields, st)
+    except Unreconcilable:
+        return _page(422, errors=[page.error_text("out_of_range")], settings=st)
     fv = [{"name": k, "text": page.parsed_view(logparse.Parsed((), {k: v}))[0]["text"]} for k, v in fields.items()]
     return _page(settings=st, res=res, fields=fv, formats=page.formats_text(formats))
 
@@ -245,7 +259,10 @@ async def log_page(request: Request) -> Response:
 async def log_form(request: Request) -> Response:
     """The page's form (urlencoded): parse, then 303 to the result's address."""
     raw = (await request.body()).decode("utf-8", errors="replace")
-    form = dict(parse_qsl(raw, keep_blank_values=True, max_num_fields=32))
+    try:
+        form = dict(parse_qsl(raw, keep_blank_values=True, max_num_fields=32))
+    except ValueError:
+        return _page(422, errors=[page.error_text("bad_setting", field="body", msg="表单字段过多")])
     text = form.pop("log", "")
     config = form.pop("config", "").strip()
     items = [(f"s_{k}", v) for k, v in form.items() if k in page.SETTING_KEYS]

@@ -44,3 +44,26 @@ def test_upload_a_llama_bench_file_see_the_share_bars(server, page):
     page.wait_for_selector("#log-plot .main-svg", timeout=15000)
     assert page.locator("#log-plot .barlayer .trace").count() == 1
     page.watch.assert_clean()
+
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+AXE_RUN = """async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '));
+}"""
+
+
+def test_the_page_and_a_result_pass_axe_in_both_themes(server, browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.add_init_script(AXE.read_text(encoding="utf-8"))
+    pg = ctx.new_page()
+    try:
+        for url in ("/tools/log", "/tools/log?fmt=vllm_bench&median_tpot_s=0.07&max_concurrency=32&completed=32"):
+            pg.goto(server + url)
+            pg.wait_for_load_state("load")
+            for theme in ("light", "dark"):
+                pg.evaluate("(t) => document.documentElement.setAttribute('data-theme', t)", theme)
+                assert pg.evaluate(AXE_RUN) == [], (url, theme)
+    finally:
+        ctx.close()

@@ -203,3 +203,26 @@ def test_the_runtime_memory_in_the_log_wins_and_derivations_name_their_numbers(c
     j = client.post("/api/logs/reconcile", json={"text": llama, "settings": {"gpu": "rtx-4090"}}).json()
     tg = next(r for r in j["rows"] if r["key"] == "llama_tg")
     assert "13.48 GB" in tg["derivation"] and "—" not in tg["derivation"]
+
+
+EXTREME_FIELDS = [
+    "kv_tokens", "kv_cache_bytes", "weights_bytes", "total_gpu_bytes", "completed", "max_concurrency",
+    "total_input_tokens", "total_output_tokens", "request_throughput", "output_throughput", "median_tpot_s",
+    "median_ttft_s", "mean_e2el_s", "tg_tokens_per_s", "pp_tokens_per_s", "model_bytes", "params", "batched_pp",
+    "batched_tg", "batched_tg_tokens_per_s_b4", "tokens_per_s",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", ["0", "5e-324", "1e15"])
+def test_extreme_figures_never_500(client, value):
+    """Each field at zero, the smallest float or the largest figure allowed, the others at 1: an answer (200 or
+    a 422 naming the range), never a 500; beyond the largest figure, the address is refused."""
+    for name in EXTREME_FIELDS:
+        q = "&".join(f"{m}={value if m == name else '1'}" for m in EXTREME_FIELDS)
+        for st in ("", "&s_model=gpt-oss-120b&s_tp=8&s_gpu=b200", "&s_gpu=custom:1,0.01,1"):
+            assert client.get("/tools/log?" + q + st).status_code in (200, 422), (name, st)
+    assert client.get("/tools/log?median_tpot_s=1e16").status_code == 422
+
+
+def test_too_many_form_fields_is_422(client):
+    assert client.post("/tools/log", data={f"k{i}": "1" for i in range(40)}).status_code == 422

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import llama_cpp, mlperf, sglang, vllm_bench, vllm_startup
-from .common import Found, LogError, Value, check_text
+from .common import MAX_FIGURE, Found, LogError, Value, check_text
 
 FORMATS = (
     "vllm_startup",
@@ -61,6 +61,8 @@ def parse(text: str) -> Parsed:
                 raise
             truncated.append(e.detail)
             continue
+        except ValueError:  # a figure beyond MAX_FIGURE: this format's reading is not trusted
+            continue
         if f is not None and f.fields:
             found.append(f)
     if not found:
@@ -74,4 +76,4 @@ def parse(text: str) -> Parsed:
     return Parsed(tuple(found), merged)
 
 
-__all__ = ["FORMATS", "Found", "LogError", "Parsed", "Value", "parse"]
+__all__ = ["FORMATS", "MAX_FIGURE", "Found", "LogError", "Parsed", "Value", "parse"]

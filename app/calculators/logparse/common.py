@@ -14,6 +14,7 @@ UNIT = r"(?:TiB|GiB|MiB|KiB|TB|GB|MB|KB|B)"
 BYTES = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 BYTES_LOWER = {k.lower(): v for k, v in BYTES.items()}
 FLAGS = re.I | re.M
+MAX_FIGURE = 1e15  # no figure a serving log prints is larger (1 PB, 11.6 days in ns): beyond it, not a figure
 
 
 class LogError(ValueError):
@@ -36,8 +37,8 @@ class Found:
 def number(s: str) -> float:
     """``2,042,016`` → 2042016.0; the thousands separators engines print (vLLM ≥ 0.7.3) are dropped."""
     x = float(s.replace(",", ""))
-    if not math.isfinite(x):
-        raise ValueError(s)
+    if not math.isfinite(x) or x > MAX_FIGURE:
+        raise ValueError(s[:32])
     return x
 
 

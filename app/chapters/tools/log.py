@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from ...calculators import parallel, planner, reconcile
 from ...calculators.formats import KV_FORMATS, WEIGHT_FORMATS
-from ...calculators.logparse import Parsed, Value
+from ...calculators.logparse import MAX_FIGURE, Parsed, Value
 from ...calculators.model_config import ConfigError, shape_of
 from ...data import extended_gpu_ids, extended_gpu_options, gpu, model_config, model_ids
 from ...params_domain import gpu_type, model_type
@@ -74,7 +74,7 @@ def field_value(name: str, raw: str) -> Value:
     if not FIELD_NAME.match(name) or len(raw) > 32:
         raise ValueError(name)
     x = float(raw)
-    if not math.isfinite(x) or x < 0:
+    if not math.isfinite(x) or x < 0 or x > MAX_FIGURE:
         raise ValueError(name)
     return int(x) if re.fullmatch(r"\d{1,16}", raw) else x
 
