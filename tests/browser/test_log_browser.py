@@ -67,3 +67,15 @@ def test_the_page_and_a_result_pass_axe_in_both_themes(server, browser):
                 assert pg.evaluate(AXE_RUN) == [], (url, theme)
     finally:
         ctx.close()
+
+
+def test_a_phone_gets_no_sideways_scroll(server, browser):
+    ctx = browser.new_context(viewport={"width": 390, "height": 800})
+    pg = ctx.new_page()
+    try:
+        for url in ("/tools/log", "/tools/log?fmt=vllm_bench&median_tpot_s=0.07&max_concurrency=32&completed=32"):
+            pg.goto(server + url)
+            pg.wait_for_load_state("load")
+            assert pg.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), url
+    finally:
+        ctx.close()
