@@ -17,7 +17,7 @@ from .live import router as live_router
 from .live.serving import keep_credentials_out_of_logs
 from .render import STATIC, env
 from .settings import Settings, from_environment
-from .web import card_views, lookup
+from .web import card_views, logs_api, lookup
 from .web.api import register_card_routes
 from .web.deck import router as deck_router
 from .web.docs import router as docs_router
@@ -115,6 +115,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(gpus_router)
     app.include_router(live_router)
     install_live(app, settings)  # its own store (app.state.live), 503s, what the check route withholds
+    app.include_router(logs_api.router)  # /tools/log (issue 41), before /tools/{slug}
     app.include_router(tools_router)
     if settings.bench:
         from .web.bench import router as bench_router

@@ -13,7 +13,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from app.words import Catalogue, Text
 
 APP = Path(__file__).resolve().parents[2] / "app"

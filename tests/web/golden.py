@@ -3,7 +3,7 @@ other state, kept in ``tests/golden/<card>.txt``. ``tests/web/test_golden.py`` c
 answers with it, so any change to served bytes shows in review; ``make golden`` rewrites the
 record after a deliberate change (read the diff before committing it).
 
-The other state moves the card's first movable control: a slider half-way from its default towards
+The English edition is recorded at the defaults. The other state moves the card's first movable control: a slider half-way from its default towards
 its top (on its step grid), a select to its next option, a toggle flipped. A card without a movable
 control has one state."""
 
@@ -78,7 +78,8 @@ def states(card) -> list[str]:
 
 
 def record(client, card) -> str:
-    """The card's golden text: for each state, the fragment and the JSON as served."""
+    """The card's golden text: for each state, the fragment and the JSON as served; then the English
+    edition's fragment and JSON at the defaults (words differ, numbers are the same)."""
     out = []
     for qs in states(card):
         q = f"?{qs}" if qs else ""
@@ -93,6 +94,16 @@ def record(client, card) -> str:
             body,
             "",
         ]
+    frag = client.get(f"/en/cards/{card.id}/fragment")
+    api = client.get(f"/api/cards/{card.id}?lang=en")
+    out += [
+        f"=== {card.id} · defaults · English",
+        f"--- GET /en/cards/{card.id}/fragment → {frag.status_code} {frag.headers.get('content-type')}",
+        frag.text,
+        f"--- GET /api/cards/{card.id}?lang=en → {api.status_code} {api.headers.get('content-type')}",
+        json.dumps(api.json(), ensure_ascii=False, indent=1),
+        "",
+    ]
     return "\n".join(out)
 
 

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
-
 from app.cards import REGISTRY
 from app.chapters import CHAPTERS
+from fastapi.testclient import TestClient
+
 from tests.apps import build_app
 
 ROOT = Path(__file__).resolve().parents[2]
