@@ -539,7 +539,13 @@ async def results(
     if participant:
         p = participant_of(await live.keys(), s, participant[:200])
         if p.pid in answers:
-            out["mine"] = {"verdict": answers[p.pid]["verdict"], "value": answers[p.pid]["value"]}
+            a = answers[p.pid]  # the phone's own verdict and, after 公布, its own named slip (issue 39)
+            out["mine"] = {
+                "verdict": a["verdict"],
+                "value": a["value"],
+                "diagnosis": a.get("diagnosis"),
+                "diagnosis_text": a.get("diagnosis_text"),
+            }
     return ok(out)
 
 
