@@ -142,7 +142,7 @@ def test_a_redis_that_lost_the_class_ends_its_streams(tmp_path):
 # ------------------------------------------------------------------ kill -9 mid-class: acknowledged answers kept
 
 
-def _kill_mid_class(tmp_path, fsync: str, n: int = 400) -> dict:
+def _kill_mid_class(tmp_path, fsync: str, n: int = 300) -> dict:
     rport, d = free_port(), tmp_path / f"redis-{fsync}"
     d.mkdir()
     rproc = start_redis(rport, data_dir=d, fsync=fsync)[0]
@@ -191,11 +191,11 @@ def test_a_redis_killed_mid_class_keeps_all_but_about_a_second_of_answers(tmp_pa
     is on disk. Measured here on loopback: see the printed line (docs/live-class.md has the figures)."""
     m = _kill_mid_class(tmp_path, "everysec")
     print(f"\neverysec: {m['kept']}/{m['acked']} acknowledged answers kept; {m['last_1s']} acked in the last 1 s")
-    assert m["acked"] >= 150
+    assert m["acked"] >= 120
     assert m["acked"] - m["kept"] <= max(m["last_2s"], 5)  # at most the last ~1–2 s (fsync once a second)
 
 
 def test_with_appendfsync_always_a_kill_loses_no_acknowledged_answer(tmp_path):
     m = _kill_mid_class(tmp_path, "always")
     print(f"\nalways: {m['kept']}/{m['acked']} acknowledged answers kept ({m['rate']:.0f} answers/s)")
-    assert m["acked"] >= 150 and m["kept"] == m["acked"]
+    assert m["acked"] >= 120 and m["kept"] == m["acked"]
