@@ -188,3 +188,34 @@ def test_one_network_stops_at_its_share(store):
         assert await store.connect("NETSHR", "else", "addr-x", "other-48") == n + 1
 
     run_coroutine(go())
+
+
+def test_class_slots_per_network_and_idle_slots_in_redis(redis_url, monkeypatch):
+    """The same rules in the Redis store's Lua (a class's slot: touched within SLOT_IDLE_S or followed)."""
+    from app.live import redis_store
+    from app.live.redis_store import RedisStore
+
+    now = [time.time()]
+    monkeypatch.setattr(redis_store, "time", types.SimpleNamespace(time=lambda: now[0]))
+
+    async def go():
+        s = RedisStore(redis_url)
+        try:
+            tag = f"{int(now[0] * 1000) % 10**8:08d}"
+            for i in range(limits.MAX_CLASSES_PER_NETWORK):
+                assert await s.create(f"N{tag}{i:02d}", "h", "eg-1-1", "", f"owner-{tag}-{i}", f"net-{tag}") is not None
+            with pytest.raises(Full) as e:
+                await s.create(f"N{tag}XX", "h", "eg-1-1", "", f"owner-{tag}-x", f"net-{tag}")
+            assert e.value.args[0] == "network" and limits.SLOT_IDLE_S - 5 <= e.value.args[1] <= limits.SLOT_IDLE_S
+            now[0] += limits.SLOT_IDLE_S + 1
+            for i in range(limits.MAX_CLASSES_PER_NETWORK):  # 30 min untouched, but followed: slots held
+                await s.connect(f"N{tag}{i:02d}", f"p{i}", "a1", "n1")
+            with pytest.raises(Full, match="network"):
+                await s.create(f"N{tag}XX", "h", "eg-1-1", "", f"owner-{tag}-x", f"net-{tag}")
+            await s.leave(f"N{tag}03", "p3", "a1", "n1")  # untouched and unfollowed: its slot is free
+            assert await s.create(f"N{tag}YY", "h", "eg-1-1", "", f"owner-{tag}-y", f"net-{tag}") is not None
+            assert (await s.get(f"N{tag}01")) is not None  # an idle class is kept, it only gave its slot back
+        finally:
+            await s.close()
+
+    run_coroutine(go())
