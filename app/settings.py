@@ -36,8 +36,9 @@ class Settings(BaseSettings):
     )
     trusted_proxies: str = Field(
         "127.0.0.1",
-        description="comma-separated addresses or networks (CIDR), or *, whose X-Forwarded-For names the client "
-        "(as uvicorn's --forwarded-allow-ips); every other peer is the client itself",
+        description="comma-separated addresses or networks (CIDR) of the proxies whose X-Forwarded-For names the "
+        "client (the rightmost address not in this list, as uvicorn's --forwarded-allow-ips); every other peer is "
+        "the client itself. * (or 0.0.0.0/0, ::/0) is refused: a client could name itself",
     )
 
     @field_validator("live_db", mode="before")
@@ -55,12 +56,16 @@ class Settings(BaseSettings):
     @field_validator("trusted_proxies")
     @classmethod
     def _proxies_parse(cls, v: str) -> str:
-        """Every entry must be an address, a network or ``*`` (a typo must not silently trust nobody)."""
+        """Every entry must be an address or a network (a typo must not silently trust nobody), and none may
+        trust every peer: ``*`` would believe the address a client writes itself (docs/live-class.md)."""
         import ipaddress
 
         for item in (x.strip() for x in v.split(",")):
-            if item and item != "*":
-                ipaddress.ip_network(item, strict=False)
+            if item and (item == "*" or ipaddress.ip_network(item, strict=False).prefixlen == 0):
+                raise ValueError(
+                    f"“{item}” would trust every peer as a proxy, so any client could name itself in "
+                    "X-Forwarded-For; list the proxy's own address or network (e.g. 127.0.0.1 or 10.0.0.0/8)"
+                )
         return v
 
 

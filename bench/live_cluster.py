@@ -65,8 +65,16 @@ class Proc:
     name: str
     popen: subprocess.Popen
     log: Path | None = None
+    scratch: Path | None = None  # a directory of its own, removed once it has stopped
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
+        try:
+            self._stop(sig, timeout)
+        finally:
+            if self.scratch is not None and self.popen.poll() is not None:
+                shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def _stop(self, sig: int, timeout: float) -> None:
         if self.popen.poll() is not None:
             return
         try:
@@ -92,14 +100,24 @@ def spawn(name: str, args: list[str], env: dict | None = None, log: Path | None 
     return Proc(name, p, log)
 
 
-def start_redis(port: int | None = None, data_dir: Path | None = None) -> tuple[Proc, str]:
-    """redis-server on loopback; with ``data_dir`` it keeps an append-only file there, so a restart
-    on the same port and directory comes back with the data (the fault tests stop and start it)."""
+REDIS_CONF = ROOT / "deploy" / "redis.conf"  # AOF, appendfsync everysec: what a deployment runs
+
+
+def start_redis(
+    port: int | None = None, data_dir: Path | None = None, fsync: str | None = None, extra: tuple[str, ...] = ()
+) -> tuple[Proc, str]:
+    """redis-server on loopback with deploy/redis.conf (an append-only file, fsynced every second), its
+    files in ``data_dir`` — so a restart on the same port and directory comes back with the data (the
+    fault tests stop and start it) — or in a scratch directory removed when it stops. ``fsync``
+    overrides appendfsync (``always``: the measurement in docs/live-class.md); ``extra`` are further
+    redis-server options (a test of a Redis that persists nothing)."""
     port = port or free_port()
     redis = shutil.which("redis-server") or "/usr/bin/redis-server"
-    keep = ["--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", "always"] if data_dir else []
-    args = [redis, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-    p = spawn("redis", args + (keep or ["--appendonly", "no"]))
+    scratch = None if data_dir else Path(tempfile.mkdtemp(prefix="aiinfra-redis-"))
+    args = [redis, str(REDIS_CONF), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir or scratch)]
+    args += (["--appendfsync", fsync] if fsync else []) + list(extra)
+    p = spawn("redis", args)
+    p.scratch = scratch
     for _ in range(100):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:

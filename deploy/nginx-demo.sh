@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Run the production layout on loopback: N app instances (uvicorn, one process each) behind nginx
 # with a fragment cache; show cache hits and the throughput gained over one instance direct.
-# Usage: deploy/nginx-demo.sh [instances=2] [seconds=5]. Needs Debian's nginx and wrk.
+# Usage: deploy/nginx-demo.sh [instances=2] [seconds=5]. Needs Debian's nginx and wrk. The instances
+# share one live class through a redis-server started here with deploy/redis.conf (AOF, everysec),
+# as a deployment runs it (docs/live-class.md); without redis-server each instance keeps its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-2}; SECS=${2:-5}
@@ -14,6 +16,13 @@ BASE=18600
 pids=()
 cleanup() { nginx -p "$PREFIX" -c "$PREFIX/nginx.conf" -s stop 2>/dev/null || true; kill "${pids[@]}" 2>/dev/null || true; rm -rf "$PREFIX"; }
 trap cleanup EXIT
+if command -v redis-server >/dev/null; then
+  RPORT=$((BASE + 99)); mkdir -p "$PREFIX/redis"
+  redis-server deploy/redis.conf --port "$RPORT" --dir "$PREFIX/redis" --daemonize no >"$PREFIX/redis.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  export AIINFRA_REDIS_URL="redis://127.0.0.1:$RPORT/0"
+fi
 for i in $(seq 1 "$N"); do
   port=$((BASE + i))
   $PY -m uvicorn --factory app.main:create_app --host 127.0.0.1 --port "$port" --log-level warning --no-access-log &

@@ -452,7 +452,7 @@
       if (!window.confirm("下课?学生会看到“课堂已结束”和小结,之后不能再作答。结果仍可下载 CSV。")) return;
       b.disabled = true;
       c.call("DELETE", "").then(function (res) {
-        if (res.status === 204 || res.status === 410) { location.replace(location.pathname); return; }
+        if (res.status === 204 || res.status === 410) { location.replace("/live/" + c.code + "/ended?view=control"); return; }
         b.disabled = false;
         c.say(errorText(res, "下课失败"));
       });
@@ -960,10 +960,12 @@
       f.follow();
       f.setControls();
     };
+    // 下课: the summary page at its own address (200): reloading the class's page would answer 410,
+    // which the browser logs as an error
     f.ended = function () {
       if (f.es) f.es.close();
       f.es = null;
-      location.replace(location.pathname);
+      location.replace("/live/" + f.code + "/ended");
     };
     f.connect = function () {
       if (f.es) f.es.close();
@@ -976,6 +978,13 @@
         f.onState(st);
       };
       es.addEventListener("ended", function () { f.ended(); });
+      // the same credential opened a newer stream (another tab, a reload): this one stops for good,
+      // or the two pages would take the stream from each other forever
+      es.addEventListener("replaced", function () {
+        es.close();
+        if (f.es === es) f.es = null;
+        f.status("已在另一个页面连接本课堂;刷新本页可在这里继续");
+      });
       es.addEventListener("status", function (e) {
         var s;
         try { s = JSON.parse(e.data); } catch (err) { return; }
@@ -1067,7 +1076,9 @@
       api("GET", url).then(function (res) {
         if (!res.ok) return;
         showResults($(".live-q-results"), Object.assign({ card: q.card }, res.j));
-        if (res.j.mine) msg.textContent = "你的答案:" + (VERDICT[res.j.mine.verdict] || res.j.mine.verdict);
+        // the phone's own verdict, and the slip the server named in its own answer (not only the class's)
+        if (res.j.mine) msg.textContent = "你的答案:" + (VERDICT[res.j.mine.verdict] || res.j.mine.verdict) +
+          (res.j.mine.diagnosis_text ? "。可能的失误:" + res.j.mine.diagnosis_text : "");
       });
     };
     form.addEventListener("submit", function (e) {

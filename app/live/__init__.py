@@ -22,8 +22,9 @@ router.include_router(pages.router)
 def install(app: FastAPI, settings: Settings) -> None:
     """What the live class adds to an app besides its routes: its own store, hub and settings
     (``app.state.live``, the store chosen from ``settings`` on first use), 503 (not 500) when that
-    store is away, and the helper the card check route asks what to withhold
-    (``app.state.live_withheld``, bound to this app's live class)."""
+    store is away, the helper the card check route asks what to withhold and whether to count
+    (``app.state.live_withheld``, bound to this app's live class), and with Redis a start-up check of
+    its persistence (a warning in the log when a crash would lose the class)."""
     from .checks import withheld
     from .context import LiveContext
     from .errors import store_unavailable
@@ -32,3 +33,13 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.state.live = live = LiveContext(settings)
     app.add_exception_handler(StoreUnavailable, store_unavailable)
     app.state.live_withheld = partial(withheld, live)
+
+    async def check_redis() -> None:
+        """At start: how the given Redis persists, warned about when a crash would lose the class."""
+        from .redis_store import RedisStore, check_persistence
+
+        if isinstance(live.store, RedisStore):
+            await check_persistence(live.store)
+
+    if settings.redis_url:
+        app.router.on_startup.append(check_redis)

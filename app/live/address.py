@@ -2,8 +2,16 @@
 peer is a trusted proxy (``AIINFRA_TRUSTED_PROXIES``, the same rule as uvicorn's
 ``--forwarded-allow-ips``) — the first untrusted address in X-Forwarded-For read from the right
 (each proxy appends the address it saw; the ones a client wrote itself are further left and never
-read). IPv6 clients are counted per /64 (one subscriber's prefix), or else one phone could take
-every limit again with a new address per request."""
+read; the rule of uvicorn's ``--forwarded-allow-ips`` with a trusted list, ``_TrustedHosts`` in
+uvicorn/middleware/proxy_headers.py). IPv6 clients are counted per /64 (one subscriber's prefix), or
+else one phone could take every limit again with a new address per request, and every limit also
+counts the network around the address (:func:`network`: the IPv4 /24, the IPv6 /48), or else one
+site's 65,536 /64s would be 65,536 clients.
+
+``*`` (or a network that holds every address, 0.0.0.0/0, ::/0) is refused: it makes every peer a
+proxy, so the address a client writes itself at the left of X-Forwarded-For would be believed (the
+issue: 1,200/1,200 joins and every class slot from one client). A deployment behind a proxy names
+the proxy's address or network instead."""
 
 from __future__ import annotations
 
@@ -15,17 +23,35 @@ from starlette.requests import HTTPConnection
 MAX_HOST_LEN = 64
 
 
+EVERYONE = "AIINFRA_TRUSTED_PROXIES: “{item}” would trust every peer as a proxy, so any client could name itself in X-Forwarded-For; list the proxy's own address or network instead (e.g. 127.0.0.1 or 10.0.0.0/8)"
+
+
+def trust_networks(spec: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The networks of a trust list (comma-separated addresses or CIDR networks). ValueError, with a
+    message naming the setting, for ``*``, a network that holds every address, or a malformed entry."""
+    out = []
+    for item in (x.strip() for x in spec.split(",")):
+        if not item:
+            continue
+        if item == "*":
+            raise ValueError(EVERYONE.format(item=item))
+        try:
+            net = ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(f"AIINFRA_TRUSTED_PROXIES: “{item[:60]}” is not an address or a network") from None
+        if net.prefixlen == 0:
+            raise ValueError(EVERYONE.format(item=item))
+        out.append(net)
+    return out
+
+
 class Trusted:
-    """A parsed trust list: addresses, networks, or ``*`` (every peer is a trusted proxy)."""
+    """A parsed trust list: addresses and networks (see :func:`trust_networks`; ``*`` is refused)."""
 
     def __init__(self, spec: str):
-        items = [x.strip() for x in spec.split(",") if x.strip()]
-        self.everyone = "*" in items
-        self.networks = [ipaddress.ip_network(x, strict=False) for x in items if x != "*"]
+        self.networks = trust_networks(spec)
 
     def __contains__(self, host: str) -> bool:
-        if self.everyone:
-            return True
         ip = _ip(host)
         return ip is not None and any(ip in n for n in self.networks)
 
@@ -65,6 +91,16 @@ def bucket(host: str) -> str:
     return str(ip)
 
 
+def network(bucket_: str) -> str:
+    """The aggregate a counted address belongs to: an IPv4 /24 or an IPv6 /48 (anything else: itself,
+    marked, so it never equals an address)."""
+    try:
+        net = ipaddress.ip_network(bucket_, strict=False)
+    except ValueError:
+        return "net:" + bucket_
+    return str(net.supernet(new_prefix=24 if net.version == 4 else 48))
+
+
 def resolve(peer: str, forwarded: list[str], trust: Trusted) -> str:
     """The client behind ``peer`` given the X-Forwarded-For values it sent."""
     if peer not in trust or not forwarded:
@@ -81,3 +117,9 @@ def client_address(conn: HTTPConnection, trusted_proxies: str) -> str:
     peer = conn.client.host if conn.client else "unknown"
     forwarded = [v.decode("latin-1") for k, v in conn.scope.get("headers", []) if k == b"x-forwarded-for"]
     return bucket(resolve(peer, forwarded, trusted(trusted_proxies)))
+
+
+def client_network(conn: HTTPConnection, trusted_proxies: str) -> tuple[str, str]:
+    """The counted address of the client of ``conn`` and its network (/24, /48), in clear."""
+    where = client_address(conn, trusted_proxies)
+    return where, network(where)

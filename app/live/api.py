@@ -31,6 +31,7 @@ from .deps import (
     check_token,
     fail,
     json_body,
+    network,
     number_answer,
     participant_of,
     qid_param,
@@ -42,14 +43,20 @@ from .limits import (
     IDLE_TTL_S,
     JOIN_WINDOW_S,
     JOINS_PER_ADDRESS,
+    JOINS_PER_NETWORK,
     MAX_CLASSES_PER_ADDRESS,
+    MAX_CLASSES_PER_NETWORK,
     MAX_FOLLOWERS,
     MAX_FOLLOWERS_PER_ADDRESS,
+    MAX_FOLLOWERS_PER_NETWORK,
     MAX_QUESTIONS,
     MAX_SESSIONS,
     REJOINS_PER_PARTICIPANT,
+    SLOT_IDLE_S,
     SNAPSHOT_WINDOW_S,
     SNAPSHOTS_PER_WINDOW,
+    STREAMS_PER_ADDRESS,
+    STREAMS_PER_NETWORK,
 )
 from .models import (
     Accepted,
@@ -90,18 +97,30 @@ def ok(data: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(data, status_code=status, headers=NO_STORE)
 
 
+FULL_STREAM = {
+    "address": f"同一网络地址在本课堂最多 {MAX_FOLLOWERS_PER_ADDRESS:,} 人同时在线",
+    "network": f"同一网段(IPv4 /24、IPv6 /48)在本课堂最多 {MAX_FOLLOWERS_PER_NETWORK:,} 人同时在线",
+    "stream_address": f"同一网络地址最多同时连 {STREAMS_PER_ADDRESS:,} 条事件流",
+    "stream_network": f"同一网段(IPv4 /24、IPv6 /48)最多同时连 {STREAMS_PER_NETWORK:,} 条事件流",
+}
+
+
 def full_class(why: str = "followers") -> HTTPException:
-    """The class cannot take one more connected follower: the whole class (503) or this address's
-    share of it (429); the phone retries after Retry-After."""
-    if why == "address":
-        return fail(
-            429,
-            "code",
-            f"同一网络地址在本课堂最多 {MAX_FOLLOWERS_PER_ADDRESS:,} 人同时在线",
-            "too_many",
-            {"Retry-After": "30"},
-        )
-    return fail(503, "code", f"本课堂已满:最多 {MAX_FOLLOWERS:,} 人同时在线", "full", {"Retry-After": "30"})
+    """The class cannot take one more connected follower: the whole class or the whole server (503),
+    or this address's or network's share of it (429); the phone retries after Retry-After. The
+    connection closes with the answer (a refused stream holds no descriptor)."""
+    headers = {"Retry-After": "30", "Connection": "close"}
+    if why in FULL_STREAM:
+        return fail(429, "code", FULL_STREAM[why], "too_many", headers)
+    if why == "streams":
+        return fail(503, "code", "服务器的事件流已满,请稍后再试", "full", headers)
+    return fail(503, "code", f"本课堂已满:最多 {MAX_FOLLOWERS:,} 人同时在线", "full", headers)
+
+
+def slot_frees(seconds: int) -> str:
+    """When a class slot frees, as the cap's message says it."""
+    minutes = max(1, math.ceil(seconds / 60))
+    return f"约 {minutes} 分钟后会有名额空出(无人操作且无人在线 {SLOT_IDLE_S // 60} 分钟的课堂归还名额)"
 
 
 def retry_after(window_s: int) -> dict:
@@ -180,32 +199,30 @@ async def askable(card: str, request: Request) -> JSONResponse:
     openapi_extra=request_body(CreateIn),
     summary="开课:新建课堂,返回课堂码与教师令牌",
     description="请求体至少是 {}(从书的第一张卡片开始)。"
-    f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂(下课或过期后名额归还);"
-    f"课堂在老师最后一次操作 {IDLE_TTL_S // 3600} 小时后过期。",
+    f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂,同一网段(IPv4 /24、IPv6 /48)最多 "
+    f"{MAX_CLASSES_PER_NETWORK} 个(下课、过期,或 {SLOT_IDLE_S // 60} 分钟无人操作且无人在线后名额归还);"
+    f"课堂在老师最后一次操作 {IDLE_TTL_S // 3600} 小时后过期。满额时 Retry-After 与消息给出名额何时空出。",
 )
 async def create(request: Request, data: CreateBody, live: LiveDep) -> JSONResponse:
     card, params = card_state(data.card or reading_order()[0], data.query)
-    owner = (await live.keys()).address(address(request))
+    k = await live.keys()
+    owner, net = k.address(address(request)), k.address(network(request))
     token, store = new_token(), live.store
     for _ in range(20):
         try:
-            s = await store.create(new_code(), token_hash(token), card.id, data.query, owner)
+            s = await store.create(new_code(), token_hash(token), card.id, data.query, owner, net)
         except Full as e:
-            if e.args and e.args[0] == "owner":
-                raise fail(
-                    429,
-                    "code",
-                    f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂:请先下课一个",
-                    "too_many",
-                    {"Retry-After": "60"},
-                ) from None
-            raise fail(
-                503,
-                "code",
-                f"本实例同时开课的课堂已达上限({MAX_SESSIONS} 个),请稍后再试",
-                "full",
-                {"Retry-After": "60"},
-            ) from None
+            why = e.args[0] if e.args else "sessions"
+            wait = int(e.args[1]) if len(e.args) > 1 else SLOT_IDLE_S
+            headers = {"Retry-After": str(wait)}
+            if why == "owner":
+                msg = f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂:请先下课一个;"
+                raise fail(429, "code", msg + slot_frees(wait), "too_many", headers) from None
+            if why == "network":
+                msg = f"同一网段最多同时开 {MAX_CLASSES_PER_NETWORK} 个课堂;"
+                raise fail(429, "code", msg + slot_frees(wait), "too_many", headers) from None
+            msg = f"本实例同时开课的课堂已达上限({MAX_SESSIONS} 个);"
+            raise fail(503, "code", msg + slot_frees(wait), "full", headers) from None
         if s is not None:
             break
     else:
@@ -304,7 +321,8 @@ async def unlock(s: Instructor, store: StoreDep) -> JSONResponse:
     responses=errors(404, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(JoinIn),
     summary="学生:加入课堂,得到参与凭证(重连时带上旧凭证,保持同一身份)",
-    description=f"新参与者:同一网络地址每 {JOIN_WINDOW_S} 秒最多 {JOINS_PER_ADDRESS} 个(一个大教室在同一 NAT 后也够用);"
+    description=f"新参与者:同一网络地址每 {JOIN_WINDOW_S} 秒最多 {JOINS_PER_ADDRESS} 个(一个大教室在同一 NAT 后也够用),"
+    f"同一网段(IPv4 /24、IPv6 /48)最多 {JOINS_PER_NETWORK} 个;"
     f"带着本课堂凭证重连:每个参与者每 {JOIN_WINDOW_S} 秒最多 {REJOINS_PER_PARTICIPANT} 次。"
     "凭证若不属于本课堂(伪造、别的课堂、同码的旧课堂),换发一个新的。在线人数只数连着事件流的人,不数加入次数。",
 )
@@ -323,6 +341,14 @@ async def join(request: Request, s: LiveSession, data: JoinBody, live: LiveDep) 
                 429,
                 "code",
                 f"同一网络地址每分钟最多加入 {JOINS_PER_ADDRESS} 人,稍后自动重试",
+                "rate_limited",
+                retry_after(JOIN_WINDOW_S),
+            )
+        if not await store.allow(f"jn:{s.code}:{k.address(network(request))}", JOINS_PER_NETWORK, JOIN_WINDOW_S):
+            raise fail(
+                429,
+                "code",
+                f"同一网段每分钟最多加入 {JOINS_PER_NETWORK} 人,稍后自动重试",
                 "rate_limited",
                 retry_after(JOIN_WINDOW_S),
             )
@@ -513,7 +539,13 @@ async def results(
     if participant:
         p = participant_of(await live.keys(), s, participant[:200])
         if p.pid in answers:
-            out["mine"] = {"verdict": answers[p.pid]["verdict"], "value": answers[p.pid]["value"]}
+            a = answers[p.pid]  # the phone's own verdict and, after 公布, its own named slip (issue 39)
+            out["mine"] = {
+                "verdict": a["verdict"],
+                "value": a["value"],
+                "diagnosis": a.get("diagnosis"),
+                "diagnosis_text": a.get("diagnosis_text"),
+            }
     return ok(out)
 
 

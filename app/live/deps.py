@@ -18,6 +18,7 @@ from starlette.requests import HTTPConnection
 from ..cards import REGISTRY, Card, resolve
 from ..state import ParamError, parse_query
 from .address import client_address
+from .address import network as network_around
 from .context import LiveContext
 from .credentials import Keys, Participant
 from .ids import normalise_code, token_matches
@@ -222,6 +223,11 @@ def qid_param(qid: Annotated[str, Path(description=f"题号(1…{MAX_QUESTIONS})
 def address(conn: HTTPConnection) -> str:
     """The client's counted address (see app/live/address.py), in clear: hash it before storing."""
     return client_address(conn, live_of(conn).settings.trusted_proxies)
+
+
+def network(conn: HTTPConnection) -> str:
+    """The network around the client's counted address (IPv4 /24, IPv6 /48), in clear: hash it too."""
+    return network_around(address(conn))
 
 
 def participant_of(k: Keys, s: Session, credential: str | None, field: str = "participant") -> Participant:

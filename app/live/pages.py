@@ -85,8 +85,9 @@ def not_found(message: str, status: int = 404) -> HTMLResponse:
     return HTMLResponse(render("live/join.html", message=message, code=""), status_code=status, headers=NO_STORE)
 
 
-def ended_page(s: Session, control: bool) -> HTMLResponse:
-    """课堂已结束 and its summary (410: the class is gone, this page says how it went)."""
+def ended_page(s: Session, control: bool, status: int = 410) -> HTMLResponse:
+    """课堂已结束 and its summary (410: the class is gone, this page says how it went; 200 where a page
+    that saw the class end asks for it, :func:`ended_view`)."""
     body = render(
         "live/ended.html",
         session=s,
@@ -95,7 +96,7 @@ def ended_page(s: Session, control: bool) -> HTMLResponse:
         data={"code": s.code},
         keep_hours=ENDED_KEEP_S // 3600,
     )
-    return HTMLResponse(body, status_code=410, headers=NO_STORE)
+    return HTMLResponse(body, status_code=status, headers=NO_STORE)
 
 
 @router.get("/live", response_class=HTMLResponse)
@@ -151,6 +152,20 @@ async def follow_page(code: str, request: Request, store: StoreDep) -> Response:
     data = {"code": s.code, "state": s.event(), "nick_max": NICK_MAX}
     body = render("live/follow.html", session=s, stage=session_stage(s), data=data)
     return HTMLResponse(body, headers=NO_STORE)
+
+
+@router.get("/live/{code}/ended", response_class=HTMLResponse)
+async def ended_view(code: str, store: StoreDep, view: str = "") -> Response:
+    """Where a phone (or, with ``view=control``, the projector) goes when its class ends (下课): the
+    summary with 200, so the page that watched the class end logs no 410 as an error (issue 39); a
+    class still running sends the visitor back to it (303), an unknown one is 404."""
+    s = await find_session(store, code)
+    if s is None:
+        return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。请核对课堂码。")
+    control = view == "control"
+    if s.ended is None:
+        return RedirectResponse(f"/live/{s.code}/control" if control else f"/live/{s.code}", status_code=303)
+    return ended_page(s, control=control, status=200)
 
 
 @router.get("/live/{code}/control", response_class=HTMLResponse)

@@ -29,8 +29,10 @@ from .limits import (
     ENDED_KEEP_S,
     IDLE_TTL_S,
     MAX_CLASSES_PER_ADDRESS,
+    MAX_CLASSES_PER_NETWORK,
     MAX_FOLLOWERS,
     MAX_FOLLOWERS_PER_ADDRESS,
+    MAX_FOLLOWERS_PER_NETWORK,
     MAX_SESSIONS,
     MAX_SNAPSHOTS,
     POOL_SIZE,
@@ -38,6 +40,7 @@ from .limits import (
     REDIS_HEALTH_CHECK_S,
     REDIS_POOL_WAIT_S,
     REDIS_SOCKET_TIMEOUT_S,
+    SLOT_IDLE_S,
     STORE_TIMEOUT_S,
 )
 from .store import AnswerOutcome, Full, Session, Store, StoreUnavailable, public_question, public_sweep
@@ -157,37 +160,62 @@ redis.call('EXPIRE', KEYS[2], ARGV[4])
 return 'ok'
 """
 
-# KEYS: session, open-sessions index, the owner's classes; ARGV: code, token hash, card, query,
-# now, ttl, max sessions, cutoff, owner, max per owner, owner ttl
+# KEYS: session, open-sessions index (code → touched), the owner's classes, the network's classes;
+# ARGV: code, token hash, card, query, now, ttl, max sessions, cutoff, owner, max per owner, index ttl,
+# network, max per network, slot cutoff (now - SLOT_IDLE_S), presence cutoff, followers' key prefix,
+# SLOT_IDLE_S. A class holds a slot while touched within SLOT_IDLE_S or followed; the answer is
+# {1 created | 0 code taken | -1 sessions | -2 owner | -3 network, seconds until a held slot frees}.
 CREATE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[8])
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[7]) then return -1 end
-for _, c in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-  if not redis.call('ZSCORE', KEYS[2], c) then redis.call('ZREM', KEYS[3], c) end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 0} end
+local slotcut, now, idle = tonumber(ARGV[14]), tonumber(ARGV[5]), tonumber(ARGV[17])
+local function held(codes, index)
+  local n, soon = 0, nil
+  for _, c in ipairs(codes) do
+    local t = redis.call('ZSCORE', KEYS[2], c)
+    if not t then
+      if index then redis.call('ZREM', index, c) end
+    else
+      t = tonumber(t)
+      local followed = redis.call('ZCOUNT', ARGV[16] .. c, ARGV[15], '+inf') > 0
+      if t >= slotcut or followed then
+        n = n + 1
+        if not followed and (not soon or t + idle - now < soon) then soon = t + idle - now end
+      end
+    end
+  end
+  return n, math.max(1, math.ceil(soon or idle))
 end
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[10]) then return -2 end
+local n, soon = held(redis.call('ZRANGE', KEYS[2], 0, -1), nil)
+if n >= tonumber(ARGV[7]) then return {-1, soon} end
+n, soon = held(redis.call('ZRANGE', KEYS[3], 0, -1), KEYS[3])
+if n >= tonumber(ARGV[10]) then return {-2, soon} end
+n, soon = held(redis.call('ZRANGE', KEYS[4], 0, -1), KEYS[4])
+if n >= tonumber(ARGV[13]) then return {-3, soon} end
 redis.call('HSET', KEYS[1], 'token_hash', ARGV[2], 'card', ARGV[3], 'query', ARGV[4], 'seq', 1, 'locked', 0,
-           'created', ARGV[5], 'touched', ARGV[5], 'nq', 0, 'owner', ARGV[9])
+           'created', ARGV[5], 'touched', ARGV[5], 'nq', 0, 'owner', ARGV[9], 'network', ARGV[12])
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
-redis.call('EXPIRE', KEYS[3], ARGV[11])
-return 1
+for i = 3, 4 do
+  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[1])
+  redis.call('EXPIRE', KEYS[i], ARGV[11])
+end
+return {1, 0}
 """
 
-# KEYS: followers, followers from this address; ARGV: participant, now, cutoff, max, max per address, ttl
+# KEYS: followers, followers from this address, from this network; ARGV: participant, now, cutoff, max,
+# max per address, ttl, max per network
 CONNECT = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+for i = 1, 3 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[3]) end
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return -1 end
   if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return -2 end
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[7]) then return -3 end
 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[6])
+for i = 1, 3 do
+  redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1])
+  redis.call('EXPIRE', KEYS[i], ARGV[6])
+end
 return redis.call('ZCARD', KEYS[1])
 """
 
@@ -398,11 +426,13 @@ class RedisStore(Store):
 
     # ------------------------------------------------------------------ sessions
     @_guarded
-    async def create(self, code: str, token_hash: str, card: str, query: str, owner: str) -> Session | None:
-        now = time.time()
-        res = await self._run(
+    async def create(
+        self, code: str, token_hash: str, card: str, query: str, owner: str, network: str = ""
+    ) -> Session | None:
+        now, network = time.time(), network or owner
+        res, frees = await self._run(
             "create",
-            [_k("s", code), P + "sessions", P + "owner:" + owner],
+            [_k("s", code), P + "sessions", P + "owner:" + owner, P + "net:" + network],
             [
                 code,
                 token_hash,
@@ -415,12 +445,16 @@ class RedisStore(Store):
                 owner,
                 MAX_CLASSES_PER_ADDRESS,
                 OWNER_TTL_S,
+                network,
+                MAX_CLASSES_PER_NETWORK,
+                now - SLOT_IDLE_S,
+                now - PRESENCE_TTL_S,
+                P + "f:",
+                SLOT_IDLE_S,
             ],
         )
-        if res == -1:
-            raise Full("sessions")
-        if res == -2:
-            raise Full("owner")
+        if res < 0:
+            raise Full({-1: "sessions", -2: "owner", -3: "network"}[int(res)], int(frees))
         return self._with_code(code, await self.r.hgetall(_k("s", code))) if res == 1 else None
 
     @_guarded
@@ -565,38 +599,46 @@ class RedisStore(Store):
 
     # ------------------------------------------------------------------ presence and rates
     @_guarded
-    async def connect(self, code: str, participant: str, address: str) -> int:
+    async def connect(self, code: str, participant: str, address: str, network: str = "") -> int:
         now = time.time()
         n = await self._run(
             "connect",
-            [_k("f", code), _k("fa", code, address)],
-            [participant, now, now - PRESENCE_TTL_S, MAX_FOLLOWERS, MAX_FOLLOWERS_PER_ADDRESS, IDLE_TTL_S],
+            [_k("f", code), _k("fa", code, address), _k("fn", code, network or address)],
+            [
+                participant,
+                now,
+                now - PRESENCE_TTL_S,
+                MAX_FOLLOWERS,
+                MAX_FOLLOWERS_PER_ADDRESS,
+                IDLE_TTL_S,
+                MAX_FOLLOWERS_PER_NETWORK,
+            ],
         )
-        if n == -1:
-            raise Full("followers")
-        if n == -2:
-            raise Full("address")
+        if n < 0:
+            raise Full({-1: "followers", -2: "address", -3: "network"}[int(n)])
         return int(n)
 
     @_guarded
-    async def leave(self, code: str, participant: str, address: str) -> None:
+    async def leave(self, code: str, participant: str, address: str, network: str = "") -> None:
         async with self.r.pipeline(transaction=False) as p:
             p.zrem(_k("f", code), participant)
             p.zrem(_k("fa", code, address), participant)
+            p.zrem(_k("fn", code, network or address), participant)
             await p.execute()
 
     @_guarded
-    async def refresh(self, code: str, present: list[tuple[str, str]]) -> None:
+    async def refresh(self, code: str, present: list[tuple[str, str, str]]) -> None:
         if not present:
             return
         now = time.time()
-        by_addr: dict[str, dict[str, float]] = {}
-        for pid, addr in present:
-            by_addr.setdefault(addr, {})[pid] = now
+        groups: dict[str, dict[str, float]] = {}
+        for pid, addr, net in present:
+            groups.setdefault(_k("fa", code, addr), {})[pid] = now
+            groups.setdefault(_k("fn", code, net or addr), {})[pid] = now
         async with self.r.pipeline(transaction=False) as p:
-            p.zadd(_k("f", code), {pid: now for pid, _ in present})
-            for addr, members in by_addr.items():
-                p.zadd(_k("fa", code, addr), members)
+            p.zadd(_k("f", code), {pid: now for pid, _, _ in present})
+            for key, members in groups.items():
+                p.zadd(key, members)
             await p.execute()
 
     @_guarded
@@ -660,6 +702,14 @@ class RedisStore(Store):
             self._swept = {c: t for c, t in self._swept.items() if now - t < SWEEP_EVERY_S}
         await self._expire_all(code, IDLE_TTL_S)
 
+    @_guarded
+    async def persistence(self) -> dict[str, str]:
+        """This Redis's ``appendonly``, ``appendfsync`` and ``save`` (CONFIG GET; a refusal raises)."""
+        out: dict[str, str] = {}
+        for name in ("appendonly", "appendfsync", "save"):
+            out.update(cast(dict[str, str], await self.r.config_get(name)))
+        return out
+
     # ------------------------------------------------------------------ the one subscriber of this process
     async def start(self, hub: Hub) -> None:
         self._hub = hub
@@ -695,10 +745,14 @@ class RedisStore(Store):
 
     async def _resync(self, hub: Hub) -> None:
         """After (re)subscribing, hand every local class its current state: anything published
-        while the subscriber was away is not lost, only coalesced."""
-        for code in list(hub.conns):
+        while the subscriber was away is not lost, only coalesced. A class Redis no longer has ends
+        its streams (``event: ended``, ``lost: true``) before any ``status ok``."""
+        for code in hub.codes():
             s = await self.get(code)
-            if s is not None:
+            if s is None:  # Redis came back without it (no persistence, or a crash lost it): over, not "ok"
+                log.warning("live class %s: gone from Redis after a reconnect; its streams are ended", code)
+                hub.lost(code)
+            else:
                 hub.deliver(s.event())
 
     async def close(self) -> None:
@@ -707,3 +761,50 @@ class RedisStore(Store):
         if self._r is not None:
             await self._r.aclose()
             self._r = None
+
+
+def where(url: str) -> str:
+    """A Redis URL as a log may show it: host, port and database, never a password."""
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    return f"{u.scheme}://{u.hostname or ''}:{u.port or 6379}{u.path}"
+
+
+async def check_persistence(store: RedisStore) -> str:
+    """Ask the Redis ``store`` is given how it persists (``CONFIG GET appendonly``, ``save``,
+    ``appendfsync``) and log what a crash of it would lose: a WARNING when neither the append-only
+    file nor snapshots are on (a restart loses every class and answer), or when it could not check
+    (CONFIG refused, as managed services do, or Redis not reachable). Returns the verdict: "aof",
+    "rdb", "none" or "unknown" (docs/live-class.md, "Redis persistence")."""
+    at = where(store.url)
+    try:
+        conf = await store.persistence()
+    except (StoreUnavailable, RedisError) as e:
+        log.warning(
+            "live class: could not check the persistence of Redis at %s (%s): make sure it runs with "
+            "appendonly yes (deploy/redis.conf), or a crash loses every class and answer",
+            at,
+            str(e)[:200],
+        )
+        return "unknown"
+    if conf.get("appendonly") == "yes":
+        fsync = conf.get("appendfsync", "")
+        log.info("live class: Redis at %s keeps an append-only file (appendfsync %s)", at, fsync)
+        if fsync == "no":
+            log.warning("live class: Redis at %s: appendfsync no leaves fsync to the OS (~30 s of answers)", at)
+        return "aof"
+    if conf.get("save", "").strip():
+        log.warning(
+            "live class: Redis at %s only snapshots (save %s, no append-only file): a crash loses every answer "
+            "since the last snapshot; deploy/redis.conf turns on appendonly (about 1 s at most)",
+            at,
+            conf["save"],
+        )
+        return "rdb"
+    log.warning(
+        "live class: Redis at %s persists NOTHING (appendonly no, save ''): a Redis restart loses every class "
+        "and every answer; run it with deploy/redis.conf (appendonly yes, appendfsync everysec)",
+        at,
+    )
+    return "none"

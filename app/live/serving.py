@@ -6,7 +6,8 @@ centre behind a proxy): uvicorn's httptools protocol with
   longer hold 200 connections open for as long as they like;
 - a header size cap: more than MAX_HEADER_BYTES before the headers end is 431 and closed (the
   parser never buffers a 16 MB header);
-- a body deadline: a request body not complete within BODY_TIMEOUT_S closes the connection;
+- a body deadline: a request body not complete within BODY_TIMEOUT_S (a trickle too) is answered 408
+  and the connection closed (the live routes answer their own 408 sooner, BODY_READ_TIMEOUT_S);
 - keep-alive: idle connections close after KEEPALIVE_S (uvicorn's own timer, set explicitly).
 
 ``uvicorn --http app.live.serving:GuardedHttpTools --timeout-keep-alive 5`` (``make run``) and
@@ -63,7 +64,14 @@ class GuardedHttpTools(HttpToolsProtocol):
             return
         if why == "head":
             self.transport.write(_response(b"408 Request Timeout", "request headers not received in time\n"))
+        elif why == "body" and not self._response_started():  # the client hears why, as the live routes say
+            self.transport.write(_response(b"408 Request Timeout", "request body not received in time\n"))
         self.transport.close()
+
+    def _response_started(self) -> bool:
+        """Has the app begun its answer to the current request (then only closing is left)?"""
+        cycle = getattr(self, "cycle", None)
+        return bool(cycle is not None and cycle.response_started)
 
     # the protocol
     def connection_made(self, transport) -> None:  # type: ignore[override]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import secrets
 import sqlite3
 import time
@@ -19,11 +20,14 @@ from .limits import (
     ENDED_KEEP_S,
     IDLE_TTL_S,
     MAX_CLASSES_PER_ADDRESS,
+    MAX_CLASSES_PER_NETWORK,
     MAX_FOLLOWERS,
     MAX_FOLLOWERS_PER_ADDRESS,
+    MAX_FOLLOWERS_PER_NETWORK,
     MAX_SESSIONS,
     MAX_SNAPSHOTS,
     PRESENCE_TTL_S,
+    SLOT_IDLE_S,
     STORE_TIMEOUT_S,
 )
 from .store import AnswerOutcome, Full, Session, Store, StoreUnavailable, public_question, public_sweep
@@ -53,6 +57,7 @@ ADDED = {
     "summary": "TEXT",
     "nsw": "INTEGER NOT NULL DEFAULT 0",
     "sweep": "TEXT",
+    "network": "TEXT NOT NULL DEFAULT ''",
 }
 # a file written before the participant credentials named their column ``device``: renamed on open
 RENAMED = {table: ("device", "participant") for table in ("answers", "sweep_owners", "predictions")}
@@ -77,7 +82,7 @@ class SQLiteStore(Store):
     def __init__(self, path: Path, publish: Callable[[dict], None]):
         self.path, self.publish = Path(path), publish
         self._db: sqlite3.Connection | None = None
-        self._presence: dict[str, dict[str, tuple[float, str]]] = defaultdict(dict)
+        self._presence: dict[str, dict[str, tuple[float, str, str]]] = defaultdict(dict)
         self._hits: dict[tuple[str, int], int] = {}
         self._secret: bytes | None = None
 
@@ -149,24 +154,45 @@ class SQLiteStore(Store):
         return "ended IS NULL AND touched >= ?", (time.time() - IDLE_TTL_S,)
 
     # ------------------------------------------------------------------ sessions
+    def _followed(self, code: str) -> bool:
+        """Has the class a follower whose stream was seen within PRESENCE_TTL_S?"""
+        cut = time.time() - PRESENCE_TTL_S
+        return any(t >= cut for t, *_ in self._presence.get(code, {}).values())
+
+    @staticmethod
+    def _frees_in(held: list[tuple[str, float]], followed) -> int:
+        """Seconds until one of the ``held`` (code, touched) slots frees: the soonest to reach SLOT_IDLE_S
+        among those without followers (a followed class holds on: then SLOT_IDLE_S as a guess)."""
+        now = time.time()
+        waits = [t + SLOT_IDLE_S - now for c, t in held if not followed(c)]
+        return max(1, math.ceil(min(waits))) if waits else SLOT_IDLE_S
+
     @_guarded
-    async def create(self, code: str, token_hash: str, card: str, query: str, owner: str) -> Session | None:
+    async def create(
+        self, code: str, token_hash: str, card: str, query: str, owner: str, network: str = ""
+    ) -> Session | None:
         await self.purge()
         now = time.time()
+        network = network or owner
         where, args = self._open_clause()
 
         def tx(db):
-            if db.execute(f"SELECT COUNT(*) FROM sessions WHERE {where}", args).fetchone()[0] >= MAX_SESSIONS:
-                raise Full("sessions")
-            mine = db.execute(f"SELECT COUNT(*) FROM sessions WHERE owner=? AND {where}", (owner, *args)).fetchone()[0]
-            if mine >= MAX_CLASSES_PER_ADDRESS:
-                raise Full("owner")
+            rows = db.execute(f"SELECT code, owner, network, touched FROM sessions WHERE {where}", args).fetchall()
+            # a slot is held by a class its instructor touched within SLOT_IDLE_S or someone follows
+            held = [(c, o, n or o, t) for c, o, n, t in rows if t >= now - SLOT_IDLE_S or self._followed(c)]
+            for name, mine, cap in (
+                ("sessions", held, MAX_SESSIONS),
+                ("owner", [h for h in held if h[1] == owner], MAX_CLASSES_PER_ADDRESS),
+                ("network", [h for h in held if h[2] == network], MAX_CLASSES_PER_NETWORK),
+            ):
+                if len(mine) >= cap:
+                    raise Full(name, self._frees_in([(c, t) for c, _, _, t in mine], self._followed))
             if db.execute("SELECT 1 FROM sessions WHERE code=?", (code,)).fetchone():
                 return None
             db.execute(
                 "INSERT INTO sessions(code, token_hash, card, query, frame, seq, locked, question, created, touched, "
-                "owner) VALUES(?,?,?,?,NULL,1,0,NULL,?,?,?)",
-                (code, token_hash, card, query, now, now, owner),
+                "owner, network) VALUES(?,?,?,?,NULL,1,0,NULL,?,?,?,?)",
+                (code, token_hash, card, query, now, now, owner, network),
             )
             return self._read_session(db, code)
 
@@ -425,28 +451,30 @@ class SQLiteStore(Store):
         return [{"sid": sid, **json.loads(s)} for sid, s in rows]
 
     # ------------------------------------------------------------------ presence and rates (in memory: one process)
-    def _live(self, code: str) -> dict[str, tuple[float, str]]:
+    def _live(self, code: str) -> dict[str, tuple[float, str, str]]:
         seen, cut = self._presence[code], time.time() - PRESENCE_TTL_S
-        for p in [p for p, (t, _) in seen.items() if t < cut]:
+        for p in [p for p, (t, *_) in seen.items() if t < cut]:
             del seen[p]
         return seen
 
-    async def connect(self, code: str, participant: str, address: str) -> int:
-        seen = self._live(code)
+    async def connect(self, code: str, participant: str, address: str, network: str = "") -> int:
+        seen, network = self._live(code), network or address
         if participant not in seen:
             if len(seen) >= MAX_FOLLOWERS:
                 raise Full("followers")
-            if sum(1 for _, a in seen.values() if a == address) >= MAX_FOLLOWERS_PER_ADDRESS:
+            if sum(1 for _, a, _ in seen.values() if a == address) >= MAX_FOLLOWERS_PER_ADDRESS:
                 raise Full("address")
-        seen[participant] = (time.time(), address)
+            if sum(1 for _, _, n in seen.values() if n == network) >= MAX_FOLLOWERS_PER_NETWORK:
+                raise Full("network")
+        seen[participant] = (time.time(), address, network)
         return len(seen)
 
-    async def leave(self, code: str, participant: str, address: str) -> None:
+    async def leave(self, code: str, participant: str, address: str, network: str = "") -> None:
         self._presence[code].pop(participant, None)
 
-    async def refresh(self, code: str, present: list[tuple[str, str]]) -> None:
+    async def refresh(self, code: str, present: list[tuple[str, str, str]]) -> None:
         now = time.time()
-        self._presence[code].update({p: (now, a) for p, a in present})
+        self._presence[code].update({p: (now, a, n) for p, a, n in present})
 
     async def followers(self, code: str) -> int:
         return len(self._live(code))

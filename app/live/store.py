@@ -19,7 +19,8 @@ AnswerOutcome = Literal["ok", "closed", "missing"]
 
 
 class Full(Exception):
-    """A limit is reached; ``args[0]`` names it: sessions, owner, followers, address."""
+    """A limit is reached; ``args[0]`` names it: sessions, owner, network (classes), followers, address,
+    network (followers); ``args[1]``, where given, is the seconds until a class slot frees."""
 
 
 class StoreUnavailable(Exception):
@@ -87,9 +88,14 @@ class Store(ABC):
     class after it (with its new seq) or None when the class does not exist or has ended."""
 
     @abstractmethod
-    async def create(self, code: str, token_hash: str, card: str, query: str, owner: str) -> Session | None:
-        """A new class; None when ``code`` is taken. Raises Full("sessions") past MAX_SESSIONS and
-        Full("owner") past MAX_CLASSES_PER_ADDRESS open classes of ``owner``."""
+    async def create(
+        self, code: str, token_hash: str, card: str, query: str, owner: str, network: str = ""
+    ) -> Session | None:
+        """A new class; None when ``code`` is taken. Counts the classes that hold a slot (touched by
+        their instructor within SLOT_IDLE_S, or followed): Full("sessions", s) past MAX_SESSIONS,
+        Full("owner", s) past MAX_CLASSES_PER_ADDRESS of the hashed address ``owner``, Full("network", s)
+        past MAX_CLASSES_PER_NETWORK of its hashed /24 or /48 ``network`` (blank: the owner); ``s`` is
+        the seconds until one of those slots frees."""
 
     @abstractmethod
     async def get(self, code: str) -> Session | None:
@@ -164,17 +170,18 @@ class Store(ABC):
     async def snapshots(self, code: str) -> list[dict]: ...
 
     @abstractmethod
-    async def connect(self, code: str, participant: str, address: str) -> int:
+    async def connect(self, code: str, participant: str, address: str, network: str = "") -> int:
         """``participant`` has an open stream: the count of connected followers. Raises
-        Full("followers") at MAX_FOLLOWERS and Full("address") at MAX_FOLLOWERS_PER_ADDRESS
-        (someone already connected always comes back)."""
+        Full("followers") at MAX_FOLLOWERS, Full("address") at MAX_FOLLOWERS_PER_ADDRESS and
+        Full("network") at MAX_FOLLOWERS_PER_NETWORK (``network`` blank: the address); someone already
+        connected always comes back."""
 
     @abstractmethod
-    async def leave(self, code: str, participant: str, address: str) -> None: ...
+    async def leave(self, code: str, participant: str, address: str, network: str = "") -> None: ...
 
     @abstractmethod
-    async def refresh(self, code: str, present: list[tuple[str, str]]) -> None:
-        """(participant, address) pairs with a stream in this process are still here."""
+    async def refresh(self, code: str, present: list[tuple[str, str, str]]) -> None:
+        """(participant, address, network) triples with a stream in this process are still here."""
 
     @abstractmethod
     async def followers(self, code: str) -> int: ...

@@ -192,7 +192,7 @@ def _check_endpoint(card: Card):
         solutions = reading_of(request).solutions
         reveal = body.reveal and solutions
         held = getattr(request.app.state, "live_withheld", None)  # app/live/checks.py, set in create_app
-        withheld = await held(card.id, params) if reveal and held else frozenset()
+        withheld = await held(request, card.id, answers, reveal) if held else frozenset()  # 429 past its budget
         view, _ = explain(card, params)  # traced: each answer is also held against its derivation's slips
         results = _verdicts(card, view, answers, units, reveal, withheld)
         return JSONResponse(

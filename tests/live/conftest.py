@@ -62,9 +62,10 @@ _addresses = itertools.count(1)
 
 
 def new_address() -> str:
-    """A client address of its own (documentation range 198.18.0.0/15), sent as X-Forwarded-For."""
+    """A client address of its own (benchmarking range 198.18.0.0/15), sent as X-Forwarded-For: each of
+    the first 512 in a /24 of its own too (limits also count the /24 around an address)."""
     n = next(_addresses)
-    return f"198.18.{n // 250 % 250}.{n % 250 + 1}"
+    return f"198.{18 + n // 256 % 2}.{n % 256}.{n // 512 % 250 + 1}"
 
 
 def from_(address: str) -> dict:

@@ -4,7 +4,9 @@ the right only when the peer is a trusted proxy (uvicorn's --forwarded-allow-ips
 from __future__ import annotations
 
 import pytest
-from app.live.address import Trusted, bucket, resolve
+from app.live.address import Trusted, bucket, network, resolve
+
+from tests.apps import settings_for_tests
 
 LOCAL = Trusted("127.0.0.1")
 
@@ -29,8 +31,14 @@ def test_a_chain_of_trusted_proxies_is_walked():
     assert resolve("127.0.0.1", ["[2001:db8::1]:443"], t) == "2001:db8::1"
 
 
-def test_trusting_everyone():
-    assert resolve("203.0.113.5", ["198.51.100.7"], Trusted("*")) == "198.51.100.7"
+def test_trusting_everyone_is_refused():
+    """``*`` made every peer a proxy: the leftmost, client-written X-Forwarded-For was believed (issue 39:
+    1,200/1,200 joins from one client). It is refused, as is a network that holds every address."""
+    for spec in ("*", "127.0.0.1, *", "0.0.0.0/0", "::/0"):
+        with pytest.raises(ValueError, match="would trust every peer"):
+            Trusted(spec)
+        with pytest.raises(ValueError, match="would trust every peer"):
+            settings_for_tests(trusted_proxies=spec)
 
 
 def test_ipv6_clients_count_per_64_and_mapped_ipv4_as_ipv4():
@@ -53,3 +61,13 @@ def test_the_setting_is_checked():
     assert settings_for_tests(trusted_proxies="127.0.0.1, 10.0.0.0/8, ::1").trusted_proxies
     with pytest.raises(ValidationError):
         settings_for_tests(trusted_proxies="127.0.0.1, localhost")
+
+
+def test_every_address_belongs_to_a_network():
+    """Limits count the /24 or /48 around an address too: one site's 65,536 /64s are one network."""
+    assert network(bucket("2001:db8:1:2::1")) == network(bucket("2001:db8:1:ffff::9")) == "2001:db8:1::/48"
+    assert network(bucket("2001:db8:2:2::1")) != network(bucket("2001:db8:1:2::1"))
+    assert network(bucket("198.51.100.7")) == network(bucket("198.51.100.250")) == "198.51.100.0/24"
+    assert network(bucket("::ffff:198.51.100.7")) == "198.51.100.0/24"
+    assert network(bucket("198.51.101.7")) != "198.51.100.0/24"
+    assert network("unknown") == "net:unknown"

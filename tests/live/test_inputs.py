@@ -77,7 +77,7 @@ def test_the_event_stream_is_documented_as_text_event_stream_with_its_events(cli
     ok = op["responses"]["200"]
     assert list(ok["content"]) == ["text/event-stream"]
     events = ok["content"]["text/event-stream"]["x-events"]
-    assert set(events) == {"message", "ended", "status"}
+    assert set(events) == {"message", "ended", "replaced", "status"}  # replaced: issue 39, streams per credential
     assert {"seq", "card", "query", "question"} <= set(events["message"]["properties"])
     assert events["message"]["properties"]["question"]["properties"]["status"]["enum"] == ["open", "closed", "revealed"]
     for word in ("message", "ended", "status", "Last-Event-ID"):
