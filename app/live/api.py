@@ -19,6 +19,7 @@ from ..cards import run as compute
 from ..chapters import reading_order
 from ..labels import label_to_id, search
 from ..text import rich
+from ..words import words_for
 from . import cardinfo
 from .deps import (
     AnySession,
@@ -82,7 +83,9 @@ from .models import (
 from .results import class_summary, results_csv, summary, to_question_unit
 from .store import Full, Session, Store
 
-router = APIRouter(tags=["课堂"])
+W = words_for(__name__)
+
+router = APIRouter(tags=[W["router.tags"]])
 CreateBody: TypeAlias = Annotated[CreateIn, Depends(json_body(CreateIn))]
 StateBody: TypeAlias = Annotated[StateIn, Depends(json_body(StateIn))]
 AskBody: TypeAlias = Annotated[AskIn, Depends(json_body(AskIn))]
@@ -98,10 +101,10 @@ def ok(data: Any, status: int = 200) -> JSONResponse:
 
 
 FULL_STREAM = {
-    "address": f"同一网络地址在本课堂最多 {MAX_FOLLOWERS_PER_ADDRESS:,} 人同时在线",
-    "network": f"同一网段(IPv4 /24、IPv6 /48)在本课堂最多 {MAX_FOLLOWERS_PER_NETWORK:,} 人同时在线",
-    "stream_address": f"同一网络地址最多同时连 {STREAMS_PER_ADDRESS:,} 条事件流",
-    "stream_network": f"同一网段(IPv4 /24、IPv6 /48)最多同时连 {STREAMS_PER_NETWORK:,} 条事件流",
+    "address": W.f("full_stream.address", max_followers_per_address=MAX_FOLLOWERS_PER_ADDRESS),
+    "network": W.f("full_stream.network", max_followers_per_network=MAX_FOLLOWERS_PER_NETWORK),
+    "stream_address": W.f("full_stream.stream_address", streams_per_address=STREAMS_PER_ADDRESS),
+    "stream_network": W.f("full_stream.stream_network", streams_per_network=STREAMS_PER_NETWORK),
 }
 
 
@@ -113,14 +116,14 @@ def full_class(why: str = "followers") -> HTTPException:
     if why in FULL_STREAM:
         return fail(429, "code", FULL_STREAM[why], "too_many", headers)
     if why == "streams":
-        return fail(503, "code", "服务器的事件流已满,请稍后再试", "full", headers)
-    return fail(503, "code", f"本课堂已满:最多 {MAX_FOLLOWERS:,} 人同时在线", "full", headers)
+        return fail(503, "code", W["full_class.fail"], "full", headers)
+    return fail(503, "code", W.f("full_class.fail_2", max_followers=MAX_FOLLOWERS), "full", headers)
 
 
 def slot_frees(seconds: int) -> str:
     """When a class slot frees, as the cap's message says it."""
     minutes = max(1, math.ceil(seconds / 60))
-    return f"约 {minutes} 分钟后会有名额空出(无人操作且无人在线 {SLOT_IDLE_S // 60} 分钟的课堂归还名额)"
+    return W.f("slot_frees", minutes=minutes, v=SLOT_IDLE_S // 60)
 
 
 def retry_after(window_s: int) -> dict:
@@ -136,7 +139,7 @@ def changed(new: Session | None, code: str) -> Session:
     """The class after a store change; None means it ended or expired meanwhile: 410 / 404, as the
     lookup would say."""
     if new is None:
-        raise fail(410, "code", f"课堂 {code} 已结束或已过期", "ended")
+        raise fail(410, "code", W.f("changed.fail", code=code), "ended")
     return new
 
 
@@ -147,7 +150,7 @@ def changed(new: Session | None, code: str) -> Session:
     "/api/live/resolve",
     response_model=CardRef,
     responses=errors(404, 422),
-    summary="跳转框:图号、例题号或标题词 → 卡片编号",
+    summary=W["api_live_resolve.summary"],
 )
 async def resolve_card(q: str = "") -> JSONResponse:
     q = q[:100]
@@ -155,7 +158,7 @@ async def resolve_card(q: str = "") -> JSONResponse:
     hits = [] if cid else search(q, limit=2)
     cid = cid or (hits[0] if len(hits) == 1 else None)
     if cid is None:
-        raise fail(404, "q", f"找不到 “{q}” 对应的唯一卡片", "not_found")
+        raise fail(404, "q", W.f("resolve_card.fail", q=q), "not_found")
     return ok({"card": cid})
 
 
@@ -163,11 +166,11 @@ async def resolve_card(q: str = "") -> JSONResponse:
     "/api/live/askable/{card}",
     response_model=Askables,
     responses=errors(404, 422),
-    summary="这张卡片在此状态下可以问全班的题目",
+    summary=W["api_live_askable_card.summary"],
 )
 async def askable(card: str, request: Request) -> JSONResponse:
     if resolve(card) is None:  # a path names a resource: an unknown card is not found
-        raise fail(404, "card", f"没有编号为 “{card[:40]}” 的卡片", "not_found")
+        raise fail(404, "card", W.f("askable.fail", v=card[:40]), "not_found")
     c, params = card_state(card, request.url.query)
     view = compute(c, params)
     return ok(
@@ -197,11 +200,14 @@ async def askable(card: str, request: Request) -> JSONResponse:
     response_model=Created,
     responses=errors(413, 415, 422, 429, 503),
     openapi_extra=request_body(CreateIn),
-    summary="开课:新建课堂,返回课堂码与教师令牌",
-    description="请求体至少是 {}(从书的第一张卡片开始)。"
-    f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂,同一网段(IPv4 /24、IPv6 /48)最多 "
-    f"{MAX_CLASSES_PER_NETWORK} 个(下课、过期,或 {SLOT_IDLE_S // 60} 分钟无人操作且无人在线后名额归还);"
-    f"课堂在老师最后一次操作 {IDLE_TTL_S // 3600} 小时后过期。满额时 Retry-After 与消息给出名额何时空出。",
+    summary=W["api_live.summary"],
+    description=W.f(
+        "api_live.description",
+        max_classes_per_address=MAX_CLASSES_PER_ADDRESS,
+        max_classes_per_network=MAX_CLASSES_PER_NETWORK,
+        v=SLOT_IDLE_S // 60,
+        v2=IDLE_TTL_S // 3600,
+    ),
 )
 async def create(request: Request, data: CreateBody, live: LiveDep) -> JSONResponse:
     card, params = card_state(data.card or reading_order()[0], data.query)
@@ -216,17 +222,17 @@ async def create(request: Request, data: CreateBody, live: LiveDep) -> JSONRespo
             wait = int(e.args[1]) if len(e.args) > 1 else SLOT_IDLE_S
             headers = {"Retry-After": str(wait)}
             if why == "owner":
-                msg = f"同一网络地址最多同时开 {MAX_CLASSES_PER_ADDRESS} 个课堂:请先下课一个;"
+                msg = W.f("create", max_classes_per_address=MAX_CLASSES_PER_ADDRESS)
                 raise fail(429, "code", msg + slot_frees(wait), "too_many", headers) from None
             if why == "network":
-                msg = f"同一网段最多同时开 {MAX_CLASSES_PER_NETWORK} 个课堂;"
+                msg = W.f("create_2", max_classes_per_network=MAX_CLASSES_PER_NETWORK)
                 raise fail(429, "code", msg + slot_frees(wait), "too_many", headers) from None
-            msg = f"本实例同时开课的课堂已达上限({MAX_SESSIONS} 个);"
+            msg = W.f("create_3", max_sessions=MAX_SESSIONS)
             raise fail(503, "code", msg + slot_frees(wait), "full", headers) from None
         if s is not None:
             break
     else:
-        raise fail(503, "code", "暂时无法分配课堂码,请重试", "busy")
+        raise fail(503, "code", W["create.fail"], "busy")
     base = str(request.base_url).rstrip("/")
     return ok(
         {
@@ -259,7 +265,7 @@ router.add_api_route(
     methods=["GET"],
     response_model=StateOut,
     responses=errors(404, 410, 422, 503),
-    summary="课堂的当前状态",
+    summary=W["module.summary"],
     route_class_override=ClassRoute,
 )
 
@@ -268,7 +274,7 @@ router.add_api_route(
     "/api/live/{code}",
     status_code=204,
     responses=errors(401, 403, 404, 410, 503),
-    summary="教师:下课(学生看到“课堂已结束”与小结;之后课堂答 410,名额归还)",
+    summary=W["api_live_code.summary"],
 )
 async def end_class(s: Instructor, store: StoreDep) -> Response:
     questions = await store.questions(s.code)
@@ -282,7 +288,7 @@ async def end_class(s: Instructor, store: StoreDep) -> Response:
     response_model=SeqOut,
     responses=errors(401, 403, 404, 410, 413, 415, 422, 503),
     openapi_extra=request_body(StateIn),
-    summary="教师:切换卡片或参数(全班跟随)",
+    summary=W["api_live_code_state.summary"],
 )
 async def put_state(s: Instructor, data: StateBody, store: StoreDep) -> JSONResponse:
     card, _ = card_state(data.card, data.query)
@@ -299,7 +305,7 @@ async def _lock(store: Store, s: Session, locked: bool) -> JSONResponse:
     "/api/live/{code}/lock",
     response_model=SeqOut,
     responses=errors(401, 403, 404, 410, 422, 503),
-    summary="教师:锁定全班在当前卡片与状态",
+    summary=W["api_live_code_lock.summary"],
 )
 async def lock(s: Instructor, store: StoreDep) -> JSONResponse:
     return await _lock(store, s, True)
@@ -309,7 +315,7 @@ async def lock(s: Instructor, store: StoreDep) -> JSONResponse:
     "/api/live/{code}/unlock",
     response_model=SeqOut,
     responses=errors(401, 403, 404, 410, 422, 503),
-    summary="教师:解除锁定",
+    summary=W["api_live_code_unlock.summary"],
 )
 async def unlock(s: Instructor, store: StoreDep) -> JSONResponse:
     return await _lock(store, s, False)
@@ -320,11 +326,15 @@ async def unlock(s: Instructor, store: StoreDep) -> JSONResponse:
     response_model=Joined,
     responses=errors(404, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(JoinIn),
-    summary="学生:加入课堂,得到参与凭证(重连时带上旧凭证,保持同一身份)",
-    description=f"新参与者:同一网络地址每 {JOIN_WINDOW_S} 秒最多 {JOINS_PER_ADDRESS} 个(一个大教室在同一 NAT 后也够用),"
-    f"同一网段(IPv4 /24、IPv6 /48)最多 {JOINS_PER_NETWORK} 个;"
-    f"带着本课堂凭证重连:每个参与者每 {JOIN_WINDOW_S} 秒最多 {REJOINS_PER_PARTICIPANT} 次。"
-    "凭证若不属于本课堂(伪造、别的课堂、同码的旧课堂),换发一个新的。在线人数只数连着事件流的人,不数加入次数。",
+    summary=W["api_live_code_join.summary"],
+    description=W.f(
+        "api_live_code_join.description",
+        join_window_s=JOIN_WINDOW_S,
+        joins_per_address=JOINS_PER_ADDRESS,
+        joins_per_network=JOINS_PER_NETWORK,
+        join_window_s2=JOIN_WINDOW_S,
+        rejoins_per_participant=REJOINS_PER_PARTICIPANT,
+    ),
 )
 async def join(request: Request, s: LiveSession, data: JoinBody, live: LiveDep) -> JSONResponse:
     store, k = live.store, await live.keys()
@@ -332,7 +342,7 @@ async def join(request: Request, s: LiveSession, data: JoinBody, live: LiveDep) 
     p = k.open(data.participant) if data.participant else None
     if p is not None and p.code == s.code and p.epoch == epoch:
         if not await store.allow(f"r:{s.code}:{p.pid}", REJOINS_PER_PARTICIPANT, JOIN_WINDOW_S):
-            raise fail(429, "participant", "重连太频繁,请稍候", "rate_limited", retry_after(JOIN_WINDOW_S))
+            raise fail(429, "participant", W["join.fail"], "rate_limited", retry_after(JOIN_WINDOW_S))
         credential = data.participant
     else:
         bucket = f"j:{s.code}:{k.address(address(request))}"
@@ -340,7 +350,7 @@ async def join(request: Request, s: LiveSession, data: JoinBody, live: LiveDep) 
             raise fail(
                 429,
                 "code",
-                f"同一网络地址每分钟最多加入 {JOINS_PER_ADDRESS} 人,稍后自动重试",
+                W.f("join.fail_2", joins_per_address=JOINS_PER_ADDRESS),
                 "rate_limited",
                 retry_after(JOIN_WINDOW_S),
             )
@@ -348,7 +358,7 @@ async def join(request: Request, s: LiveSession, data: JoinBody, live: LiveDep) 
             raise fail(
                 429,
                 "code",
-                f"同一网段每分钟最多加入 {JOINS_PER_NETWORK} 人,稍后自动重试",
+                W.f("join.fail_3", joins_per_network=JOINS_PER_NETWORK),
                 "rate_limited",
                 retry_after(JOIN_WINDOW_S),
             )
@@ -363,11 +373,11 @@ def _question_record(card, params, query: str, key: str) -> dict:
     view = compute(card, params)
     item = cardinfo.find(card, params, view, key)
     if item is None:
-        keys_ = "、".join(a.key for a in cardinfo.askables(card, params, view))[:300]
-        raise fail(422, "key", f"不是这张卡片可问的题目;可选:{keys_}", "unknown_key")
+        keys_ = W["question_record"].join(a.key for a in cardinfo.askables(card, params, view))[:300]
+        raise fail(422, "key", W.f("question_record.fail", keys=keys_), "unknown_key")
     q, expected = item.question, cardinfo.expected(view, key)
     if isinstance(expected, float) and not math.isfinite(expected):
-        raise fail(422, "key", "这个量在当前参数下没有有限值", "not_finite")
+        raise fail(422, "key", W["question_record.fail_2"], "not_finite")
     slips = []  # the slips of the number's own derivation, worked out once (traced) for every answer
     if q.kind == "numeric":
         traced = explain(card, params)[0].outputs.get(key, expected)
@@ -398,13 +408,13 @@ def _question_record(card, params, query: str, key: str) -> dict:
     response_model=QidOut,
     responses=errors(401, 403, 404, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(AskIn),
-    summary="教师:向全班提问(练习题或“预测这个数”)",
+    summary=W["api_live_code_questions.summary"],
 )
 async def ask(s: Instructor, data: AskBody, store: StoreDep) -> JSONResponse:
     card, params = card_state(data.card, data.query)
     rec = _question_record(card, params, data.query, data.key)
     if s.question and s.question["qid"] >= MAX_QUESTIONS:
-        raise fail(429, "key", f"每个课堂最多提问 {MAX_QUESTIONS} 次", "too_many")
+        raise fail(429, "key", W.f("ask.fail", max_questions=MAX_QUESTIONS), "too_many")
     new = changed(await store.ask(s.code, rec), s.code)
     assert new.question is not None  # Store.ask makes the new question the current one
     return ok({"qid": new.question["qid"], "seq": new.seq}, 201)
@@ -413,7 +423,7 @@ async def ask(s: Instructor, data: AskBody, store: StoreDep) -> JSONResponse:
 async def _question(store: Store, s: Session, qid: int) -> dict:
     rec = await store.question(s.code, qid)
     if rec is None:
-        raise fail(404, "qid", f"没有第 {qid} 题", "not_found")
+        raise fail(404, "qid", W.f("question.fail", qid=qid), "not_found")
     return rec
 
 
@@ -424,13 +434,20 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
         value = number_answer(value)
         allowed = [rec["unit"], *rec.get("units", {})]
         if data.unit is not None and data.unit not in allowed:
-            raise fail(422, "unit", "不是可选单位;可选:" + "、".join(u for u in allowed if u), "literal_error")
+            raise fail(
+                422,
+                "unit",
+                W["checked_answer.fail"] + W["question_record"].join(u for u in allowed if u),
+                "literal_error",
+            )
     elif rec["kind"] == "bool":
         if str(value).lower() not in ("true", "false"):
-            raise fail(422, "value", "须为 true 或 false", "bool_parsing")
+            raise fail(422, "value", W["checked_answer.fail_2"], "bool_parsing")
         value = str(value).lower() == "true"
     elif rec["kind"] == "choice" and str(value) not in rec.get("options", {}):
-        raise fail(422, "value", "不是可选项;可选:" + "、".join(rec["options"]), "literal_error")
+        raise fail(
+            422, "value", W["checked_answer.fail_3"] + W["question_record"].join(rec["options"]), "literal_error"
+        )
     q = Question(
         rec["key"],
         rec["prompt"],
@@ -462,26 +479,26 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
     response_model=Accepted,
     responses=errors(403, 404, 409, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(AnswerIn),
-    summary="学生:作答(凭参与凭证,一人一份,收卷前可改,以最后一次为准)",
+    summary=W["api_live_code_questions_qid_answers.summary"],
 )
 async def answer(s: LiveSession, qid: Qid, data: AnswerBody, live: LiveDep) -> JSONResponse:
     store = live.store
     p = participant_of(await live.keys(), s, data.participant)
     rec = await _question(store, s, qid)
     if rec["status"] != "open":
-        raise fail(409, "qid", "已收卷,不能再作答", "closed")
+        raise fail(409, "qid", W["answer.fail"], "closed")
     ans = _checked_answer(rec, data)
     if not await store.allow(f"a:{s.code}:{p.pid}", ANSWERS_PER_WINDOW, ANSWER_WINDOW_S):
         raise fail(
             429,
             "participant",
-            f"作答太频繁:每 {ANSWER_WINDOW_S} 秒最多 {ANSWERS_PER_WINDOW} 次",
+            W.f("answer.fail_2", answer_window_s=ANSWER_WINDOW_S, answers_per_window=ANSWERS_PER_WINDOW),
             "rate_limited",
             retry_after(ANSWER_WINDOW_S),
         )
     outcome = await store.answer(s.code, qid, p.pid, ans)
     if outcome == "closed":
-        raise fail(409, "qid", "已收卷,不能再作答", "closed")
+        raise fail(409, "qid", W["answer.fail"], "closed")
     return ok({"accepted": True})
 
 
@@ -496,7 +513,7 @@ async def _status(store: Store, s: Session, qid: int, status: str) -> JSONRespon
     "/api/live/{code}/questions/{qid}/close",
     response_model=SeqOut,
     responses=errors(401, 403, 404, 410, 422, 503),
-    summary="教师:收卷",
+    summary=W["api_live_code_questions_qid_close.summary"],
 )
 async def close(s: Instructor, qid: Qid, store: StoreDep) -> JSONResponse:
     return await _status(store, s, qid, "closed")
@@ -506,7 +523,7 @@ async def close(s: Instructor, qid: Qid, store: StoreDep) -> JSONResponse:
     "/api/live/{code}/questions/{qid}/reveal",
     response_model=SeqOut,
     responses=errors(401, 403, 404, 410, 422, 503),
-    summary="教师:公布结果",
+    summary=W["api_live_code_questions_qid_reveal.summary"],
 )
 async def reveal(s: Instructor, qid: Qid, store: StoreDep) -> JSONResponse:
     return await _status(store, s, qid, "revealed")
@@ -516,22 +533,22 @@ async def reveal(s: Instructor, qid: Qid, store: StoreDep) -> JSONResponse:
     "/api/live/{code}/questions/{qid}/results",
     response_model=Results,
     responses=errors(403, 404, 410, 422, 503),
-    summary="作答结果:人数总是可见;分布与真值需令牌或公布后",
+    summary=W["api_live_code_questions_qid_results.summary"],
 )
 async def results(
     request: Request,
     s: LiveSession,
     qid: Qid,
     live: LiveDep,
-    participant: Annotated[str | None, Query(description="自己的参与凭证:公布后附上自己的判定")] = None,
-    full: Annotated[str, Query(description="true:要求完整结果(需令牌或已公布,否则 403)")] = "",
+    participant: Annotated[str | None, Query(description=W["module.description"])] = None,
+    full: Annotated[str, Query(description=W["module.description_2"])] = "",
 ) -> JSONResponse:
     store = live.store
     rec = await _question(store, s, qid)
     teacher = check_token(request, s, required=False)
     shown = teacher or rec["status"] == "revealed"
     if full.lower() in ("1", "true", "yes") and not shown:
-        raise fail(403, "qid", "结果在老师公布前不可见", "forbidden")
+        raise fail(403, "qid", W["results.fail"], "forbidden")
     if not shown:
         return ok(summary(rec, {}, full=False) | {"answered": await store.count_answers(s.code, qid)})
     answers = await store.answers(s.code, qid)
@@ -552,11 +569,14 @@ async def results(
 @router.get(
     "/api/live/{code}/results.csv",
     responses={
-        200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "每题一行起,逐个答案一行"},
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": W["api_live_code_results_csv.description"],
+        },
         **errors(401, 403, 404, 503),
     },
     response_class=Response,
-    summary="教师:导出全部题目、真值与答案(CSV;未留昵称者匿名;下课后仍可导出)",
+    summary=W["api_live_code_results_csv.summary"],
 )
 async def export_csv(request: Request, s: AnySession, store: StoreDep) -> Response:
     check_token(request, s)
@@ -578,7 +598,7 @@ async def export_csv(request: Request, s: AnySession, store: StoreDep) -> Respon
     response_model=SidOut,
     responses=errors(403, 404, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(SnapshotIn),
-    summary="学生:把自己的卡片状态分享给老师(凭参与凭证)",
+    summary=W["api_live_code_share.summary"],
 )
 async def share(s: LiveSession, data: SnapshotBody, live: LiveDep) -> JSONResponse:
     p = participant_of(await live.keys(), s, data.participant)
@@ -588,7 +608,7 @@ async def share(s: LiveSession, data: SnapshotBody, live: LiveDep) -> JSONRespon
         raise fail(
             429,
             "participant",
-            f"分享太频繁:每 {SNAPSHOT_WINDOW_S} 秒最多 {SNAPSHOTS_PER_WINDOW} 次",
+            W.f("share.fail", snapshot_window_s=SNAPSHOT_WINDOW_S, snapshots_per_window=SNAPSHOTS_PER_WINDOW),
             "rate_limited",
             retry_after(SNAPSHOT_WINDOW_S),
         )
@@ -610,7 +630,7 @@ async def share(s: LiveSession, data: SnapshotBody, live: LiveDep) -> JSONRespon
     "/api/live/{code}/snapshots",
     response_model=Snapshots,
     responses=errors(401, 403, 404, 410, 422, 503),
-    summary="教师:学生分享的快照",
+    summary=W["api_live_code_snapshots.summary"],
 )
 async def snapshots(s: Instructor, store: StoreDep) -> JSONResponse:
     return ok({"snapshots": await store.snapshots(s.code)})

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 from ..cards import Card, ControlSpec, Params, Question, View, controls_of, tiles
+from ..words import words_for
+
+W = words_for(__name__)
 
 MAX_VALUE_CHARS = 24  # a free-text parameter value (a custom GPU spec) is shortened past this, whole
 
@@ -61,15 +64,15 @@ def _number(v: float) -> str:
 def _value(spec: ControlSpec, v: Any) -> str:
     """A parameter's value as the card's control shows it, with its unit (never cut mid-number)."""
     if spec.custom == "model" and isinstance(v, str) and v not in (spec.options or {}):
-        return "自定义模型"
+        return W["value"]
     if isinstance(spec.options, dict) and v in spec.options:
         text = str(spec.options[v])
     elif isinstance(v, bool):
-        text = "是" if v else "否"
+        text = W["value_2"] if v else W["value_3"]
     elif isinstance(v, (int, float)):
         text = _number(v)
     elif isinstance(v, (list, tuple)):
-        text = "、".join(_number(x) if isinstance(x, (int, float)) else str(x) for x in v)
+        text = W["value_4"].join(_number(x) if isinstance(x, (int, float)) else str(x) for x in v)
     else:
         text = str(v)
         if len(text) > MAX_VALUE_CHARS:
@@ -95,11 +98,11 @@ def conditions(card: Card, params: Params) -> list[Condition]:
 
 def state_label(card: Card, params: Params) -> str:
     """A state in words: 批大小 B = 64 请求 · 带宽可用比例 = 70%, or 默认设置."""
-    return " · ".join(c.text for c in conditions(card, params)) or "默认设置"
+    return " · ".join(c.text for c in conditions(card, params)) or W["state_label"]
 
 
 def _asked_under(conds: list[Condition]) -> str:
-    return "、".join(c.short for c in conds)
+    return W["value_4"].join(c.short for c in conds)
 
 
 def askables(card: Card, params: Params, view: View) -> list[Askable]:
@@ -111,7 +114,7 @@ def askables(card: Card, params: Params, view: View) -> list[Askable]:
     for q in view.questions:
         if q.kind == "open" or q.key not in view.outputs:
             continue
-        prompt = f"{conds} 时:{q.prompt}" if conds else q.prompt
+        prompt = W.f("askables", conds=conds, prompt=q.prompt) if conds else q.prompt
         out.append(Askable(q.key, _plain(q.prompt)[:60], "exercise", replace(q, prompt=prompt)))
     taken = {a.key for a in out}
     for s in tiles(card, view, params):
@@ -119,7 +122,7 @@ def askables(card: Card, params: Params, view: View) -> list[Askable]:
             continue
         taken.add(s.key)
         label = _plain(s.label)
-        prompt = f"{conds} 时,{s.label}是多少?" if conds else f"按默认设置,{s.label}是多少?"
+        prompt = W.f("askables_2", conds=conds, label=s.label) if conds else W.f("askables_3", label=s.label)
         out.append(Askable(s.key, label, "tile", Question(s.key, prompt, s.unit, kind="numeric")))
     return out
 

@@ -23,10 +23,13 @@ from starlette.requests import HTTPConnection
 
 from .. import exercises
 from ..cards import REGISTRY
+from ..words import words_for
 from .context import LiveContext
 from .deps import address, fail, network
 from .limits import CHECK_WINDOW_S, CHECKS_PER_ADDRESS, CHECKS_PER_NETWORK
 from .store import StoreUnavailable
+
+W = words_for(__name__)
 
 log = logging.getLogger("aiinfra.live")
 
@@ -65,7 +68,7 @@ async def _count(live: LiveContext, conn: HTTPConnection, card_id: str) -> None:
             raise fail(
                 429,
                 "answers",
-                f"课堂正在问这道题:请在课堂里作答(检查答案每 {CHECK_WINDOW_S} 秒最多 {CHECKS_PER_ADDRESS} 次)",
+                W.f("count.fail", check_window_s=CHECK_WINDOW_S, checks_per_address=CHECKS_PER_ADDRESS),
                 "rate_limited",
                 retry_after(CHECK_WINDOW_S),
             )

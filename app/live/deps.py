@@ -17,6 +17,7 @@ from starlette.requests import HTTPConnection
 
 from ..cards import REGISTRY, Card, resolve
 from ..state import ParamError, parse_query
+from ..words import words_for
 from .address import client_address
 from .address import network as network_around
 from .context import LiveContext
@@ -25,21 +26,23 @@ from .ids import normalise_code, token_matches
 from .limits import BODY_READ_TIMEOUT_S, MAX_ANSWER, MAX_BODY_BYTES, MAX_QUESTIONS
 from .store import Session, Store
 
+W = words_for(__name__)
+
 M = TypeVar("M", bound=BaseModel)
 
 _KIND = {
-    "missing": "缺少",
-    "string_too_long": "过长",
-    "string_too_short": "过短",
-    "string_pattern_mismatch": "格式不对",
-    "extra_forbidden": "不认识的字段",
-    "float_parsing": "须为数字",
-    "string_type": "须为文本",
-    "int_parsing": "须为整数",
-    "bool_type": "须为 true 或 false",
-    "model_type": "须为 JSON 对象",
-    "json_invalid": "不是有效的 JSON",
-    "finite_number": "须为有限数",
+    "missing": W["kind.missing"],
+    "string_too_long": W["kind.string_too_long"],
+    "string_too_short": W["kind.string_too_short"],
+    "string_pattern_mismatch": W["kind.string_pattern_mismatch"],
+    "extra_forbidden": W["kind.extra_forbidden"],
+    "float_parsing": W["kind.float_parsing"],
+    "string_type": W["kind.string_type"],
+    "int_parsing": W["kind.int_parsing"],
+    "bool_type": W["kind.bool_type"],
+    "model_type": W["kind.model_type"],
+    "json_invalid": W["kind.json_invalid"],
+    "finite_number": W["kind.finite_number"],
 }
 
 
@@ -57,7 +60,7 @@ def _from_validation(e: ValidationError) -> HTTPException:
     for err in e.errors():
         loc = [str(x) for x in err.get("loc", ())]
         field = loc[0] if loc else "body"  # the bodies are flat: the first step names the field
-        text = _KIND.get(err.get("type", ""), err.get("msg", "取值无效"))
+        text = _KIND.get(err.get("type", ""), err.get("msg", W["from_validation.get"]))
         items.append(
             {
                 "loc": ["body", *loc],
@@ -82,19 +85,21 @@ def json_body(model: type[M]) -> Callable[[Request], Any]:
 
     async def read(request: Request) -> M:
         if not is_json(request.headers.get("content-type", "")):
-            raise fail(415, "content-type", "须为 application/json", "unsupported_media_type")
+            raise fail(415, "content-type", W["json_body.read.fail"], "unsupported_media_type")
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-            raise fail(413, "body", f"请求体过大(上限 {MAX_BODY_BYTES // 1024} KB)", "too_large")
+            raise fail(413, "body", W.f("json_body.read.fail_2", v=MAX_BODY_BYTES // 1024), "too_large")
         raw = bytearray()
         try:
             async with asyncio.timeout(BODY_READ_TIMEOUT_S):
                 async for chunk in request.stream():
                     raw += chunk
                     if len(raw) > MAX_BODY_BYTES:
-                        raise fail(413, "body", f"请求体过大(上限 {MAX_BODY_BYTES // 1024} KB)", "too_large")
+                        raise fail(413, "body", W.f("json_body.read.fail_3", v=MAX_BODY_BYTES // 1024), "too_large")
         except TimeoutError:
-            raise fail(408, "body", f"请求体 {BODY_READ_TIMEOUT_S:g} 秒内未收完", "timeout") from None
+            raise fail(
+                408, "body", W.f("json_body.read.fail_4", body_read_timeout_s=BODY_READ_TIMEOUT_S), "timeout"
+            ) from None
         try:
             return model.model_validate_json(bytes(raw))
         except ValidationError as e:
@@ -111,7 +116,7 @@ def gone(code: str) -> HTTPException:
                 "loc": ["path", "code"],
                 "field": "code",
                 "type": "not_found",
-                "msg": f"code:没有课堂码为 {code[:12]} 的课堂(可能已结束或过期)",
+                "msg": W.f("gone.msg", v=code[:12]),
                 "input": None,
             }
         ],
@@ -126,7 +131,7 @@ def ended(code: str) -> HTTPException:
                 "loc": ["path", "code"],
                 "field": "code",
                 "type": "ended",
-                "msg": f"code:课堂 {code} 已结束(老师已下课)",
+                "msg": W.f("ended.msg", code=code),
                 "input": None,
             }
         ],
@@ -184,15 +189,15 @@ QID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": MAX_QUESTIONS}
 def number_answer(value: Any) -> float:
     """A number a phone sent (an answer, a prediction): "1,024" and 1024 alike; else a 422 naming ``value``."""
     if isinstance(value, bool):
-        raise fail(422, "value", "须为数字", "float_parsing")
+        raise fail(422, "value", W["kind.float_parsing"], "float_parsing")
     try:
         number = float(value.replace(",", "")) if isinstance(value, str) else float(value)
     except ValueError:
-        raise fail(422, "value", "须为数字", "float_parsing") from None
+        raise fail(422, "value", W["kind.float_parsing"], "float_parsing") from None
     if not math.isfinite(number):
-        raise fail(422, "value", "须为有限数", "finite_number")
+        raise fail(422, "value", W["kind.finite_number"], "finite_number")
     if abs(number) > MAX_ANSWER:
-        raise fail(422, "value", f"绝对值须不超过 {MAX_ANSWER:g}", "less_than_equal")
+        raise fail(422, "value", W.f("number_answer.fail", max_answer=MAX_ANSWER), "less_than_equal")
     return number
 
 
@@ -207,7 +212,7 @@ def path_number(value: str, field: str, top: int, what: str) -> int:
                     "loc": ["path", field],
                     "field": field,
                     "type": "out_of_range",
-                    "msg": f"{field}:{what}须为 1 到 {top} 的整数",
+                    "msg": W.f("path_number.msg", field=field, what=what, top=top),
                     "input": value[:24],
                 }
             ],
@@ -215,9 +220,13 @@ def path_number(value: str, field: str, top: int, what: str) -> int:
     return int(value)
 
 
-def qid_param(qid: Annotated[str, Path(description=f"题号(1…{MAX_QUESTIONS})", json_schema_extra=QID_SCHEMA)]) -> int:
+def qid_param(
+    qid: Annotated[
+        str, Path(description=W.f("module.description", max_questions=MAX_QUESTIONS), json_schema_extra=QID_SCHEMA)
+    ],
+) -> int:
     """A question number from the path: 1…MAX_QUESTIONS, else 422 naming ``qid``."""
-    return path_number(qid, "qid", MAX_QUESTIONS, "题号")
+    return path_number(qid, "qid", MAX_QUESTIONS, W["qid_param.path_number"])
 
 
 def address(conn: HTTPConnection) -> str:
@@ -235,7 +244,7 @@ def participant_of(k: Keys, s: Session, credential: str | None, field: str = "pa
     (missing, forged, altered, or another class's): such a request counts for nothing."""
     p = k.open(credential) if credential else None
     if p is None or p.code != s.code or p.epoch != k.epoch(s.code, s.token_hash):
-        why = "缺少参与凭证,请先加入课堂" if not credential else "参与凭证无效或不属于这个课堂,请重新加入"
+        why = W["participant_of"] if not credential else W["participant_of_2"]
         raise fail(403, field, why, "forbidden")
     return p
 
@@ -253,13 +262,13 @@ def check_token(request: Request, session: Session, required: bool = True) -> bo
             raise fail(
                 401,
                 "authorization",
-                "需要教师令牌(Authorization: Bearer …)",
+                W["check_token.fail"],
                 "unauthorized",
                 {"WWW-Authenticate": "Bearer"},
             )
         return False
     if not token_matches(tok, session.token_hash):
-        raise fail(403, "authorization", "教师令牌不对", "forbidden")
+        raise fail(403, "authorization", W["check_token.fail_2"], "forbidden")
     return True
 
 
@@ -276,7 +285,7 @@ def card_state(card_name: str, query: str, field: str = "card"):
     gives the very messages the card routes give)."""
     cid = resolve(card_name)
     if cid is None:
-        raise fail(422, field, f"没有编号为 “{card_name[:40]}” 的卡片", "unknown_card")
+        raise fail(422, field, W.f("card_state.fail", v=card_name[:40]), "unknown_card")
     card: Card = REGISTRY[cid]
     try:
         return card, parse_query(card, parse_qsl(query, keep_blank_values=True))

@@ -10,11 +10,14 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from ..render import render
+from ..words import words_for
 from .limits import STORE_RETRY_AFTER_S
 from .store import StoreUnavailable
 
+W = words_for(__name__)
+
 log = logging.getLogger("aiinfra.live")
-MESSAGE = "课堂服务暂时不可用,请稍后重试"
+MESSAGE = W["message"]
 
 
 async def store_unavailable(request: Request, exc: Exception) -> Response:
@@ -23,7 +26,7 @@ async def store_unavailable(request: Request, exc: Exception) -> Response:
     if request.url.path.startswith("/api/"):
         item = {"loc": ["store"], "field": "store", "type": "unavailable", "msg": f"store:{MESSAGE}", "input": None}
         return JSONResponse({"detail": [item]}, status_code=503, headers=headers)
-    html = render("live/join.html", message=MESSAGE + "(几秒后刷新本页)", code="")
+    html = render("live/join.html", message=MESSAGE + W["store_unavailable.message"], code="")
     return HTMLResponse(html, status_code=503, headers=headers)
 
 

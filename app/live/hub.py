@@ -16,6 +16,7 @@ import resource
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from ..words import words_for
 from .limits import (
     FD_RESERVE,
     FD_WANTED,
@@ -27,6 +28,8 @@ from .limits import (
     STREAMS_PER_PARTICIPANT,
 )
 from .store import Full, Store
+
+W = words_for(__name__)
 
 log = logging.getLogger("aiinfra.live")
 
@@ -85,7 +88,7 @@ ENDED_PREFIX = (b"event: ended", b"event: replaced")  # a stream closes after ei
 
 def replaced_frame() -> bytes:
     """The last event of a stream its credential opened again elsewhere (STREAMS_PER_PARTICIPANT)."""
-    why = f"同一参与凭证最多同时连 {STREAMS_PER_PARTICIPANT} 条事件流:这条已被更新的连接取代"
+    why = W.f("replaced_frame", streams_per_participant=STREAMS_PER_PARTICIPANT)
     return REPLACED.format(encode({"reason": "replaced", "msg": why})).encode()
 
 

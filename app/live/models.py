@@ -8,7 +8,10 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
 
 from ..errors import ErrorBody
+from ..words import words_for
 from .limits import MAX_QUERY_LEN, MAX_SWEEP_POINTS, NICK_MAX, PARTICIPANT_MAX
+
+W = words_for(__name__)
 
 # Invisible characters a name could hide behind or use to spoof another on the projector: format
 # characters (bidi embeddings/overrides/isolates U+202A–E, U+2066–9, marks U+200E/F, U+061C;
@@ -24,19 +27,19 @@ def clean_nick(v: str | None) -> str | None:
         return None
     v = unicodedata.normalize("NFC", v)
     if any(unicodedata.category(ch) == "Cc" for ch in v):
-        raise ValueError("含有控制字符")
+        raise ValueError(W["clean_nick.valueerror"])
     v = "".join(ch for ch in v if unicodedata.category(ch) not in _DROPPED)
     return " ".join(v.split()) or None
 
 
 Nick = Annotated[
     str | None,
-    Field(None, max_length=NICK_MAX, description=f"可选昵称(≤ {NICK_MAX} 字;不可见字符会被去掉)"),
+    Field(None, max_length=NICK_MAX, description=W.f("nick.description", nick_max=NICK_MAX)),
     AfterValidator(clean_nick),
 ]
 Credential = Annotated[
     str | None,
-    Field(None, max_length=PARTICIPANT_MAX, description="加入课堂时得到的参与凭证(存于浏览器 localStorage)"),
+    Field(None, max_length=PARTICIPANT_MAX, description=W["credential.description"]),
 ]
 
 
@@ -50,8 +53,10 @@ def _card_enum(schema: dict) -> None:
     schema["enum"] = sorted(REGISTRY) + sorted(ALIASES)
 
 
-CardId = Annotated[str, Field(min_length=1, max_length=100, description="卡片编号或别名", json_schema_extra=_card_enum)]
-Query = Annotated[str, Field("", max_length=MAX_QUERY_LEN, description="卡片的查询串,与 /cards/{id}?… 相同")]
+CardId = Annotated[
+    str, Field(min_length=1, max_length=100, description=W["cardid.description"], json_schema_extra=_card_enum)
+]
+Query = Annotated[str, Field("", max_length=MAX_QUERY_LEN, description=W["query.description"])]
 
 
 class Strict(BaseModel):
@@ -85,7 +90,7 @@ class AnswerIn(Strict):
 
 
 class JoinIn(Strict):
-    participant: Credential = Field(None, description="上次加入得到的凭证(重连时带上,保持同一身份);没有则新发一个")
+    participant: Credential = Field(None, description=W["joinin.participant.description"])
     nick: Nick = None
 
 
@@ -96,8 +101,8 @@ class SnapshotIn(Strict):
     query: Query = ""
 
 
-OutputKey = Annotated[str, Field(min_length=1, max_length=100, description="卡片的一个数值输出键")]
-Better = Annotated[Literal["lower", "higher"], Field(description="这个量越小越好(lower)还是越大越好(higher)")]
+OutputKey = Annotated[str, Field(min_length=1, max_length=100, description=W["outputkey.description"])]
+Better = Annotated[Literal["lower", "higher"], Field(description=W["better.description"])]
 SweepValue = float | bool | Annotated[str, Field(max_length=100)]
 
 
@@ -125,8 +130,8 @@ class PredictIn(Strict):
 
 
 class Created(BaseModel):
-    code: str = Field(description="6 位课堂码")
-    token: str = Field(description="教师令牌(只在控制链接的 #t= 片段里出现)")
+    code: str = Field(description=W["created.code.description"])
+    token: str = Field(description=W["created.token.description"])
     follow_url: str
     control_url: str
 
@@ -159,8 +164,8 @@ class Accepted(BaseModel):
 
 
 class Joined(BaseModel):
-    participant: str = Field(description="参与凭证:作答、预测与分享都要带上;一台设备一份,一题一票")
-    followers: int = Field(description="此刻连着事件流的人数")
+    participant: str = Field(description=W["joined.participant.description"])
+    followers: int = Field(description=W["joined.followers.description"])
     state: dict
 
 
@@ -180,15 +185,15 @@ class Results(BaseModel):
 
 
 class SweepCreated(BaseModel):
-    sid: int = Field(description="扫参编号(本课堂内从 1 起)")
-    points: int = Field(description="点数(各参数取值个数之积)")
+    sid: int = Field(description=W["sweepcreated.sid.description"])
+    points: int = Field(description=W["sweepcreated.points.description"])
     seq: int
 
 
 class SweepMine(BaseModel):
     model_config = ConfigDict(extra="allow")
-    point: int = Field(description="你负责的点(从 0 起的序号)")
-    query: str = Field(description="这个点的卡片查询串")
+    point: int = Field(description=W["sweepmine.point.description"])
+    query: str = Field(description=W["sweepmine.query.description"])
 
 
 class SweepResults(BaseModel):
@@ -215,17 +220,17 @@ class Askables(BaseModel):
 
 
 ERROR_TEXT = {
-    401: "缺少教师令牌",
-    403: "教师令牌不对 / 参与凭证缺失、伪造或属于别的课堂 / 结果未公布",
-    404: "没有这个课堂、题目或卡片",
-    408: "请求体未按时收完",
-    409: "已收卷",
-    410: "课堂已结束(下课)",
-    413: "请求体过大",
-    415: "请求体须为 application/json",
-    422: "参数或请求体不对(指明字段)",
-    429: "太频繁,或同一地址的课堂数 / 在线人数已达上限(见 Retry-After)",
-    503: "课堂已满 / 实例课堂数已满 / 课堂服务暂时不可用(见 Retry-After)",
+    401: W["error_text.t"],
+    403: W["error_text.t_2"],
+    404: W["error_text.t_3"],
+    408: W["error_text.t_4"],
+    409: W["error_text.t_5"],
+    410: W["error_text.t_6"],
+    413: W["error_text.t_7"],
+    415: W["error_text.t_8"],
+    422: W["error_text.t_9"],
+    429: W["error_text.t_10"],
+    503: W["error_text.t_11"],
 }
 
 

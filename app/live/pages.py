@@ -16,10 +16,13 @@ from markupsafe import Markup
 from ..cards import REGISTRY
 from ..chapters import neighbours
 from ..render import Reading, fragment_html, render
+from ..words import words_for
 from .deps import StoreDep, any_session, card_state, find_session
 from .ids import normalise_code
 from .limits import ENDED_KEEP_S, NICK_MAX
 from .store import Session
+
+W = words_for(__name__)
 
 router = APIRouter(include_in_schema=False)
 NO_STORE = {"Cache-Control": "no-store"}
@@ -35,7 +38,7 @@ def follow_url(request: Request, code: str) -> str:
 def qr_svg(url: str, cls: str = "qr") -> Markup:
     """The follow link as an inline SVG QR code, drawn here by segno (no network)."""
     svg = segno.make(url, error="m").svg_inline(
-        scale=1, omitsize=True, border=2, dark="#000", light="#fff", svgclass=cls, title="扫码加入课堂"
+        scale=1, omitsize=True, border=2, dark="#000", light="#fff", svgclass=cls, title=W["qr_svg.title"]
     )
     return Markup(svg)
 
@@ -107,7 +110,7 @@ def join_page(code: str = "") -> Response:
         if norm:
             return RedirectResponse(f"/live/{norm}", status_code=303)
         return HTMLResponse(
-            render("live/join.html", message="课堂码是 6 位字母或数字", code=code[:12]), 422, headers=NO_STORE
+            render("live/join.html", message=W["join_page.message"], code=code[:12]), 422, headers=NO_STORE
         )
     return HTMLResponse(render("live/join.html", message="", code=""), headers=NO_STORE)
 
@@ -144,7 +147,7 @@ def _raw_pairs(query: str) -> list[tuple[str, str]]:
 async def follow_page(code: str, request: Request, store: StoreDep) -> Response:
     s = await find_session(store, code)
     if s is None:
-        return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。请核对课堂码。")
+        return not_found(W.f("follow_page.not_found", v=code[:12]))
     if s.code != code:
         return RedirectResponse(f"/live/{s.code}", status_code=307)
     if s.ended is not None:
@@ -161,7 +164,7 @@ async def ended_view(code: str, store: StoreDep, view: str = "") -> Response:
     class still running sends the visitor back to it (303), an unknown one is 404."""
     s = await find_session(store, code)
     if s is None:
-        return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。请核对课堂码。")
+        return not_found(W.f("ended_view.not_found", v=code[:12]))
     control = view == "control"
     if s.ended is None:
         return RedirectResponse(f"/live/{s.code}/control" if control else f"/live/{s.code}", status_code=303)
@@ -174,7 +177,7 @@ async def control_page(code: str, request: Request, store: StoreDep) -> Response
     sent to the server); the page script reads it and sends it as a Bearer header."""
     s = await find_session(store, code)
     if s is None:
-        return not_found(f"没有课堂码为 “{code[:12]}” 的课堂:可能已结束或过期。")
+        return not_found(W.f("control_page.not_found", v=code[:12]))
     if s.ended is not None:
         return ended_page(s, control=True)
     url = follow_url(request, s.code)
@@ -197,5 +200,5 @@ async def qr(code: str, request: Request, store: StoreDep) -> Response:
 
     s = await any_session(code, store)
     buf = io.BytesIO()
-    segno.make(follow_url(request, s.code), error="m").save(buf, kind="svg", scale=8, border=2, title="扫码加入课堂")
+    segno.make(follow_url(request, s.code), error="m").save(buf, kind="svg", scale=8, border=2, title=W["qr_svg.title"])
     return Response(buf.getvalue(), media_type="image/svg+xml", headers=NO_STORE)

@@ -13,8 +13,16 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from ..words import words_for
+
+W = words_for(__name__)
+
 VERDICTS = ("correct", "close", "incorrect")
-VERDICT_TEXT = {"correct": "正确", "close": "接近", "incorrect": "不对"}
+VERDICT_TEXT = {
+    "correct": W["verdict_text.correct"],
+    "close": W["verdict_text.close"],
+    "incorrect": W["verdict_text.incorrect"],
+}
 MAX_BINS = 30
 MIN_BINS = 4
 ROBUST_FROM = 20  # with fewer answers every one is on the chart; from here the 5th–95th percentile
@@ -202,21 +210,21 @@ def class_summary(session, questions: list[dict], answers: dict[int, dict[str, d
 
 
 CSV_COLUMNS = (
-    "题号",
-    "题目",
-    "卡片",
-    "查询串",
-    "条件",
-    "真值",
-    "单位",
-    "状态",
-    "作答人数",
-    "昵称",
-    "答案",
-    "答案单位",
-    "换算为题目单位",
-    "判定",
-    "作答时间(UTC)",
+    W["csv_columns"],
+    W["csv_columns_2"],
+    W["csv_columns_3"],
+    W["csv_columns_4"],
+    W["csv_columns_5"],
+    W["csv_columns_6"],
+    W["csv_columns_7"],
+    W["csv_columns_8"],
+    W["csv_columns_9"],
+    W["csv_columns_10"],
+    W["csv_columns_11"],
+    W["csv_columns_12"],
+    W["csv_columns_13"],
+    W["csv_columns_14"],
+    W["csv_columns_15"],
 )
 
 
@@ -244,20 +252,24 @@ def results_csv(questions: list[dict], answers: dict[int, dict[str, dict]]) -> s
             rec["card"],
             rec.get("query", ""),
             rec.get("conditions", ""),
-            "是" if truth is True else "否" if truth is False else truth,
+            W["results_csv"] if truth is True else W["results_csv_2"] if truth is False else truth,
             rec["unit"],
-            {"open": "作答中", "closed": "已收卷", "revealed": "已公布"}.get(rec["status"], rec["status"]),
+            {
+                "open": W["results_csv.open"],
+                "closed": W["results_csv.closed"],
+                "revealed": W["results_csv.revealed"],
+            }.get(rec["status"], rec["status"]),
             len(got),
         ]
         if not got:
             w.writerow(head + [""] * 6)
         for a in got:
             value = a["value"]
-            shown = "是" if value is True else "否" if value is False else value
+            shown = W["results_csv"] if value is True else W["results_csv_2"] if value is False else value
             w.writerow(
                 head
                 + [
-                    _cell(a.get("nick") or "") or "匿名",
+                    _cell(a.get("nick") or "") or W["results_csv.writerow"],
                     _cell(shown) if isinstance(shown, str) else shown,
                     a.get("unit") or "",
                     "" if a.get("norm") is None else a["norm"],

@@ -17,6 +17,7 @@ import logging
 from fastapi import APIRouter, Query, Request
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 
+from ..words import words_for
 from .context import LiveContext
 from .deps import LiveDep, LiveSession, address, network, participant_of
 from .hub import ENDED_PREFIX, encode, status_frame
@@ -31,17 +32,19 @@ from .limits import (
 from .models import errors
 from .store import Full, Store, StoreUnavailable
 
+W = words_for(__name__)
+
 log = logging.getLogger("aiinfra.live")
-router = APIRouter(tags=["课堂"])
+router = APIRouter(tags=[W["router.tags"]])
 _background: set[asyncio.Task] = set()
 
 QUESTION_SCHEMA = {
     "type": ["object", "null"],
-    "description": "当前题目(公开视图:没有真值,也没有任何人的答案)",
+    "description": W["question_schema.description"],
     "properties": {
         "qid": {"type": "integer"},
         "card": {"type": "string"},
-        "key": {"type": "string", "description": "所问的输出键;未公布前,卡片里这个输出没有数值"},
+        "key": {"type": "string", "description": W["question_schema.description_2"]},
         "query": {"type": "string"},
         "prompt": {"type": "string"},
         "prompt_html": {"type": "string"},
@@ -55,23 +58,23 @@ QUESTION_SCHEMA = {
 }
 STATE_SCHEMA = {
     "type": "object",
-    "description": "message 事件(默认类型)的 data:课堂公开状态",
+    "description": W["state_schema.description"],
     "required": ["code", "card", "query", "frame", "seq", "locked", "question"],
     "properties": {
         "code": {"type": "string"},
         "card": {"type": "string"},
         "query": {"type": "string"},
         "frame": {"type": ["string", "null"]},
-        "seq": {"type": "integer", "description": "与事件 id 相同"},
+        "seq": {"type": "integer", "description": W["state_schema.description_2"]},
         "locked": {"type": "boolean"},
         "question": QUESTION_SCHEMA,
         "sweep": {
             "type": ["object", "null"],
-            "description": "当前扫参(公开视图:改变哪些参数、预测哪个输出、点数与状态;没有任何点的数值)",
+            "description": W["state_schema.description_3"],
             "properties": {
                 "sid": {"type": "integer"},
                 "card": {"type": "string"},
-                "predict": {"type": "string", "description": "学生预测的输出键;公布前,卡片里这个输出没有数值"},
+                "predict": {"type": "string", "description": W["state_schema.description_4"]},
                 "npoints": {"type": "integer"},
                 "status": {"type": "string", "enum": ["open", "revealed"]},
             },
@@ -80,7 +83,7 @@ STATE_SCHEMA = {
 }
 ENDED_SCHEMA = {
     "type": "object",
-    "description": "ended 事件的 data:下课时的状态与小结;之后流关闭,课堂答 410",
+    "description": W["ended_schema.description"],
     "required": ["code", "seq", "ended", "summary"],
     "properties": {
         "code": {"type": "string"},
@@ -99,30 +102,22 @@ ENDED_SCHEMA = {
 }
 REPLACED_SCHEMA = {
     "type": "object",
-    "description": f"replaced 事件的 data:同一参与凭证最多同时连 {STREAMS_PER_PARTICIPANT} 条流,"
-    "更新的一条取代了这条;之后流关闭(不要重连)",
+    "description": W.f("replaced_schema.description", streams_per_participant=STREAMS_PER_PARTICIPANT),
     "required": ["reason", "msg"],
     "properties": {"reason": {"const": "replaced"}, "msg": {"type": "string"}},
 }
 STATUS_SCHEMA = {
     "type": "object",
-    "description": "status 事件的 data:课堂服务暂时不可用(ok=false,流保持,稍后自动恢复)或已恢复(ok=true)",
+    "description": W["status_schema.description"],
     "required": ["ok", "retry_ms"],
     "properties": {"ok": {"type": "boolean"}, "retry_ms": {"type": "integer"}},
 }
-STREAM_DESCRIPTION = (
-    "text/event-stream。事件类型:\n"
-    "- message(无 event: 行):id = seq,data = 课堂公开状态(JSON,见 x-events.message);\n"
-    "- ended:下课,data = 小结(见 x-events.ended),随后流关闭;课堂数据丢失时 data 带 lost: true;\n"
-    "- replaced:这条流被同一凭证更新的流取代(见 x-events.replaced),随后流关闭;\n"
-    "- status:课堂服务不可用或恢复(见 x-events.status);\n"
-    f"- 以冒号开头的注释行:保活(默认每 15 秒,AIINFRA_LIVE_KEEPALIVE_S)。首个事件带 retry: {RETRY_MS}(毫秒)。"
-)
+STREAM_DESCRIPTION = W.f("stream_description", retry_ms=RETRY_MS)
 STREAM_DOC = {
     "description": STREAM_DESCRIPTION,
     "content": {
         "text/event-stream": {
-            "schema": {"type": "string", "description": "SSE 事件流(UTF-8,CRLF 分行,空行分隔事件)"},
+            "schema": {"type": "string", "description": W["stream_doc.description"]},
             "example": 'id: 3\r\ndata: {"code":"ABC234","card":"eg-1-1","query":"batch=8","frame":null,'
             '"seq":3,"locked":false,"question":null}\r\n\r\n',
             "x-events": {
@@ -145,16 +140,20 @@ def last_event_id(request: Request) -> int | None:
     "/api/live/{code}/events",
     response_class=EventSourceResponse,
     responses={200: STREAM_DOC, **errors(403, 404, 410, 422, 429, 503)},
-    summary="学生端事件流(text/event-stream;Last-Event-ID 续传;凭参与凭证)",
-    description=f"在线人数只数连着此流的参与者:每课堂最多 {MAX_FOLLOWERS:,} 人,同一网络地址最多 "
-    f"{MAX_FOLLOWERS_PER_ADDRESS:,} 人,同一网段(IPv4 /24、IPv6 /48)最多 {MAX_FOLLOWERS_PER_NETWORK:,} 人;"
-    f"同一参与凭证最多同时 {STREAMS_PER_PARTICIPANT} 条流(新的取代最旧的);超出时 503 / 429,并带 Retry-After。",
+    summary=W["api_live_code_events.summary"],
+    description=W.f(
+        "api_live_code_events.description",
+        max_followers=MAX_FOLLOWERS,
+        max_followers_per_address=MAX_FOLLOWERS_PER_ADDRESS,
+        max_followers_per_network=MAX_FOLLOWERS_PER_NETWORK,
+        streams_per_participant=STREAMS_PER_PARTICIPANT,
+    ),
 )
 async def events(
     request: Request,
     s: LiveSession,
     live: LiveDep,
-    participant: str | None = Query(None, max_length=PARTICIPANT_MAX, description="加入课堂时得到的参与凭证"),
+    participant: str | None = Query(None, max_length=PARTICIPANT_MAX, description=W["module.description"]),
 ) -> EventSourceResponse:
     keys = await live.keys()
     p = participant_of(keys, s, participant)

@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse, Response
 from ..cards import REGISTRY, Card, controls_of, resolve
 from ..cards import run as compute
 from ..state import query_string, wire
+from ..words import localize, words_for
 from . import cardinfo
 from .api import NO_STORE, changed, ok, retry_after
 from .deps import (
@@ -60,16 +61,22 @@ from .results import VERDICT_TEXT, _cell
 from .store import Session, Store
 from .sweeps import Better, Plan, SweepError, axis_scale, frontier, grade, grid, plan, point_query, variable
 
-router = APIRouter(tags=["课堂"])
+W = words_for(__name__)
+
+router = APIRouter(tags=[W["router.tags"]])
 SweepBody: TypeAlias = Annotated[SweepIn, Depends(json_body(SweepIn))]
 PredictBody: TypeAlias = Annotated[PredictIn, Depends(json_body(PredictIn))]
 SID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": MAX_SWEEPS}
 SUGGESTED = 6  # values a slider offers to start from in the control view
 
 
-def sid_param(sid: Annotated[str, Path(description=f"扫参编号(1…{MAX_SWEEPS})", json_schema_extra=SID_SCHEMA)]) -> int:
+def sid_param(
+    sid: Annotated[
+        str, Path(description=W.f("module.description", max_sweeps=MAX_SWEEPS), json_schema_extra=SID_SCHEMA)
+    ],
+) -> int:
     """A sweep number from the path: 1…MAX_SWEEPS, else 422 naming ``sid``."""
-    return path_number(sid, "sid", MAX_SWEEPS, "扫参编号")
+    return path_number(sid, "sid", MAX_SWEEPS, W["sid_param.path_number"])
 
 
 Sid: TypeAlias = Annotated[int, Depends(sid_param)]
@@ -107,11 +114,11 @@ def _suggest(spec, values: list) -> list:
     "/api/live/sweepable/{card}",
     response_model=Sweepable,
     responses=errors(404, 422),
-    summary="扫参:这张卡片可以改变的参数(及其取值)与可以预测、作坐标轴的数值输出",
+    summary=W["api_live_sweepable_card.summary"],
 )
 async def sweepable(card: str, request: Request) -> JSONResponse:
     if resolve(card) is None:
-        raise fail(404, "card", f"没有编号为 “{card[:40]}” 的卡片", "not_found")
+        raise fail(404, "card", W.f("sweepable.fail", v=card[:40]), "not_found")
     c, params = card_state(card, request.url.query)
     view = compute(c, params)
     specs = []
@@ -142,12 +149,19 @@ def _points(card: Card, base: str, p: Plan, keys_: tuple[str, str, str], better:
     out: list[dict[str, Any]] = []
     for combo in p.combos():
         if time.monotonic() > deadline:
-            raise SweepError("vary", f"这些点 {SWEEP_COMPUTE_S:g} 秒内算不完:请少选一些取值", "too_slow")
+            raise SweepError("vary", W.f("points.sweeperror", sweep_compute_s=SWEEP_COMPUTE_S), "too_slow")
         try:
             _, params = card_state(card.id, point_query(base, combo))
         except HTTPException as e:
-            msg = e.detail[0]["msg"] if isinstance(e.detail, list) and e.detail else "取值无效"
-            raise SweepError("vary", f"{'、'.join(f'{k}={wire(v)}' for k, v in combo.items())}:{msg}") from None
+            msg = e.detail[0]["msg"] if isinstance(e.detail, list) and e.detail else W["points"]
+            raise SweepError(
+                "vary",
+                W.f(
+                    "points.at",
+                    at=str(localize(W["points.sweeperror_2"])).join(f"{k}={wire(v)}" for k, v in combo.items()),
+                    msg=msg,
+                ),
+            ) from None
         view = compute(card, params)
         vals = [view.outputs.get(k) for k in keys_]
         out.append(
@@ -179,22 +193,22 @@ def _axis(outputs: dict[str, dict], key: str, better: str) -> dict:
     response_model=SweepCreated,
     responses=errors(401, 403, 404, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(SweepIn),
-    summary="教师:扫参:全班一起探索设计空间(每台手机一个配置,先预测,再看全班的前沿)",
-    description=f"改变卡片的 1–{MAX_SWEEP_PARAMS} 个参数(取值为卡片自己的选项,或滑块网格 min + k·step 上的点),"
-    f"最多 {MAX_SWEEP_POINTS:,} 个点;predict 是学生预测的输出,x / y 是散点图的两个输出及其“更好”的方向。"
-    "未知的参数、取值或输出:422,并指明字段。",
+    summary=W["api_live_code_sweeps.summary"],
+    description=W.f(
+        "api_live_code_sweeps.description", max_sweep_params=MAX_SWEEP_PARAMS, max_sweep_points=MAX_SWEEP_POINTS
+    ),
 )
 async def start_sweep(s: Instructor, data: SweepBody, store: StoreDep) -> JSONResponse:
     card, params = card_state(data.card, data.query)
     if s.sweep and s.sweep["sid"] >= MAX_SWEEPS:
-        raise fail(429, "card", f"每个课堂最多扫参 {MAX_SWEEPS} 次", "too_many")
+        raise fail(429, "card", W.f("start_sweep.fail", max_sweeps=MAX_SWEEPS), "too_many")
     view = compute(card, params)
     outputs = {o["key"]: o for o in numeric_outputs(card, view)}
     for field in ("predict", "x", "y"):
         key = getattr(data, field)
         if key not in outputs:
-            some = "、".join(list(outputs)[:40])[:300]
-            raise fail(422, field, f"“{key[:40]}” 不是这张卡片的数值输出;可选:{some}", "unknown_output")
+            some = W["points.sweeperror_2"].join(list(outputs)[:40])[:300]
+            raise fail(422, field, W.f("start_sweep.fail_2", v=key[:40], some=some), "unknown_output")
     try:
         p = plan(card, data.vary, MAX_SWEEP_PARAMS, MAX_SWEEP_POINTS)
         keys_ = (data.x, data.y, data.predict)
@@ -224,7 +238,7 @@ async def start_sweep(s: Instructor, data: SweepBody, store: StoreDep) -> JSONRe
 async def _sweep(store: Store, s: Session, sid: int) -> dict:
     rec = await store.sweep(s.code, sid)
     if rec is None:
-        raise fail(404, "sid", f"没有第 {sid} 次扫参", "not_found")
+        raise fail(404, "sid", W.f("sweep.fail", sid=sid), "not_found")
     return rec
 
 
@@ -232,20 +246,20 @@ async def _sweep(store: Store, s: Session, sid: int) -> dict:
     "/api/live/{code}/sweeps/{sid}/mine",
     response_model=SweepMine,
     responses=errors(403, 404, 410, 422, 503),
-    summary="学生:我负责的点(前 N 人各得一个不同的点,之后重复);同一参与者总是同一个点",
+    summary=W["api_live_code_sweeps_sid_mine.summary"],
 )
 async def mine(
     s: LiveSession,
     sid: Sid,
     live: LiveDep,
-    participant: Annotated[str | None, Query(max_length=200, description="参与凭证")] = None,
+    participant: Annotated[str | None, Query(max_length=200, description=W["module.description_2"])] = None,
 ) -> JSONResponse:
     store = live.store
     p = participant_of(await live.keys(), s, participant)
     rec = await _sweep(store, s, sid)
     idx = await store.assign(s.code, sid, p.pid, rec["npoints"])
     if idx is None:
-        raise fail(404, "sid", f"没有第 {sid} 次扫参", "not_found")
+        raise fail(404, "sid", W.f("mine.fail", sid=sid), "not_found")
     pt = rec["points"][idx]
     return ok(
         {
@@ -266,34 +280,36 @@ async def mine(
     response_model=Accepted,
     responses=errors(403, 404, 409, 410, 413, 415, 422, 429, 503),
     openapi_extra=request_body(PredictIn),
-    summary="学生:预测自己那个点的输出(一人一份,公布前可改,以最后一次为准;判定规则同练习)",
+    summary=W["api_live_code_sweeps_sid_predictions.summary"],
 )
 async def predict(s: LiveSession, sid: Sid, data: PredictBody, live: LiveDep) -> JSONResponse:
     store = live.store
     p = participant_of(await live.keys(), s, data.participant)
     rec = await _sweep(store, s, sid)
     if rec["status"] != "open":
-        raise fail(409, "sid", "已公布,不能再预测", "closed")
+        raise fail(409, "sid", W["predict.fail"], "closed")
     value = number_answer(data.value)
     if not await store.allow(f"sw:{s.code}:{p.pid}", PREDICTIONS_PER_WINDOW, PREDICTION_WINDOW_S):
         raise fail(
             429,
             "participant",
-            f"预测太频繁:每 {PREDICTION_WINDOW_S} 秒最多 {PREDICTIONS_PER_WINDOW} 次",
+            W.f(
+                "predict.fail_2", prediction_window_s=PREDICTION_WINDOW_S, predictions_per_window=PREDICTIONS_PER_WINDOW
+            ),
             "rate_limited",
             retry_after(PREDICTION_WINDOW_S),
         )
     idx = await store.assign(s.code, sid, p.pid, rec["npoints"])
     if idx is None:
-        raise fail(404, "sid", f"没有第 {sid} 次扫参", "not_found")
+        raise fail(404, "sid", W.f("predict.fail_3", sid=sid), "not_found")
     decl = REGISTRY[rec["card"]].outputs.get(rec["predict"])
     verdict = grade(value, rec["points"][idx]["truth"], decl)
     pred = {"value": value, "point": idx, "verdict": verdict, "nick": data.nick, "t": time.time()}
     outcome = await store.predict(s.code, sid, p.pid, pred)
     if outcome == "closed":
-        raise fail(409, "sid", "已公布,不能再预测", "closed")
+        raise fail(409, "sid", W["predict.fail"], "closed")
     if outcome == "missing":
-        raise fail(404, "sid", f"没有第 {sid} 次扫参", "not_found")
+        raise fail(404, "sid", W.f("predict.fail_4", sid=sid), "not_found")
     return ok({"accepted": True})
 
 
@@ -301,7 +317,7 @@ async def predict(s: LiveSession, sid: Sid, data: PredictBody, live: LiveDep) ->
     "/api/live/{code}/sweeps/{sid}/reveal",
     response_model=SeqOut,
     responses=errors(401, 403, 404, 410, 422, 503),
-    summary="教师:公布扫参结果(全班看到每个点的真值、前沿与自己的预测)",
+    summary=W["api_live_code_sweeps_sid_reveal.summary"],
 )
 async def reveal_sweep(s: Instructor, sid: Sid, store: StoreDep) -> JSONResponse:
     await _sweep(store, s, sid)
@@ -341,11 +357,14 @@ def sweep_points(rec: dict, preds: dict[str, dict]) -> list[dict]:
 @router.get(
     "/api/live/{code}/sweeps/{sid}.csv",
     responses={
-        200: {"content": {"text/csv": {"schema": {"type": "string"}}}, "description": "每个点一行"},
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": W["api_live_code_sweeps_sid_csv.description"],
+        },
         **errors(401, 403, 404, 422, 503),
     },
     response_class=Response,
-    summary="教师:导出扫参结果(CSV,每个点一行;下课后仍可导出)",
+    summary=W["api_live_code_sweeps_sid_csv.summary"],
 )
 async def sweep_csv(request: Request, s: AnySession, sid: Sid, store: StoreDep) -> Response:
     check_token(request, s)
@@ -357,15 +376,37 @@ async def sweep_csv(request: Request, s: AnySession, sid: Sid, store: StoreDep) 
     names = list(rec["vary"])
     unit = lambda u: f"({u})" if u else ""  # noqa: E731
     w.writerow(
-        ["点", *names, "查询串", f"{ax['label']}{unit(ax['unit'])}", f"{ay['label']}{unit(ay['unit'])}", "前沿"]
-        + [f"真值:{rec['label']}{unit(rec['unit'])}", "预测人数", "最新预测", "判定", "正确", "接近", "不对"]
+        [
+            W["sweep_csv.writerow"],
+            *names,
+            W["sweep_csv.writerow_2"],
+            f"{ax['label']}{unit(ax['unit'])}",
+            f"{ay['label']}{unit(ay['unit'])}",
+            W["sweep_csv.writerow_3"],
+        ]
+        + [
+            W.f("sweep_csv.writerow_4", v=rec["label"], unit=unit(rec["unit"])),
+            W["sweep_csv.writerow_5"],
+            W["sweep_csv.writerow_6"],
+            W["sweep_csv.writerow_7"],
+            W["sweep_csv.writerow_8"],
+            W["sweep_csv.writerow_9"],
+            W["sweep_csv.writerow_10"],
+        ]
     )
     for pt in sweep_points(rec, preds):
         w.writerow(
             [pt["i"], *(_cell(wire(pt["values"][n])) for n in names), _cell(pt["query"])]
-            + ["" if pt["x"] is None else pt["x"], "" if pt["y"] is None else pt["y"], "是" if pt["frontier"] else "否"]
+            + [
+                "" if pt["x"] is None else pt["x"],
+                "" if pt["y"] is None else pt["y"],
+                W["sweep_csv.writerow_11"] if pt["frontier"] else W["sweep_csv.writerow_12"],
+            ]
             + ["" if pt["truth"] is None else pt["truth"], pt["predictions"]]
-            + ["" if pt["prediction"] is None else pt["prediction"], VERDICT_TEXT.get(pt["verdict"] or "", "未作答")]
+            + [
+                "" if pt["prediction"] is None else pt["prediction"],
+                VERDICT_TEXT.get(pt["verdict"] or "", W["sweep_csv.get"]),
+            ]
             + [pt["verdicts"][v] for v in ("correct", "close", "incorrect")]
         )
     return Response(
@@ -379,14 +420,14 @@ async def sweep_csv(request: Request, s: AnySession, sid: Sid, store: StoreDep) 
     "/api/live/{code}/sweeps/{sid}",
     response_model=SweepResults,
     responses=errors(403, 404, 410, 422, 503),
-    summary="扫参结果:人数总是可见;每个点的值、前沿与预测需令牌或公布后",
+    summary=W["api_live_code_sweeps_sid.summary"],
 )
 async def sweep_results(
     request: Request,
     s: LiveSession,
     sid: Sid,
     live: LiveDep,
-    participant: Annotated[str | None, Query(max_length=200, description="自己的参与凭证:公布后附上自己的点")] = None,
+    participant: Annotated[str | None, Query(max_length=200, description=W["module.description_3"])] = None,
 ) -> JSONResponse:
     store = live.store
     rec = await _sweep(store, s, sid)

@@ -17,6 +17,9 @@ from .. import exercises
 from ..cards import Card, ControlSpec, controls_of
 from ..charts.theme import log_ticks
 from ..state import wire
+from ..words import words_for
+
+W = words_for(__name__)
 
 Better = Literal["lower", "higher"]
 GRID_EPS = 1e-9  # a value within this many steps of a grid point is on it (0.1 + 0.2 is 0.3)
@@ -112,35 +115,37 @@ def plan(card: Card, vary: Mapping[str, Sequence[Any]], max_params: int, max_poi
     """The sweep's plan, or SweepError naming the unknown parameter or value (field ``vary.<name>``)."""
     specs = {s.name: s for s in controls_of(card.params)}
     if not vary:
-        raise SweepError("vary", "至少选 1 个参数", "too_short")
+        raise SweepError("vary", W["plan.sweeperror"], "too_short")
     if len(vary) > max_params:
-        raise SweepError("vary", f"最多同时改变 {max_params} 个参数", "too_long")
+        raise SweepError("vary", W.f("plan.sweeperror_2", max_params=max_params), "too_long")
     out: dict[str, list[Any]] = {}
     for name, values in vary.items():
         spec = specs.get(name)
         if spec is None or not variable(spec):
-            raise SweepError(f"vary.{name}"[:80], f"“{name[:40]}” 不是这张卡片可以改变的参数", "unknown_param")
+            raise SweepError(f"vary.{name}"[:80], W.f("plan.sweeperror_3", v=name[:40]), "unknown_param")
         if not values:
-            raise SweepError(f"vary.{name}", "至少给 1 个取值", "too_short")
+            raise SweepError(f"vary.{name}", W["plan.sweeperror_4"], "too_short")
         seen: list[Any] = []
         for v in values:
             got = allowed_value(spec, v)
             if got is None:
-                raise SweepError(f"vary.{name}", f"取值 {str(v)[:24]} 不是控件可选的值{_range(spec)}", "unknown_value")
+                raise SweepError(
+                    f"vary.{name}", W.f("plan.sweeperror_5", v=str(v)[:24], range=_range(spec)), "unknown_value"
+                )
             if got not in seen:
                 seen.append(got)
         out[name] = seen
         if math.prod(len(v) for v in out.values()) > max_points:
-            raise SweepError("vary", f"最多 {max_points:,} 个点(各参数取值个数之积)", "too_many")
+            raise SweepError("vary", W.f("plan.sweeperror_6", max_points=max_points), "too_many")
     return Plan(out)
 
 
 def _range(spec: ControlSpec) -> str:
     if spec.control == "select":
-        return ":可选 " + "、".join(str(k) for k in (spec.options or {}))[:200]
+        return W["range"] + W["range_2"].join(str(k) for k in (spec.options or {}))[:200]
     if spec.control == "slider" and spec.ge is not None and spec.le is not None:
-        step = f",步长 {spec.step:g}" if spec.step else ""
-        return f"({spec.ge:g} 到 {spec.le:g}{step})"
+        step = W.f("range_3", step=spec.step) if spec.step else ""
+        return W.f("range_4", ge=spec.ge, le=spec.le, step=step)
     return ""
 
 

@@ -17,9 +17,12 @@ from ..errors import ErrorBody
 from ..render import card_json, dumps
 from ..state import ParamError, validate
 from ..trace import plain
+from ..words import words_for
 from .lookup import CardRef, reading_of, state_of
 from .responses import NO_STORE, public
 from .schemas import result_model
+
+W = words_for(__name__)
 
 router = APIRouter()
 
@@ -40,11 +43,11 @@ class CardList(BaseModel):
 
 
 class Verdict(BaseModel):
-    verdict: str = Field(description="correct(正确)/ close(接近)/ incorrect(不对)/ open(开放题)")
+    verdict: str = Field(description=W["verdict.verdict.description"])
     text: str
     hint: str | None = None
-    diagnosis: str | None = Field(None, description="认出的常见失误(稳定的 id,如 dropped_factor:批大小 B、bits_bytes)")
-    diagnosis_text: str | None = Field(None, description="那个失误的一句话说明")
+    diagnosis: str | None = Field(None, description=W["verdict.diagnosis.description"])
+    diagnosis_text: str | None = Field(None, description=W["verdict.diagnosis_text.description"])
     expected: float | bool | str | None = None
 
 
@@ -54,7 +57,7 @@ class CheckResult(BaseModel):
     solutions: bool
 
 
-@router.get("/api/cards", response_model=CardList, tags=["cards"], summary="所有卡片")
+@router.get("/api/cards", response_model=CardList, tags=["cards"], summary=W["api_cards.summary"])
 def api_cards() -> dict:
     from ..chapters import reading_order
 
@@ -107,7 +110,8 @@ def _openapi_params(card: Card) -> list[dict]:
             "in": "query",
             "required": False,
             "schema": p,
-            "description": prop.get("description", "") + (f"(单位 {prop['unit']})" if prop.get("unit") else ""),
+            "description": prop.get("description", "")
+            + (W.f("openapi_params.description", v=prop["unit"]) if prop.get("unit") else ""),
         }
         if p.get("type") == "array":
             param.update({"style": "form", "explode": True})
@@ -115,7 +119,7 @@ def _openapi_params(card: Card) -> list[dict]:
     return out
 
 
-CROSS_FIELD = "跨字段规则(schema 无法表达,违反时 422):"
+CROSS_FIELD = W["cross_field"]
 
 
 def _api_description(card: Card) -> str:
@@ -154,10 +158,10 @@ def check_body_model(card: Card) -> type[BaseModel]:
     return create_model(
         f"Check_{name}",
         __config__=strict,
-        params=(dict[str, Any], Field(default_factory=dict, description="卡片参数(与查询参数同名)")),
-        answers=(answers, Field(..., description="题目键 → 读者的答案")),
-        units=(unit_model, Field(default_factory=unit_model, description="题目键 → 读者所选单位")),
-        reveal=(bool, Field(False, description="同时返回标准答案(教师关闭解答时无效)")),
+        params=(dict[str, Any], Field(default_factory=dict, description=W["check_body_model.description"])),
+        answers=(answers, Field(..., description=W["check_body_model.description_2"])),
+        units=(unit_model, Field(default_factory=unit_model, description=W["check_body_model.description_3"])),
+        reveal=(bool, Field(False, description=W["check_body_model.description_4"])),
     )
 
 
@@ -205,7 +209,7 @@ def _check_endpoint(card: Card):
 
 
 def _tag(card: Card) -> str:
-    return f"第 {card.chapter} 章" if card.chapter else "工具"
+    return W.f("tag", chapter=card.chapter) if card.chapter else W["tag_2"]
 
 
 def register_card_routes(app: FastAPI) -> None:
@@ -222,7 +226,7 @@ def register_card_routes(app: FastAPI) -> None:
             summary=card.display_title,
             description=_api_description(card),
             response_model=result_model(card, defaults),
-            responses={422: {"model": ErrorBody, "description": "参数超出范围或格式不对"}},
+            responses={422: {"model": ErrorBody, "description": W["register_card_routes.description"]}},
             openapi_extra={"parameters": _openapi_params(card)},
         )
         if exercises.questions_of(card):  # checkable whatever its kind (练习 3-1 is a calculator)
@@ -230,10 +234,10 @@ def register_card_routes(app: FastAPI) -> None:
                 f"/api/cards/{cid}/check",
                 _check_endpoint(card),
                 methods=["POST"],
-                tags=["练习"],
-                summary=f"检查 {card.display_title} 的答案",
+                tags=[W["register_card_routes.tags"]],
+                summary=W.f("register_card_routes.summary", display_title=card.display_title),
                 response_model=CheckResult,
-                responses={422: {"model": ErrorBody, "description": "请求体格式不对"}},
+                responses={422: {"model": ErrorBody, "description": W["register_card_routes.description_2"]}},
             )
     app.include_router(router)
     app.add_api_route("/api/cards/{name}", api_alias, methods=["GET"], include_in_schema=False)
@@ -244,7 +248,7 @@ def api_alias(card: CardRef) -> Response:
     return JSONResponse(
         {
             "detail": [
-                {"loc": ["path", "name"], "field": "name", "type": "not_found", "msg": f"没有编号为 {card.id} 的卡片"}
+                {"loc": ["path", "name"], "field": "name", "type": "not_found", "msg": W.f("api_alias.msg", id=card.id)}
             ]
         },
         404,

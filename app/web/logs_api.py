@@ -26,19 +26,22 @@ from ..charts.logs import floor_chart, share_bars
 from ..data import encode_config
 from ..errors import ErrorBody
 from ..render import render
+from ..words import words_for
 from .limits import MAX_BODY
 from .responses import NO_STORE, PAGE_CACHE, html
 
-router = APIRouter(tags=["实验日志"])
+W = words_for(__name__)
+
+router = APIRouter(tags=[W["router.tags"]])
 
 
 class ParseBody(BaseModel):
-    text: str = Field(max_length=MAX_BODY, description="粘贴的日志(只在内存里解析,不存盘、不记录)")
+    text: str = Field(max_length=MAX_BODY, description=W["parsebody.text.description"])
 
 
 class ReconcileBody(BaseModel):
-    text: str | None = Field(None, max_length=MAX_BODY, description="日志原文;与 fields 二选一")
-    fields: dict[str, float | int | str] | None = Field(None, description="/api/logs/parse 返回的 fields")
+    text: str | None = Field(None, max_length=MAX_BODY, description=W["reconcilebody.text.description"])
+    fields: dict[str, float | int | str] | None = Field(None, description=W["reconcilebody.fields.description"])
     settings: page.LogSettings = Field(default_factory=page.LogSettings)
 
 
@@ -53,23 +56,23 @@ class FoundFormat(BaseModel):
         description="vllm_startup · vllm_bench · sglang_startup · sglang_bench · llama_bench · llama_batched_bench · mlperf"
     )
     fields: dict[str, float | int | str]
-    rows: list[dict[str, float | int | str]] = Field(description="表格的每一行(llama-bench、llama-batched-bench)")
+    rows: list[dict[str, float | int | str]] = Field(description=W["foundformat.rows.description"])
 
 
 class ParseResult(BaseModel):
     formats: list[str]
-    fields: dict[str, float | int | str] = Field(description="各格式的字段合并(基本单位:s、B、token、token/s)")
+    fields: dict[str, float | int | str] = Field(description=W["parseresult.fields.description"])
     found: list[FoundFormat]
 
 
 class RowResult(BaseModel):
     key: str
     item: str
-    kind: str = Field(description="floor(实测不可能更短的时间)· ceiling(不可能更高的速率)· estimate · info")
+    kind: str = Field(description=W["rowresult.kind.description"])
     measured: float
     bound: float | None
     unit: str
-    pct: float | None = Field(description="达到上界的比例:下界 ÷ 实测(时间)、实测 ÷ 上界(速率)、实测 ÷ 规划值(容量)")
+    pct: float | None = Field(description=W["rowresult.pct.description"])
     measured_text: str
     bound_text: str
     pct_text: str
@@ -85,17 +88,17 @@ class ReconcileResult(BaseModel):
     batch: float | None
     batch_note: str
     context: int | None
-    chart: dict | None = Field(description="Plotly 图(实测点与下界曲线,或各行达到上界的比例)")
+    chart: dict | None = Field(description=W["reconcileresult.chart.description"])
     fields: dict[str, float | int | str]
-    address: str = Field(description="结果的地址:只含解析出的数字和设置,可分享、可重新打开")
+    address: str = Field(description=W["reconcileresult.address.description"])
 
 
 REFUSED: dict[int | str, dict[str, Any]] = {
     422: {
         "model": ErrorBody,
-        "description": "没有认出日志格式、表格不完整、不是文本、设置或字段不对(消息说明应当是什么)",
+        "description": W["refused.description"],
     },
-    413: {"model": ErrorBody, "description": "请求体超过 1 MB(app/web/limits.MAX_BODY)"},
+    413: {"model": ErrorBody, "description": W["refused.description_2"]},
 }
 
 
@@ -157,7 +160,11 @@ def chart(rec: reconcile.Reconciled) -> dict | None:
 # the schema cannot say and the property tests (tests/api/test_schemathesis.py) would count as a failure;
 # docs/lab-log.md documents both operations. The response models still check every answer.
 @router.post(
-    "/api/logs/parse", response_model=ParseResult, responses=REFUSED, summary="解析粘贴的日志", include_in_schema=False
+    "/api/logs/parse",
+    response_model=ParseResult,
+    responses=REFUSED,
+    summary=W["api_logs_parse.summary"],
+    include_in_schema=False,
 )
 async def parse_log(body: ParseBody, response: Response) -> Any:
     """The formats found and their fields (base units: s, bytes, tokens, tokens/s)."""
@@ -175,7 +182,7 @@ async def parse_log(body: ParseBody, response: Response) -> Any:
     "/api/logs/reconcile",
     response_model=ReconcileResult,
     responses=REFUSED,
-    summary="实测与上界对照",
+    summary=W["api_logs_reconcile.summary"],
     include_in_schema=False,
 )
 async def reconcile_log(body: ReconcileBody, response: Response) -> Any:
@@ -262,7 +269,7 @@ async def log_form(request: Request) -> Response:
     try:
         form = dict(parse_qsl(raw, keep_blank_values=True, max_num_fields=32))
     except ValueError:
-        return _page(422, errors=[page.error_text("bad_setting", field="body", msg="表单字段过多")])
+        return _page(422, errors=[page.error_text("bad_setting", field="body", msg=W["log_form.msg"])])
     text = form.pop("log", "")
     config = form.pop("config", "").strip()
     items = [(f"s_{k}", v) for k, v in form.items() if k in page.SETTING_KEYS]
@@ -274,7 +281,7 @@ async def log_form(request: Request) -> Response:
         msgs = (
             _messages(e)
             if isinstance(e, ValidationError)
-            else [page.error_text("bad_setting", field="config", msg="config.json 不是有效的 JSON 对象")]
+            else [page.error_text("bad_setting", field="config", msg=W["log_form.msg_2"])]
         )
         return _page(422, errors=msgs)
     try:
