@@ -129,6 +129,14 @@ def edition_templates(name: str) -> list[str]:
     return [name] if lang == "zh" else [name.replace(".html", f".{lang}.html"), name]
 
 
+LIVE_WORDS = catalogue(ROOT / "app" / "templates" / "live" / "words")
+
+
+def tl(key: str, **args: Any) -> str:
+    """A word of the live class's pages (``app/templates/live/words.<lang>.toml``), in the edition served."""
+    return LIVE_WORDS.f(key, **args) if args else LIVE_WORDS[key]
+
+
 def t_in(lang: str, key: str) -> str:
     """A chrome word in edition ``lang`` whatever the page's (a note addressed to the other edition's reader)."""
     w = CHROME[key]
@@ -140,7 +148,13 @@ def html_lang() -> str:
 
 
 env.globals.update(
-    edition_templates=edition_templates, t=t, t_in=t_in, lang=current_lang, html_lang=html_lang, editions=editions
+    edition_templates=edition_templates,
+    t=t,
+    tl=tl,
+    t_in=t_in,
+    lang=current_lang,
+    html_lang=html_lang,
+    editions=editions,
 )
 env.filters.update(rich=rich, gloss=gloss, num=fmt.num, wire=wire)
 
