@@ -26,7 +26,7 @@ from ..charts.logs import floor_chart, share_bars
 from ..data import encode_config
 from ..errors import ErrorBody
 from ..render import render
-from ..words import words_for
+from ..words import localize, localize_deep, words_for
 from .limits import MAX_BODY
 from .responses import NO_STORE, PAGE_CACHE, html
 
@@ -143,7 +143,7 @@ def result(fields: dict[str, logparse.Value], st: page.LogSettings) -> dict[str,
 
 
 def chart(rec: reconcile.Reconciled) -> dict | None:
-    names = page.WORDS["chart"]
+    names = localize_deep(dict(page.WORDS["chart"]))
     if rec.curve is not None:
         c = rec.curve
         ms = [1e3 * x for x in c.floor_s]
@@ -152,7 +152,7 @@ def chart(rec: reconcile.Reconciled) -> dict | None:
     rows = [r for r in rec.rows if r.pct is not None]
     if not rows:
         return None
-    items = [page.row_view(r)["item"] for r in rows]
+    items = [str(localize(page.row_view(r)["item"])) for r in rows]
     return share_bars(items, [100 * (r.pct or 0) for r in rows], {**names, "x": names["bars_x"]})
 
 
@@ -220,6 +220,7 @@ def _settings_from(items: list[tuple[str, str]]) -> page.LogSettings:
 def _page(status: int = 200, **ctx: Any) -> Response:
     base = {
         "w": page.WORDS,
+        "fill": page.fill,
         "models": page.MODELS,
         "gpus": page.GPU_OPTIONS,
         "weights": page.WEIGHT_CHOICES,

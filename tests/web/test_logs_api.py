@@ -226,3 +226,21 @@ def test_extreme_figures_never_500(client, value):
 
 def test_too_many_form_fields_is_422(client):
     assert client.post("/tools/log", data={f"k{i}": "1" for i in range(40)}).status_code == 422
+
+
+def test_the_english_result_page_reads_in_english(client):
+    """A pasted vLLM bench output on /en/tools/log: every row, verdict, derivation and the chart in English."""
+    import re
+
+    r = client.post("/en/tools/log", data={"log": BENCH, "model": "qwen3-8b", "gpu": "h100-sxm"})
+    assert r.status_code == 200 and "/en/tools/log?" in str(r.url)
+    main = r.text[r.text.index("<main") : r.text.index("</main>")]
+    shown = re.sub(r"<[^>]+>", " ", re.sub(r"<script\b.*?</script>", "", main, flags=re.S))
+    assert re.findall(r"[\u4e00-\u9fff]+", shown) == []
+    chart = re.search(r'<script type="application/json"[^>]*>(.*?)</script>', main, re.S)
+    assert chart and not re.search(r"[\u4e00-\u9fff]", chart.group(1))
+    zh = client.post("/tools/log", data={"log": BENCH, "model": "qwen3-8b", "gpu": "h100-sxm"})
+    assert (
+        re.findall(r"\d[\d,.]*", re.sub(r"<[^>]+>", " ", zh.text[zh.text.index("<table") :])[:400])[:6]
+        == (re.findall(r"\d[\d,.]*", re.sub(r"<[^>]+>", " ", r.text[r.text.index("<table") :])[:400])[:6])
+    )

@@ -17,7 +17,9 @@ from ...calculators.formats import KV_FORMATS, WEIGHT_FORMATS
 from ...calculators.logparse import MAX_FIGURE, Parsed, Value
 from ...calculators.model_config import ConfigError, shape_of
 from ...data import extended_gpu_ids, extended_gpu_options, gpu, model_config, model_ids
+from ...format import with_unit_text
 from ...params_domain import gpu_type, model_type
+from ...words import localize
 from .. import words
 
 WORDS = words("tools", "log")
@@ -117,7 +119,8 @@ def setup(st: LogSettings, fields: dict[str, Value]) -> reconcile.Setup:
 
 
 def fill(template: str, **values: Any) -> str:
-    return re.sub(r"\[\[(\w+)\]\]", lambda m: str(values.get(m[1], m[0])), template)
+    """``template`` (a word in the edition served) with its ``[[name]]`` slots filled from ``values``."""
+    return re.sub(r"\[\[(\w+)\]\]", lambda m: str(localize(values.get(m[1], m[0]))), localize(template))
 
 
 def sig(x: float, n: int = 4) -> str:
@@ -141,9 +144,9 @@ def show(x: float | None, unit: str) -> str:
     if unit == "token":
         return f"{x:,.0f} token"
     if unit == "req/s":
-        return f"{sig(x)} 个/s"
+        return with_unit_text(sig(x), WORDS["units"]["req_per_s"])
     if unit == "req":
-        return f"{sig(x, 3)} 个"
+        return with_unit_text(sig(x, 3), WORDS["units"]["req"])
     if unit == "FLOP/s":
         return f"{sig(x / 1e12)} TFLOP/s"
     if unit == "B/s":
@@ -186,7 +189,7 @@ def _derivation(r: reconcile.Row) -> str:
         "t_compute": show(t.get("t_compute_s"), "s"),
         "t_ar": show(t.get("t_allreduce_s"), "s"),
         "tpot": show(t.get("tpot_s"), "s"),
-        "lambda": f"{sig(t.get('lambda', 0))} 个/s",
+        "lambda": with_unit_text(sig(t.get("lambda", 0)), WORDS["units"]["req_per_s"]),
         "w": show(t.get("w_s"), "s"),
         "t1": show(t.get("t1_s"), "s"),
         "c": sig(t.get("c", 0), 3),
@@ -213,7 +216,9 @@ def row_view(r: reconcile.Row) -> dict[str, Any]:
         "unit": r.unit,
         "pct": r.pct,
         "measured_text": show(r.measured, r.unit) if r.key != "fit" else "—",
-        "bound_text": f"{show(r.bound, r.unit)}({WORDS['bounds'][key]})" if r.bound is not None else "—",
+        "bound_text": fill(WORDS["joins"]["bound"], value=show(r.bound, r.unit), name=WORDS["bounds"][key])
+        if r.bound is not None
+        else "—",
         "pct_text": pct_text(r.pct),
         "card": r.card,
         "card_url": f"/cards/{r.card}",
@@ -235,7 +240,8 @@ def error_text(kind: str, **values: Any) -> str:
 
 
 def formats_text(parsed_formats: tuple[str, ...]) -> str:
-    return "、".join(WORDS["formats"].get(f, f) for f in parsed_formats)
+    sep = localize(WORDS["joins"]["list_sep"])
+    return sep.join(localize(WORDS["formats"].get(f, f)) for f in parsed_formats)
 
 
 def parsed_view(p: Parsed) -> list[dict[str, Any]]:
