@@ -419,6 +419,10 @@ class ModelShape:
     stored_expert_bytes: int = 0  # one routed expert of one MoE layer, as stored
     stored_label: str = ""  # how the checkpoint stores its weights
     stored_method: str = ""  # quantization_config.quant_method ("" = unquantised)
+    dense_ff: int = 0  # intermediate size of the dense FFN layers (0: none)
+    expert_ff: int = 0  # intermediate size of one routed expert (0: dense model)
+    shared_ff: int = 0  # total intermediate size of the shared experts of a MoE layer
+    mtp_layers: int = 0  # multi-token-prediction modules in the checkpoint (not counted in params_total)
 
     @property
     def params_total(self) -> int:
@@ -466,7 +470,7 @@ def dense_shape(cfg: dict) -> ModelShape:
     other = L * per_layer_other + h  # + final norm
     kv = L * 2 * nkv * hd * 2
     emb = V * h
-    return ModelShape(L, h, nh, nkv, hd, V, tied, emb, 0 if tied else emb, linear, linear, other, kv)
+    return ModelShape(L, h, nh, nkv, hd, V, tied, emb, 0 if tied else emb, linear, linear, other, kv, dense_ff=ff)
 
 
 # --- model types --------------------------------------------------------------------------------------
@@ -1019,6 +1023,9 @@ def _shape(
         stored_expert_bytes=storage.expert_bytes,
         stored_label=storage.label,
         stored_method=storage.method,
+        dense_ff=next((ly.ffn.dims["ff"] for ly in layers if not ly.ffn.moe), 0),
+        expert_ff=moe.dims["ffe"] if moe else 0,
+        shared_ff=moe.dims["shared_ff"] if moe else 0,
     )
 
 

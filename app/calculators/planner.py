@@ -91,6 +91,8 @@ class Plan:
     model_short_bytes: float = 0.0  # weights + reserve − usable, when positive
     batch_kv_bytes: float = 0.0  # the batch's KV + state, whether or not it fits
     state_bytes_per_seq_per_gpu: float = 0.0
+    vllm_max_concurrency: float = 0.0  # budget / one sequence of ``context`` (KV + state), as vLLM prints it
+    vllm_kv_tokens: int = 0  # vLLM's "GPU KV cache size": int(max concurrency × max model length)
 
     @property
     def t_step_lb_s(self) -> float:
@@ -138,6 +140,17 @@ def max_context(kv: par.KvPerGpu, budget: float, concurrency: int) -> int | None
     return math.floor(
         (budget - concurrency * kv.window_bytes_per_token * kv.window) / (concurrency * kv.full_bytes_per_token)
     )
+
+
+def vllm_report(budget: float, seq_bytes: float, max_model_len: int) -> tuple[float, int]:
+    """What vLLM prints (vllm/v1/core/kv_cache_utils.py, ``_report_kv_cache_config``): the maximum concurrency
+    budget / (bytes of one request of ``max_model_len``), and "GPU KV cache size" = int(that × max_model_len).
+    For a model whose every layer keeps every token it equals the pool's token capacity; for a hybrid
+    (sliding-window, linear attention) it is smaller than the pool, which counts every layer per token."""
+    if budget <= 0 or seq_bytes <= 0:
+        return 0.0, 0
+    conc = name(budget / seq_bytes, "C_{vLLM}", "")
+    return conc, name(math.floor(conc * max_model_len), "N_{vLLM}", "token")
 
 
 def usable_bytes(mem_bytes: float, mem_util: float) -> int:
@@ -229,6 +242,7 @@ def plan(
     fits_model = weights + reserve_bytes <= usable
     w_read = par.weight_read_bytes_per_gpu(s, weight_format, tp, concurrency)
     flops = par.decode_flops_per_gpu(s, context, concurrency, tp)
+    vllm_conc, vllm_tokens = vllm_report(budget, seq, context)
     return Plan(
         weights_per_gpu_bytes=weights,
         kv_bytes_per_token_per_gpu=kv.bytes_per_token,
@@ -257,6 +271,8 @@ def plan(
         model_short_bytes=0.0 if fits_model else name(weights + reserve_bytes - usable, "ΔM", "B"),
         batch_kv_bytes=kv_held,
         state_bytes_per_seq_per_gpu=kv.state_bytes,
+        vllm_max_concurrency=vllm_conc,
+        vllm_kv_tokens=vllm_tokens,
     )
 
 
