@@ -117,6 +117,7 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
         f"{TF}/qwen2_moe/configuration_qwen2_moe.py",
         {
             "num_key_value_heads": 16,
+            "head_dim": HD,  # Qwen2MoeConfig has no head_dim: the attention uses hidden_size // num_attention_heads
             "decoder_sparse_step": 1,
             "shared_expert_intermediate_size": 5632,
             "mlp_only_layers": [],
@@ -432,6 +433,12 @@ class ModelShape:
     def params_active(self) -> int:
         active = self.embedding_params + self.lm_head_params + self.active_linear_params + self.other_params
         return active - self.inactive_other_params if self.inactive_other_params else active
+
+    @property
+    def params_active_excl_embedding(self) -> int:
+        """Active parameters without the input embedding (the publishers' convention: OpenAI's gpt-oss card,
+        Qwen's “A3B”): the lookup table is read one row per token. A tied table is kept — it is the LM head."""
+        return self.params_active - (0 if self.tied else self.embedding_params)
 
     @property
     def lm_head_matrix_params(self) -> int:
@@ -1296,6 +1303,7 @@ def derived(a: Analysis) -> dict:
         "tied_embeddings": s.tied,
         "params_total": s.params_total,
         "params_active": s.params_active,
+        "params_active_excl_embedding": s.params_active_excl_embedding,
         "weight_bytes": s.stored_bytes,
         "weight_format": a.storage.label,
         "weight_bytes_bf16": weight_bytes(s, "bf16"),
@@ -1541,6 +1549,8 @@ def derivation(a: Analysis) -> list[Step]:
                 "final_norm": s.hidden,
                 "total": s.params_total,
                 "active": s.params_active,
+                "active_excl_emb": s.params_active_excl_embedding,
+                "moe": bool(s.n_experts),
             },
         )
     )

@@ -128,6 +128,12 @@ def _embedding(v: V) -> str:
 
 def _total(v: V) -> str:
     act = f";激活参数(每 token 经过的)= {_n(v['active'])}" if v["active"] != v["total"] else ""
+    if v.get("moe"):
+        act += (
+            f";不计输入嵌入表的激活参数 = {_n(v['active_excl_emb'])}(每 token 只读嵌入表一行)。发布方两种口径都有:"
+            "gpt-oss 模型卡的激活参数不含输入嵌入,Qwen 名字里的“A×B”也与不含嵌入的口径相符,"
+            "而 Qwen 模型卡表格里的激活参数含嵌入"
+        )
     return (
         f"总参数 = 各层 {_n(v['layers'])} + 嵌入/LM 头 {_n(v['emb_head'])} + 末层范数 {_n(v['final_norm'])} = "
         f"{_n(v['total'])}{act}"

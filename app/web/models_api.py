@@ -33,7 +33,10 @@ class DerivedModel(BaseModel):
     vocab_size: int
     tied_embeddings: bool
     params_total: int = Field(description="总参数(所有专家;不含视觉塔、MTP 模块)")
-    params_active: int = Field(description="每 token 经过的参数(MoE:top-k 路由专家 + 共享专家)")
+    params_active: int = Field(description="每 token 经过的参数(MoE:top-k 路由专家 + 共享专家),含输入嵌入表")
+    params_active_excl_embedding: int = Field(
+        description="同上但不含输入嵌入表(发布方的口径:gpt-oss 模型卡的 5.1B、Qwen 的 A3B);共享嵌入时等于 params_active"
+    )
     text_model_of: str | None = Field(description="多模态 config 时它的 model_type:只算 text_config 的语言模型")
     weight_bytes: int = Field(
         description="权重按 checkpoint 的存储(quantization_config:缩放因子、打包、保持 16 位的模块都算上)"
@@ -69,6 +72,7 @@ class PresetModel(BaseModel):
     model_type: str
     params_total: int
     params_active: int
+    params_active_excl_embedding: int
     kv_bytes_per_token: int
     weight_bytes: int = Field(description="权重按 checkpoint 的存储")
     state_bytes_per_sequence: int = Field(description="线性注意力层每条序列的固定状态;没有则 0")
@@ -163,6 +167,7 @@ def _presets() -> tuple[dict, ...]:
                 "model_type": d["model_type"],
                 "params_total": d["params_total"],
                 "params_active": d["params_active"],
+                "params_active_excl_embedding": d["params_active_excl_embedding"],
                 "kv_bytes_per_token": d["kv_bytes_per_token"],
                 "weight_bytes": d["weight_bytes"],
                 "state_bytes_per_sequence": d["state_bytes_per_sequence"],
