@@ -25,6 +25,7 @@ as stored follow ``quantization_config`` (``stored_bytes``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -184,6 +185,19 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
         },
     ),
     "qwen3_5_text": (f"{TF}/qwen3_5/configuration_qwen3_5.py", {**_GDN, "num_key_value_heads": 4}),
+    "qwen3_5_moe_text": (f"{TF}/qwen3_5_moe/configuration_qwen3_5_moe.py", {**_GDN, "num_key_value_heads": 2}),
+    "phi3": (
+        f"{TF}/phi3/configuration_phi3.py",
+        {"num_key_value_heads": NH, "head_dim": HD, "sliding_window": None, "tie_word_embeddings": False},
+    ),
+    "olmo2": (
+        f"{TF}/olmo2/configuration_olmo2.py",
+        {"num_key_value_heads": NH, "head_dim": HD, "attention_bias": False, "tie_word_embeddings": False},
+    ),
+    "glm4_moe": (
+        f"{TF}/glm4_moe/configuration_glm4_moe.py",
+        {"head_dim": HD, "use_qk_norm": False, "tie_word_embeddings": False, "num_nextn_predict_layers": 0},
+    ),
 }
 
 # model_type → the rule of its blocks, with the file it is read from (for the report's steps)
@@ -194,6 +208,10 @@ RULES: dict[str, str] = {
     "qwen3_next": f"{TF}/qwen3_next/modular_qwen3_next.py:门控注意力 q_proj 输出 2×;Gated DeltaNet 层;共享专家 + shared_expert_gate",
     "qwen3_5_text": f"{TF}/qwen3_5/modular_qwen3_5.py:门控注意力 q_proj 输出 2×;Gated DeltaNet(in_proj_qkv/z/b/a)",
     "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
+    "phi3": f"{TF}/phi3/modeling_phi3.py:q/k/v 融合为 qkv_proj、gate/up 融合为 gate_up_proj(参数量与分开相同),无偏置;sliding_window 作用于每一层",
+    "olmo2": f"{TF}/olmo2/modeling_olmo2.py:q_norm / k_norm 按整层宽度(n_h·d_h、n_kv·d_h);每层两个范数在注意力与 MLP 之后(post-norm)",
+    "glm4_moe": f"{TF}/glm4_moe/modeling_glm4_moe.py:q/k/v 带偏置(attention_bias),o 无偏置;前 first_k_dense_replace 层稠密,其余 MoE = 路由专家 + n_shared_experts 个共享专家,路由偏置 e_score_correction_bias;num_nextn_predict_layers 个 MTP 层不计入",
+    "qwen3_5_moe_text": f"{TF}/qwen3_5_moe/modular_qwen3_5_moe.py:Qwen3.5 的门控注意力与 Gated DeltaNet 层 + 每层 MoE(路由专家 + 共享专家 + shared_expert_gate);mtp_num_hidden_layers 个 MTP 层不计入",
     "kimi_k2": "Kimi K2 系列用 DeepSeek-V3 结构(moonshotai/Kimi-K2 的 config.json:architectures = DeepseekV3ForCausalLM、model_type = kimi_k2;Kimi-K2.5 的 text_config 同为 kimi_k2),按 "
     f"{TF}/deepseek_v3/modeling_deepseek_v3.py 计",
 }
@@ -504,12 +522,18 @@ _ARCH_TO_TYPE = {
     "Qwen3NextForCausalLM": "qwen3_next",
     "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "KimiK25ForConditionalGeneration": "kimi_k25",
+    "Phi3ForCausalLM": "phi3",
+    "Olmo2ForCausalLM": "olmo2",
+    "Glm4MoeForCausalLM": "glm4_moe",
+    "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
+    "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
 }
-_DENSE_GQA = {"llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "gemma2", "gemma3_text"}
-_MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "minimax_m2"}
+_DENSE_GQA = {"llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "gemma2", "gemma3_text", "phi3", "olmo2"}
+_MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "minimax_m2", "glm4_moe"}
 _GQA = _DENSE_GQA | _MOE_GQA
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}
-_HYBRID = {"qwen3_next", "qwen3_5_text"}
+_HYBRID = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}
+_DS_MOE = _MLA | {"glm4_moe"}  # DeepSeek-style MoE fields: n_routed_experts, n_shared_experts, first_k_dense_replace
 _TEXT = _GQA | _MLA | _HYBRID
 # multimodal wrappers: model_type → the text model its text_config holds
 _WRAPPERS = {
@@ -517,8 +541,11 @@ _WRAPPERS = {
     "qwen3_vl": "qwen3_vl_text",
     "llama4": "llama4_text",
     "qwen3_5": "qwen3_5_text",
+    "qwen3_5_moe": "qwen3_5_moe_text",
+    "qwen3_vl_moe": "qwen3_moe",  # Qwen3VLMoeTextConfig: the Qwen3-MoE text model (qwen3_vl_moe_text)
     "kimi_k25": "kimi_k2",
 }
+_TEXT_ALIASES = {"qwen3_vl_moe_text": "qwen3_moe"}  # text models read with another type's rules
 SUPPORTED = sorted(_TEXT | set(_WRAPPERS))
 
 
@@ -533,6 +560,7 @@ def _resolve_type(cfg: dict) -> tuple[str, dict, str | None]:
         raise ConfigError(f"字段 model_type 应为字符串,收到 {mt!r}", "model_type")
     tc = cfg.get("text_config")
     inner_type = tc.get("model_type") if isinstance(tc, dict) else None
+    inner_type = _TEXT_ALIASES.get(inner_type, inner_type) if isinstance(inner_type, str) else inner_type
     generic = isinstance(inner_type, str) and inner_type in _TEXT
     if mt not in _TEXT and mt not in _WRAPPERS and not generic:
         by_arch = _ARCH_TO_TYPE.get(arch0 or "")
@@ -643,7 +671,7 @@ def _family_pattern(c: _Cfg, L: int) -> LayerPattern:
         mw = c.opt_int("max_window_layers", zero_ok=True)
         mw = L if mw is None else mw
         return LayerPattern(attn, tuple(w if i >= mw else None for i in range(L)), f"from:{mw}")
-    if mt in ("mistral", "mixtral"):
+    if mt in ("mistral", "mixtral", "phi3"):
         w = c.opt_int("sliding_window")
         return LayerPattern(attn, (w,) * L, "all") if w is not None else LayerPattern(attn, none)
     return LayerPattern(attn, none)
@@ -691,14 +719,16 @@ def _gqa(c: _Cfg, nope_layer: bool = False) -> Mixer:
         ("self_attn.o_proj", h, nh * hd),
     )
     other: dict[str, int] = {}
-    if mt in ("qwen2", "qwen2_moe"):
+    if mt in ("qwen2", "qwen2_moe") or (mt == "glm4_moe" and c.flag("attention_bias", default=False)):
         other["q/k/v 偏置"] = nh * hd + 2 * nkv * hd
-    elif mt not in ("mistral", "mixtral", "minimax_m2") and c.flag("attention_bias", default=False):
+    elif mt not in ("mistral", "mixtral", "minimax_m2", "glm4_moe", "phi3") and c.flag("attention_bias", default=False):
         other["q/k/v/o 偏置"] = nh * hd + 2 * nkv * hd + h
     if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") or mt in _HYBRID:
         other["q/k 逐头 RMSNorm"] = 2 * hd
-    if mt == "minimax_m2":
+    if mt in ("minimax_m2", "olmo2"):
         other["q/k 整层 RMSNorm"] = nh * hd + nkv * hd
+    if mt == "glm4_moe" and c.flag("use_qk_norm"):
+        other["q/k 逐头 RMSNorm"] = 2 * hd
     if mt == "gpt_oss":
         other["attention sinks"] = nh
     return Mixer(
@@ -817,7 +847,7 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
     mt = c.mt
     if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2"):
         E = c.num("num_local_experts")
-    elif mt in _MLA:
+    elif mt in _DS_MOE:
         E = c.num("n_routed_experts")
     else:
         E = c.num("num_experts")
@@ -845,18 +875,21 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
     if mt == "llama4_text":
         mats += _swiglu(f"{pre}shared_expert.", h, ffe)
         dims |= {"n_shared": 1, "shared_ff": ffe}
-    elif mt in ("qwen2_moe", "qwen3_next"):
+    elif mt in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text"):
         sff = c.opt_int("shared_expert_intermediate_size", null=0, zero_ok=True) or 0
         if sff:
             mats += _swiglu("mlp.shared_expert.", h, sff)
             mats.append(Matrix("mlp.shared_expert_gate", 1, h))
             dims |= {"n_shared": 1, "shared_ff": sff}
-    elif mt in _MLA:
+    elif mt in _DS_MOE:
         ns = c.opt_int("n_shared_experts", null=0, zero_ok=True) or 0
         if ns:
             mats += _swiglu("mlp.shared_experts.", h, ns * ffe)
             dims |= {"n_shared": ns, "shared_ff": ns * ffe}
-    if (mt in ("deepseek_v3", "kimi_k2", "deepseek_v32") and c.text("topk_method") == "noaux_tc") or mt == "minimax_m2":
+    if (mt in ("deepseek_v3", "kimi_k2", "deepseek_v32") and c.text("topk_method") == "noaux_tc") or mt in (
+        "minimax_m2",
+        "glm4_moe",  # Glm4MoeTopkRouter always holds e_score_correction_bias
+    ):
         other["路由偏置 e_score_correction_bias"] = E
         other_active = E
     return Ffn(True, tuple(mats), other, other_active, dims)
@@ -867,7 +900,7 @@ def _moe_layers(c: _Cfg, L: int) -> list[bool]:
     mt = c.mt
     if mt in _DENSE_GQA or mt == "qwen3_5_text":
         return [False] * L
-    if mt in ("mixtral", "gpt_oss", "minimax_m2"):
+    if mt in ("mixtral", "gpt_oss", "minimax_m2", "qwen3_5_moe_text"):
         return [True] * L
     if mt == "llama4_text":
         given = c.d.get("moe_layers")
@@ -880,7 +913,7 @@ def _moe_layers(c: _Cfg, L: int) -> list[bool]:
         step = c.num("decoder_sparse_step")
         only = set(c.int_list("mlp_only_layers"))
         return [i not in only and (i + 1) % step == 0 for i in range(L)]
-    if mt in _MLA:
+    if mt in _DS_MOE:
         if not (c.opt_int("n_routed_experts", null=0, zero_ok=True) or 0):
             return [False] * L
         first = c.opt_int("first_k_dense_replace", null=0, zero_ok=True) or 0
@@ -961,10 +994,13 @@ def analyze(cfg: dict) -> Analysis:
     )
     embedding = Matrix("model.embed_tokens", V, h, role="embed")
     lm_head = None if tied else Matrix("lm_head", V, h, role="lm_head")
-    mtp = d.get("num_nextn_predict_layers") if mt in _MLA else 0
+    mtp_key = "mtp_num_hidden_layers" if mt in _HYBRID else "num_nextn_predict_layers"
+    mtp = d.get(mtp_key) if mt in _DS_MOE or mt in _HYBRID else 0
     mtp = mtp if isinstance(mtp, int) and not isinstance(mtp, bool) and mtp > 0 else 0
     storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h)
     shape = _shape(mt, layers, pattern, embedding, lm_head, h, V, attn, moe_ffn, storage)
+    if mtp:
+        shape = dataclasses.replace(shape, mtp_layers=mtp)
     return Analysis(
         shape, wrapper, tuple(c.filled), layers, pattern, n_norms, embedding, lm_head, mtp, storage, RULES.get(mt, "")
     )

@@ -184,3 +184,37 @@ def test_unknown_architecture_still_refused_by_name():
         post(b'{"model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"]}'), "config_error", "model_type"
     )
     assert "mamba2" in item["msg"] and "不支持的架构" in item["msg"]
+
+
+def _issue38_configs() -> dict:
+    from tests.calculators.test_model_config_issue38 import (
+        GLM45_AIR,
+        OLMO2_7B,
+        PHI3_MINI,
+        QWEN15_MOE,
+        QWEN35_35B_A3B,
+    )
+
+    return {
+        "phi3": PHI3_MINI,
+        "olmo2": OLMO2_7B,
+        "glm4_moe": GLM45_AIR,
+        "qwen3_5_moe": QWEN35_35B_A3B,
+        "qwen2_moe": QWEN15_MOE,
+    }
+
+
+@pytest.mark.parametrize("kind", ["phi3", "olmo2", "glm4_moe", "qwen3_5_moe", "qwen2_moe"])
+def test_issue38_architectures_derive_through_the_api(kind):
+    """Issue 38: these were refused (or, Qwen1.5-MoE, regressed); both active-parameter conventions come back."""
+    r = post(json.dumps(_issue38_configs()[kind]).encode())
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert 0 < d["params_active_excl_embedding"] < d["params_active"] <= d["params_total"]  # all untied
+    assert any("总参数" in s for s in d["steps"])
+
+
+@pytest.mark.parametrize("mt", ["nemotron_h", "falcon_h1", "granitemoehybrid", "ministral3"])
+def test_still_unsupported_types_are_refused_by_name_with_the_list(mt):
+    item = assert_422(post(json.dumps({"model_type": mt, "hidden_size": 8}).encode()), "config_error", "model_type")
+    assert mt in item["msg"] and "qwen3_5_moe" in item["msg"] and "glm4_moe" in item["msg"]
