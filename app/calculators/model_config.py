@@ -26,6 +26,7 @@ as stored follow ``quantization_config`` (``stored_bytes``)."""
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import math
 import re
 from dataclasses import dataclass, field
@@ -964,8 +965,26 @@ def _norms(mt: str) -> int:
     return 4 if mt in ("gemma2", "gemma3_text") else 2
 
 
+HF_QUANT = "hf_quant_config"  # the key under which hf_quant_config.json travels beside config.json
+
+
+def split_hf_quant(cfg: dict) -> tuple[dict, dict | None]:
+    """(config.json, hf_quant_config.json or None): NVIDIA ModelOpt checkpoints keep their quantization in a
+    second file; the API and the page take it as the key ``hf_quant_config`` beside config.json's fields."""
+    if not isinstance(cfg, dict) or HF_QUANT not in cfg:
+        return cfg, None
+    hq = cfg[HF_QUANT]
+    if not isinstance(hq, dict) or not isinstance(hq.get("quantization"), dict):
+        raise ConfigError("hf_quant_config 应为 hf_quant_config.json 的内容:含 quantization 对象的 JSON 对象", HF_QUANT)
+    algo = hq["quantization"].get("quant_algo")
+    if not isinstance(algo, str):
+        raise ConfigError("hf_quant_config.quantization 缺少字段 quant_algo", HF_QUANT)
+    return {k: v for k, v in cfg.items() if k != HF_QUANT}, hq
+
+
 def analyze(cfg: dict) -> Analysis:
     """Count every weight of a ``config.json`` layer by layer (see the module docstring)."""
+    cfg, hf_quant = split_hf_quant(cfg)
     mt, d, wrapper = _resolve_type(cfg)
     c = _Cfg(d, mt)
     L = c.num("num_hidden_layers")
@@ -997,7 +1016,7 @@ def analyze(cfg: dict) -> Analysis:
     mtp_key = "mtp_num_hidden_layers" if mt in _HYBRID else "num_nextn_predict_layers"
     mtp = d.get(mtp_key) if mt in _DS_MOE or mt in _HYBRID else 0
     mtp = mtp if isinstance(mtp, int) and not isinstance(mtp, bool) and mtp > 0 else 0
-    storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h)
+    storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h, c, hf_quant)
     shape = _shape(mt, layers, pattern, embedding, lm_head, h, V, attn, moe_ffn, storage)
     if mtp:
         shape = dataclasses.replace(shape, mtp_layers=mtp)
@@ -1151,8 +1170,12 @@ def _qconfig(d: dict) -> dict | None:
     return q
 
 
-def _qint(q: dict, key: str, default: int | None) -> int:
-    v = q.get(key, default)
+def _qint(q: dict, key: str, default: int | None, c: _Cfg | None = None, why: str = "") -> int:
+    v = q.get(key)
+    if v is None:
+        v = default
+        if v is not None and c is not None:
+            c.note(f"quantization_config.{key}", v, why or "量化工具的默认值(config 未写)")
     if v is None:
         raise ConfigError(f"quantization_config 缺少字段 {key}", "quantization_config")
     if v == -1 and key == "group_size":
@@ -1161,7 +1184,13 @@ def _qint(q: dict, key: str, default: int | None) -> int:
 
 
 def _ignored(q: dict) -> list[str]:
-    pats = q.get("modules_to_not_convert") or q.get("ignore") or []
+    pats = (
+        q.get("modules_to_not_convert")
+        or q.get("ignore")
+        or q.get("exclude_modules")
+        or q.get("llm_int8_skip_modules")
+        or []
+    )
     if not isinstance(pats, list) or not all(isinstance(p, str) for p in pats):
         raise ConfigError(
             "quantization_config 的 modules_to_not_convert / ignore 应为字符串列表", "quantization_config"
@@ -1184,56 +1213,177 @@ def _ct_weights(q: dict) -> tuple[dict, list]:
     return w, targets
 
 
-def _matrix_bytes(m: Matrix, method: str, q: dict) -> tuple[float, str]:
-    """Bytes of one copy of matrix ``m`` under ``method`` (scales and packing included) and the rule."""
-    r, cl = m.rows, m.cols
-    if method == "fp8":
-        blk = q.get("weight_block_size")
-        if blk is None:
-            return r * cl + 4, "FP8 E4M3 1 B/权重 + 每矩阵一个 FP32 缩放"
-        if not (isinstance(blk, list) and len(blk) == 2):
-            raise ConfigError("quantization_config.weight_block_size 应为两个整数", "quantization_config")
-        bn, bk = (_positive("quantization_config.weight_block_size", x) for x in blk)
-        return (
-            r * cl + math.ceil(r / bn) * math.ceil(cl / bk) * 4,
-            f"FP8 E4M3 1 B/权重 + 每 {bn}×{bk} 块一个 FP32 缩放(weight_scale_inv)",
+SCALE_DTYPES = {  # compressed-tensors scale_dtype / zp_dtype spellings → bytes
+    "float32": 4,
+    "torch.float32": 4,
+    "float16": 2,
+    "torch.float16": 2,
+    "bfloat16": 2,
+    "torch.bfloat16": 2,
+    "float8_e4m3fn": 1,
+    "torch.float8_e4m3fn": 1,
+    "float8_e8m0fnu": 1,
+    "uint8": 1,
+}
+BNB_BLOCK = 64  # bitsandbytes 4-bit blocksize (bitsandbytes.functional.quantize_4bit default)
+BNB_DQ_BLOCK = 256  # absmax values per second-level block with double quantization
+
+
+def _scale_bytes(w: dict, default: int, c: _Cfg | None, what: str) -> int:
+    """Bytes of one scale: compressed-tensors' ``scale_dtype`` when written, else ``default`` (noted)."""
+    sd = w.get("scale_dtype")
+    if sd is None:
+        if c is not None:
+            c.note("quantization_config.scale_dtype", {1: "FP8", 2: "BF16", 4: "FP32"}[default], what)
+        return default
+    if sd not in SCALE_DTYPES:
+        raise ConfigError(
+            f"quantization_config.scale_dtype={sd!r} 不认识;认识 {', '.join(sorted(SCALE_DTYPES))}",
+            "quantization_config",
         )
-    if method == "mxfp4":
-        return r * cl / 2 + r * math.ceil(cl / 32), "MXFP4:4 位 E2M1 + 每 32 个一个 E8M0 缩放 = 4.25 位"
-    if method in ("awq", "gptq"):
-        bits = _qint(q, "bits" if "bits" in q else "w_bit", 4)
-        g = _qint(q, "group_size" if "group_size" in q else "q_group_size", 128)
-        groups = 1 if g == -1 else math.ceil(cl / g)
-        packed = r * cl * bits / 8 + groups * r * (2 + bits / 8)  # FP16 scale + packed zero point per group
-        extra = cl * 4 if method == "gptq" else 0  # GPTQ stores g_idx (int32 per input channel)
-        return packed + extra, (
-            f"{method.upper()} {bits} 位 + 每组 {g if g != -1 else cl} 个一个 FP16 缩放和一个 {bits} 位零点"
-            + ("(另存 g_idx:每个输入通道 4 B)" if method == "gptq" else "")
-        )
-    if method == "compressed-tensors":
-        w, _ = _ct_weights(q)
-        bits = _positive("quantization_config.num_bits", w.get("num_bits"))
-        if w.get("type", "int") != "int":
-            raise ConfigError("compressed-tensors:只支持整数(type=int)权重", "quantization_config")
-        strategy = w.get("strategy", "group")
-        if strategy == "group":
-            g = _positive("quantization_config.group_size", w.get("group_size"))
-            scales = r * math.ceil(cl / g)
-        elif strategy == "channel":
-            g, scales = cl, r
-        elif strategy == "tensor":
-            g, scales = r * cl, 1
-        else:
-            raise ConfigError(f"compressed-tensors:不支持 strategy={strategy!r}", "quantization_config")
-        sym = w.get("symmetric", True)
-        zp = 0 if sym else scales * bits / 8
-        return r * cl * bits / 8 + scales * 2 + zp, (
-            f"INT{bits}(pack-quantized)+ 每 {g} 个一个 BF16 缩放" + ("" if sym else f" + {bits} 位零点")
-        )
-    raise ConfigError(
-        f"quantization_config.quant_method={method!r} 不支持;支持 fp8、mxfp4、awq、gptq、compressed-tensors",
-        "quantization_config",
+    return SCALE_DTYPES[sd]
+
+
+def _fp8_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """FP8 E4M3 weights with per-tensor or per-block FP32 scales (quant_method fp8)."""
+    blk = q.get("weight_block_size")
+    if blk is None:
+        return r * cl + 4, "FP8 E4M3 1 B/权重 + 每矩阵一个 FP32 缩放"
+    if not (isinstance(blk, list) and len(blk) == 2):
+        raise ConfigError("quantization_config.weight_block_size 应为两个整数", "quantization_config")
+    bn, bk = (_positive("quantization_config.weight_block_size", x) for x in blk)
+    return (
+        r * cl + math.ceil(r / bn) * math.ceil(cl / bk) * 4,
+        f"FP8 E4M3 1 B/权重 + 每 {bn}×{bk} 块一个 FP32 缩放(weight_scale_inv)",
     )
+
+
+def _mxfp4_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """MXFP4: 4-bit E2M1 with one E8M0 scale per 32 (the experts of gpt-oss)."""
+    return r * cl / 2 + r * math.ceil(cl / 32), "MXFP4:4 位 E2M1 + 每 32 个一个 E8M0 缩放 = 4.25 位"
+
+
+def _modelopt_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """NVIDIA ModelOpt (hf_quant_config.json): FP8 per-tensor, or NVFP4 with FP8 scales per 16."""
+    algo = str(q.get("quant_algo", "")).upper()
+    if algo == "FP8":
+        return r * cl + 8, "ModelOpt FP8:E4M3 1 B/权重 + 每矩阵一个 FP32 weight_scale 与 input_scale"
+    if algo == "NVFP4":
+        g = _qint(q, "group_size", 16, c, "NVFP4 的块大小固定为 16(ModelOpt 默认)")
+        return r * cl / 2 + r * math.ceil(cl / g) + 8, (
+            f"NVFP4:4 位 E2M1 + 每 {g} 个一个 FP8 E4M3 缩放 + 每矩阵 FP32 全局缩放与 input_scale"
+        )
+    raise ConfigError(f"hf_quant_config 的 quant_algo={algo!r} 不支持;支持 FP8、NVFP4", "quantization_config")
+
+
+def _bnb_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """bitsandbytes: 4-bit blocks of 64 with absmax (double-quantized or FP32), or LLM.int8 with row scales."""
+    if q.get("load_in_4bit"):
+        dq = q.get("bnb_4bit_use_double_quant")
+        if dq is None:
+            dq = False
+            if c is not None:
+                c.note("quantization_config.bnb_4bit_use_double_quant", False, "transformers BitsAndBytesConfig 默认")
+        n = r * cl
+        if dq:
+            absmax = math.ceil(n / BNB_BLOCK) + 4 * math.ceil(n / (BNB_BLOCK * BNB_DQ_BLOCK))
+            return n / 2 + absmax, (
+                f"bitsandbytes 4 位(NF4/FP4)+ 每 {BNB_BLOCK} 个一个 8 位 absmax,再每 {BNB_DQ_BLOCK} 个一个 FP32(双重量化)"
+            )
+        return n / 2 + 4 * math.ceil(n / BNB_BLOCK), f"bitsandbytes 4 位(NF4/FP4)+ 每 {BNB_BLOCK} 个一个 FP32 absmax"
+    if q.get("load_in_8bit"):
+        return r * cl + 4 * r, "bitsandbytes LLM.int8:INT8 1 B/权重 + 每输出行一个 FP32 缩放(SCB)"
+    raise ConfigError("bitsandbytes 的 quantization_config 须写 load_in_4bit 或 load_in_8bit", "quantization_config")
+
+
+def _awq_gptq_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """AWQ / GPTQ: packed b-bit weights, an FP16 scale and a b-bit zero point per group (GPTQ: g_idx too)."""
+    bits = _qint(q, "w_bit" if "w_bit" in q else "bits", 4, c, f"{method.upper()} 常用默认 4 位(config 未写)")
+    g = _qint(
+        q,
+        "q_group_size" if "q_group_size" in q else "group_size",
+        128,
+        c,
+        f"{method.upper()} 常用默认每组 128(config 未写)",
+    )
+    groups = 1 if g == -1 else math.ceil(cl / g)
+    packed = r * cl * bits / 8 + groups * r * (2 + bits / 8)  # FP16 scale + packed zero point per group
+    extra = cl * 4 if method == "gptq" else 0  # GPTQ stores g_idx (int32 per input channel)
+    return packed + extra, (
+        f"{method.upper()} {bits} 位 + 每组 {g if g != -1 else cl} 个一个 FP16 缩放和一个 {bits} 位零点"
+        + ("(另存 g_idx:每个输入通道 4 B)" if method == "gptq" else "")
+    )
+
+
+def _ct_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """compressed-tensors: int or float weights by strategy, scales in their scale_dtype (NVFP4: FP8 + global)."""
+    w, _ = _ct_weights(q)
+    bits = _positive("quantization_config.num_bits", w.get("num_bits"))
+    kind = w.get("type")
+    if kind is None:
+        kind = "int"
+        if c is not None:
+            c.note("quantization_config.type", "int", "compressed-tensors QuantizationArgs 默认")
+    if kind not in ("int", "float"):
+        raise ConfigError(f"compressed-tensors:不支持 type={kind!r}(支持 int、float)", "quantization_config")
+    strategy = w.get("strategy")
+    if strategy is None:
+        strategy = "tensor"
+        if c is not None:
+            c.note("quantization_config.strategy", "tensor", "compressed-tensors QuantizationArgs 默认")
+    fp4 = kind == "float" and bits == 4  # NVFP4: FP8 scales per 16 + an FP32 global scale
+    if strategy in ("group", "tensor_group"):
+        g = _positive("quantization_config.group_size", w.get("group_size"))
+        scales = r * math.ceil(cl / g)
+    elif strategy == "channel":
+        g, scales = cl, r
+    elif strategy == "tensor":
+        g, scales = r * cl, 1
+    elif strategy == "block":
+        blk = w.get("block_structure")
+        if not (isinstance(blk, list) and len(blk) == 2):
+            raise ConfigError("compressed-tensors:strategy=block 须给 block_structure(两个整数)", "quantization_config")
+        bn, bk = (_positive("quantization_config.block_structure", x) for x in blk)
+        g, scales = bn * bk, math.ceil(r / bn) * math.ceil(cl / bk)
+    else:
+        raise ConfigError(f"compressed-tensors:不支持 strategy={strategy!r}", "quantization_config")
+    default_scale = 1 if fp4 else (4 if kind == "float" else 2)
+    sb = _scale_bytes(w, default_scale, c, "compressed-tensors 的缩放按该格式的惯例 dtype 存(config 未写 scale_dtype)")
+    sym = w.get("symmetric", True)
+    zp = 0 if sym else scales * bits / 8
+    glob = 4 if fp4 else 0
+    name = ("NVFP4" if fp4 else f"FP{bits}") if kind == "float" else f"INT{bits}"
+    sdt = {1: "FP8", 2: "BF16/FP16", 4: "FP32"}[sb]
+    return r * cl * bits / 8 + scales * sb + zp + glob, (
+        f"{name}(compressed-tensors)+ 每 {g} 个一个 {sdt} 缩放"
+        + ("" if sym else f" + {bits} 位零点")
+        + (" + 每矩阵一个 FP32 全局缩放" if fp4 else "")
+    )
+
+
+_SIZERS = {
+    "fp8": _fp8_bytes,
+    "mxfp4": _mxfp4_bytes,
+    "modelopt": _modelopt_bytes,
+    "bitsandbytes": _bnb_bytes,
+    "awq": _awq_gptq_bytes,
+    "gptq": _awq_gptq_bytes,
+    "compressed-tensors": _ct_bytes,
+}
+
+
+def _matrix_bytes(m: Matrix, method: str, q: dict, c: _Cfg | None = None) -> tuple[float, str]:
+    """Bytes of one copy of matrix ``m`` under ``method`` (scales and packing included) and the rule."""
+    sizer = _SIZERS.get(method)
+    if sizer is None:
+        raise ConfigError(
+            f"quantization_config.quant_method={method!r} 不支持;支持 {'、'.join(QUANT_METHODS)}",
+            "quantization_config",
+        )
+    return sizer(m.rows, m.cols, method, q, c)
+
+
+QUANT_METHODS = ("fp8", "mxfp4", "awq", "gptq", "compressed-tensors", "bitsandbytes", "modelopt")
 
 
 def _converts(m: Matrix, method: str, q: dict, ignored: list[str]) -> bool:
@@ -1247,15 +1397,32 @@ def _converts(m: Matrix, method: str, q: dict, ignored: list[str]) -> bool:
         _, targets = _ct_weights(q)
         if "Linear" not in targets and not any(_matches(m.name, t) for t in targets):
             return False
+    if method == "modelopt":  # ModelOpt's exclude_modules are fnmatch patterns ("*.mlp.gate", "lm_head")
+        return not any(fnmatch.fnmatch(m.name, p) or _matches(m.name, p) for p in ignored)
     return not any(_matches(m.name, p) for p in ignored)
 
 
 def stored_bytes(
-    d: dict, layers: tuple[Layer, ...], embedding: Matrix, lm_head: Matrix | None, n_norms: int, h: int
+    d: dict,
+    layers: tuple[Layer, ...],
+    embedding: Matrix,
+    lm_head: Matrix | None,
+    n_norms: int,
+    h: int,
+    c: _Cfg | None = None,
+    hf_quant: dict | None = None,
 ) -> Storage:
-    """The text model's weights as its checkpoint stores them (see ``_converts`` and ``_matrix_bytes``)."""
+    """The text model's weights as its checkpoint stores them (see ``_converts`` and ``_matrix_bytes``).
+    ``hf_quant``: hf_quant_config.json (ModelOpt), read when config.json has no quantization_config."""
     unq, dtype_text = _dtype_bytes(d)
     q = _qconfig(d)
+    source = "config.json 的 quantization_config"
+    if q is None and hf_quant is not None:
+        hq = hf_quant["quantization"]
+        q = {"quant_method": "modelopt", **hq, "exclude_modules": hq.get("exclude_modules") or []}
+        source = "hf_quant_config.json(NVIDIA ModelOpt)"
+    elif q is not None and hf_quant is not None:
+        source = "config.json 的 quantization_config(同时给了 hf_quant_config.json,按 vLLM 的顺序以 config.json 为准)"
     vectors = sum(ly.mixer.other_params + ly.ffn.other_params + ly.norms for ly in layers) + h
     mats = [embedding] + ([lm_head] if lm_head else []) + [m for ly in layers for m in ly.matrices()]
     one_expert = [m for m in layers_moe_first(layers)]
@@ -1274,7 +1441,7 @@ def stored_bytes(
     kept_p = vectors
     for m in mats:
         if _converts(m, method, q, ignored):
-            b, rule = _matrix_bytes(m, method, q)
+            b, rule = _matrix_bytes(m, method, q, c)
             quant_p += m.params
             quant_b += b * m.count
         else:
@@ -1294,7 +1461,7 @@ def stored_bytes(
         ),
     )
     total = math.ceil(quant_b) + kept_p * unq
-    return Storage(method, f"{method}({rule})", parts, total, math.ceil(expert), "config.json quantization_config")
+    return Storage(method, f"{method}({rule})", parts, total, math.ceil(expert), source)
 
 
 def layers_moe_first(layers: tuple[Layer, ...]) -> list[Matrix]:
@@ -1342,6 +1509,7 @@ def derived(a: Analysis) -> dict:
         "params_active_excl_embedding": s.params_active_excl_embedding,
         "weight_bytes": s.stored_bytes,
         "weight_format": a.storage.label,
+        "weight_format_source": a.storage.source or "config.json(未量化)",
         "weight_bytes_bf16": weight_bytes(s, "bf16"),
         "kv_bytes_per_token": s.kv_bytes_per_token_bf16,
         "kv_bytes_per_token_full_layers": s.kv_full_bytes_per_token,
@@ -1628,6 +1796,7 @@ def derivation(a: Analysis) -> list[Step]:
             {
                 "method": st.method,
                 "label": st.label,
+                "source": st.source,
                 "parts": [(p.label, p.params, p.bytes, p.rule) for p in st.parts],
                 "total": st.total,
                 "gb": st.total / 1e9,

@@ -187,7 +187,11 @@ def _state_total(v: V) -> str:
 
 def _storage(v: V) -> str:
     parts = ";".join(f"{label} {_n(p)} 个参数 → {_n(b)} B({rule})" for label, p, b, rule in v["parts"])
-    head = "按 checkpoint 存储(quantization_config)" if v["method"] else "checkpoint 未量化"
+    head = (
+        f"按 checkpoint 存储(格式取自 {v.get('source') or 'quantization_config'})"
+        if v["method"]
+        else "checkpoint 未量化"
+    )
     return (
         f"{head}:{parts};合计 {_n(v['total'])} B = {_n(v['gb'])} GB，平均 {_n(v['bits'])} 位/参数"
         f"(全按 BF16 为 {_n(v['bf16'])} B = {_n(v['bf16_gb'])} GB)"

@@ -68,6 +68,11 @@ PROPERTIES: dict[str, Any] = {
     "index_n_heads": OPT,
     "index_head_dim": OPT,
     "quantization_config": {"type": ["object", "null"]},
+    "hf_quant_config": {
+        "type": "object",
+        "required": ["quantization"],
+        "properties": {"quantization": {"type": "object"}},
+    },
 }
 BASE = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
 SLIDING = {
@@ -158,7 +163,7 @@ CROSS_FIELD_RULES = (
     "MoE 模型有稠密层时(decoder_sparse_step > 1、mlp_only_layers、first_k_dense_replace、moe_layer_freq > 1 或没有路由专家)须给 intermediate_size",
     "mlp_only_layers 的项须是 JSON 整数(不写成 1.0)",
     "layer_types 含 chunked_attention 时用 attention_chunk_size,含 linear_attention 只用于 qwen3_next / qwen3_5_text / qwen3_5_moe_text",
-    "quantization_config.quant_method 须为 fp8、mxfp4、awq、gptq 或 compressed-tensors(其余 422,不按 BF16 猜)",
+    "quantization_config.quant_method 须为 fp8、mxfp4、awq、gptq、compressed-tensors、bitsandbytes 或 modelopt(其余 422,不按 BF16 猜);hf_quant_config(hf_quant_config.json 的内容)的 quant_algo 须为 FP8 或 NVFP4",
     "未写的字段取该 model_type 的 transformers 默认值(响应的 defaults_used 与 steps 列出);没有默认值的缺失字段 422",
 )
 

@@ -42,6 +42,9 @@ class DerivedModel(BaseModel):
         description="权重按 checkpoint 的存储(quantization_config:缩放因子、打包、保持 16 位的模块都算上)"
     )
     weight_format: str = Field(description="checkpoint 的存储格式与规则")
+    weight_format_source: str = Field(
+        description="存储格式取自哪个文件:config.json 的 quantization_config,或 hf_quant_config.json(NVIDIA ModelOpt)"
+    )
     weight_bytes_bf16: int = Field(description="全部参数按 BF16(2 B)的字节")
     kv_bytes_per_token: int = Field(description="BF16 KV 缓存每 token,所有注意力层都按保留全部 token 的最坏情况")
     kv_bytes_per_token_full_layers: int = Field(
@@ -126,7 +129,7 @@ async def _read_limited(request: Request) -> bytes | JSONResponse:
     openapi_extra={
         "requestBody": {
             "required": True,
-            "description": "Hugging Face 的 config.json(JSON 对象)",
+            "description": "Hugging Face 的 config.json(JSON 对象);NVIDIA ModelOpt 的 checkpoint 可把 hf_quant_config.json 的内容放在键 hf_quant_config 下一起发",
             "content": {"application/json": {"schema": config_schema()}},
         }
     },

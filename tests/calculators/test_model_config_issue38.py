@@ -5,6 +5,7 @@ names its independent source."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,156 @@ def test_qwen35_moe_derives_with_its_linear_attention_state_and_names_mtp():
     assert a.mtp_layers == 1
     assert d["kv_bytes_per_token"] == 10 * 2 * 2 * 256 * 2  # 10 attention layers × K,V × 2 heads × 256 × 2 B
     assert "attention_bias" in d["defaults_used"]  # assumed, and named
+
+
+# --- quantization formats, sized by their stored layout ------------------------------------------------------
+
+LLAMA70 = {  # meta-llama/Llama-3.1-70B config.json shape
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 8192,
+    "intermediate_size": 28672,
+    "num_hidden_layers": 80,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "vocab_size": 128256,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+}
+
+
+def _linear(s: mc.ModelShape) -> int:
+    return s.linear_params
+
+
+def test_hf_quant_config_json_sets_modelopt_fp8_not_bf16():
+    """The issue: a 70B ModelOpt FP8 checkpoint (quantization in hf_quant_config.json) was sized as BF16,
+    141 GB. With the file: every linear weight 1 B + two FP32 per-tensor scales, the rest BF16 ≈ 72 GB."""
+    hq = {
+        "producer": {"name": "modelopt"},
+        "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]},
+    }
+    bf16 = mc.analyze(LLAMA70)
+    a = mc.analyze({**LLAMA70, "hf_quant_config": hq})
+    n_mats = 80 * 7
+    other = bf16.shape.params_total - _linear(bf16.shape)
+    assert bf16.shape.stored_bytes > 141e9
+    assert a.shape.stored_bytes == _linear(a.shape) + 8 * n_mats + 2 * other
+    assert 70e9 < a.shape.stored_bytes < 73e9
+    assert a.storage.source.startswith("hf_quant_config.json")
+
+
+def test_hf_quant_config_nvfp4_layout_and_named_group_default():
+    """NVFP4: 4-bit E2M1 + one FP8 E4M3 scale per 16 + FP32 global and input scales per matrix (4.5 bits)."""
+    hq = {"quantization": {"quant_algo": "NVFP4", "exclude_modules": ["lm_head"]}}
+    a = mc.analyze({**LLAMA70, "hf_quant_config": hq})
+    lin = _linear(a.shape)
+    other = a.shape.params_total - lin
+    assert a.shape.stored_bytes == lin // 2 + lin // 16 + 8 * 80 * 7 + 2 * other
+    assert mc.derived(a)["defaults_used"]["quantization_config.group_size"] == 16
+
+
+def test_hf_quant_config_errors_name_the_field():
+    for bad in ([], {"quantization": "FP8"}, {"quantization": {}}):
+        with pytest.raises(mc.ConfigError) as e:
+            mc.analyze({**LLAMA70, "hf_quant_config": bad})
+        assert e.value.field == "hf_quant_config"
+    with pytest.raises(mc.ConfigError) as e:
+        mc.analyze({**LLAMA70, "hf_quant_config": {"quantization": {"quant_algo": "W4A8_AWQ"}}})
+    assert e.value.field == "quantization_config" and "W4A8_AWQ" in str(e.value)
+
+
+def test_config_json_wins_over_hf_quant_config_and_says_so():
+    qc = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+    a = mc.analyze({**LLAMA70, "quantization_config": qc, "hf_quant_config": {"quantization": {"quant_algo": "NVFP4"}}})
+    assert a.storage.method == "fp8" and "以 config.json 为准" in a.storage.source
+
+
+def test_bitsandbytes_4bit_with_and_without_double_quant_and_8bit():
+    base = mc.analyze(LLAMA70).shape
+    lin, other = base.linear_params, base.params_total - base.linear_params
+    mats = [(r, c_) for ly in mc.analyze(LLAMA70).layers for (_, r, c_) in ly.mixer.matrices] + [
+        (m.rows, m.cols) for ly in mc.analyze(LLAMA70).layers for m in ly.ffn.matrices
+    ]
+    nf4 = mc.analyze({**LLAMA70, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}})
+    want = sum(r * c_ / 2 + 4 * -(-(r * c_) // 64) for r, c_ in mats)
+    assert nf4.shape.stored_bytes == math.ceil(want) + 2 * other
+    assert mc.derived(nf4)["defaults_used"]["quantization_config.bnb_4bit_use_double_quant"] is False
+    dq = mc.analyze(
+        {
+            **LLAMA70,
+            "quantization_config": {
+                "quant_method": "bitsandbytes",
+                "load_in_4bit": True,
+                "bnb_4bit_use_double_quant": True,
+            },
+        }
+    )
+    assert dq.shape.stored_bytes < nf4.shape.stored_bytes  # 8-bit absmax instead of FP32
+    i8 = mc.analyze({**LLAMA70, "quantization_config": {"quant_method": "bitsandbytes", "load_in_8bit": True}})
+    assert i8.shape.stored_bytes == lin + 4 * sum(r for r, _ in mats) + 2 * other
+    with pytest.raises(mc.ConfigError, match="load_in_4bit"):
+        mc.analyze({**LLAMA70, "quantization_config": {"quant_method": "bitsandbytes"}})
+
+
+def test_awq_gptq_and_compressed_tensors_name_every_assumed_field():
+    awq = mc.derive({**LLAMA70, "quantization_config": {"quant_method": "awq"}})
+    assert awq["defaults_used"]["quantization_config.bits"] == 4
+    assert awq["defaults_used"]["quantization_config.group_size"] == 128
+    ct = {
+        "quant_method": "compressed-tensors",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8}}},
+    }
+    d = mc.derive({**LLAMA70, "quantization_config": ct})
+    assert d["defaults_used"]["quantization_config.type"] == "int"
+    assert d["defaults_used"]["quantization_config.strategy"] == "tensor"
+    assert d["defaults_used"]["quantization_config.scale_dtype"] == "BF16"
+
+
+def test_compressed_tensors_scale_dtype_is_respected():
+    """scale_dtype float32 doubles the bytes of each group scale against the BF16 default."""
+
+    def ct(**w):
+        weights = {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": True, **w}
+        return {
+            "quant_method": "compressed-tensors",
+            "config_groups": {"g": {"targets": ["Linear"], "weights": weights}},
+        }
+
+    a16 = mc.analyze({**LLAMA70, "quantization_config": ct()})
+    a32 = mc.analyze({**LLAMA70, "quantization_config": ct(scale_dtype="torch.float32")})
+    groups = a16.shape.linear_params // 128
+    assert a32.shape.stored_bytes - a16.shape.stored_bytes == 2 * groups
+
+
+def test_compressed_tensors_nvfp4_and_fp8_channel():
+    """NVFP4 in compressed-tensors (type float, 4 bits, group 16): FP8 scales + an FP32 global scale per matrix;
+    FP8-dynamic (type float, 8 bits, channel): 1 B/weight + one FP32 scale per output row."""
+    nv = {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16, "symmetric": True}
+    a = mc.analyze(
+        {
+            **LLAMA70,
+            "quantization_config": {
+                "quant_method": "compressed-tensors",
+                "config_groups": {"g": {"targets": ["Linear"], "weights": nv}},
+            },
+        }
+    )
+    lin = a.shape.linear_params
+    other = a.shape.params_total - lin
+    assert a.shape.stored_bytes == lin // 2 + lin // 16 + 4 * 80 * 7 + 2 * other
+    f8 = {"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": True}
+    b = mc.analyze(
+        {
+            **LLAMA70,
+            "quantization_config": {
+                "quant_method": "compressed-tensors",
+                "config_groups": {"g": {"targets": ["Linear"], "weights": f8}},
+            },
+        }
+    )
+    rows = sum(r for ly in b.layers for (_, r, _c) in ly.mixer.matrices) + sum(
+        m.rows for ly in b.layers for m in ly.ffn.matrices
+    )
+    assert b.shape.stored_bytes == lin + 4 * rows + 2 * other

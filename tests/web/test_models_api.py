@@ -173,10 +173,26 @@ def test_missing_field_default_is_said_or_refused():
 
 
 def test_unsupported_quantization_is_a_named_422():
+    # bitsandbytes is sized since issue 38 (4-bit here: 6.40 GB with its FP32 absmax per 64); HQQ is not
     c = json.loads((CONFIGS / "qwen3-8b.json").read_text())
     c["quantization_config"] = {"quant_method": "bitsandbytes", "load_in_4bit": True}
+    r = post(json.dumps(c).encode())
+    assert r.status_code == 200 and r.json()["weight_bytes"] == 6_396_930_048
+    c["quantization_config"] = {"quant_method": "hqq"}
     item = assert_422(post(json.dumps(c).encode()), "config_error", "quantization_config")
-    assert "bitsandbytes" in item["msg"]
+    assert "hqq" in item["msg"]
+
+
+def test_hf_quant_config_travels_beside_config_json_and_the_report_names_the_file():
+    c = json.loads((CONFIGS / "qwen3-8b.json").read_text())
+    c["hf_quant_config"] = {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}}
+    d = post(json.dumps(c).encode()).json()
+    lin, total = 6_945_767_424, 8_190_735_360  # Qwen3-8B's linear weights and all parameters
+    assert d["weight_bytes"] == lin + 8 * 36 * 7 + 2 * (total - lin)  # FP8 + two FP32 scales per matrix
+    assert d["weight_format_source"].startswith("hf_quant_config.json")
+    assert any("hf_quant_config.json" in s for s in d["steps"])
+    c["hf_quant_config"] = {"quantization": "FP8"}
+    assert_422(post(json.dumps(c).encode()), "config_error", "hf_quant_config")
 
 
 def test_unknown_architecture_still_refused_by_name():
