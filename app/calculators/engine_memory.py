@@ -81,7 +81,7 @@ class EngineReserve:
     activation: float  # the profiled activation peak: max(forward, hidden states kept + sampler)
     non_torch: float
     cuda_graph: float  # counted in the KV budget: 0 at the commit read (captured after the KV cache)
-    loaded_extra: float  # weights as loaded minus as stored (MXFP4 repacked for Marlin)
+    loaded_extra: float  # weights as loaded minus the text model as stored (MXFP4 for Marlin, the vision tower)
     max_num_batched_tokens: int
     sampler_rows: int
     profile: str
@@ -126,6 +126,7 @@ def vllm_reserve(
     max_num_seqs: int,
     stored_weight_bytes_per_gpu: float,
     mxfp4_marlin: bool = False,
+    vision_params: int = 0,
     profile: str = "v1",
 ) -> EngineReserve:
     """Everything vLLM subtracts from η·M besides the weights as stored (see the module docstring)."""
@@ -149,9 +150,16 @@ def vllm_reserve(
     per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING, "M_{nt,2×}", "B", f"{CAL}:vllm#13061(tp 2)、#21348(tp 4)")
     non_torch = name(base + per_doubling * tlog2(tp), "M_{nt}", "B")
     graph = leaf(0.0, "M_{graph}", "B", f"{CODE} gpu_worker.py:CUDA graph 在分配 KV 之后才捕获,不从 KV 预算里扣")
+    parts = []
     if mxfp4_marlin:
         factor = leaf(MXFP4_MARLIN_LOADED, "f_{Marlin}", "", f"{CAL}:vllm#23278 加载 65.97 GiB / 存储 60.77 GiB")
-        extra = name(stored_weight_bytes_per_gpu * (factor - 1), "ΔW_{load}", "B")
-    else:
-        extra = leaf(0.0, "ΔW_{load}", "B", "按存储格式加载,无额外")
+        parts.append(stored_weight_bytes_per_gpu * (factor - 1))
+    if vision_params:
+        n_vis = leaf(vision_params, "N_{vision}", "", "vision_config:视觉塔参数(vLLM 加载它,按 BF16、随 tp 切分)")
+        parts.append(n_vis * 2 / tp)
+    extra = (
+        name(sum(parts[1:], parts[0]), "ΔW_{load}", "B")
+        if parts
+        else leaf(0.0, "ΔW_{load}", "B", "按存储格式加载,无额外")
+    )
     return EngineReserve(fwd, sampler, activation, non_torch, graph, extra, T, int(rows), profile)

@@ -443,6 +443,7 @@ class ModelShape:
     expert_ff: int = 0  # intermediate size of one routed expert (0: dense model)
     shared_ff: int = 0  # total intermediate size of the shared experts of a MoE layer
     mtp_layers: int = 0  # multi-token-prediction modules in the checkpoint (not counted in params_total)
+    vision_params: int = 0  # the vision tower a multimodal wrapper loads (not counted in params_total)
 
     @property
     def params_total(self) -> int:
@@ -965,6 +966,41 @@ def _norms(mt: str) -> int:
     return 4 if mt in ("gemma2", "gemma3_text") else 2
 
 
+VISION_FIELDS = (
+    "depth",
+    "hidden_size",
+    "intermediate_size",
+    "in_channels",
+    "temporal_patch_size",
+    "patch_size",
+    "spatial_merge_size",
+    "out_hidden_size",
+)
+QWEN_VL_WRAPPERS = {"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe"}
+
+
+def vision_tower_params(vc: object, wrapper: str | None) -> tuple[int, str]:
+    """Parameters of a Qwen3-VL-style vision tower (transformers' modeling_qwen3_vl.py): a Conv3d patch
+    embedding, learned position embeddings, ``depth`` blocks (LayerNorms, fused qkv + proj, fc1/fc2, all with
+    biases) and a patch merger per DeepStack level plus the final one (LayerNorm, two linears). Returns
+    (params, why not counted) — 0 with the reason for other towers or missing fields."""
+    if not isinstance(vc, dict):
+        return 0, ""
+    if wrapper not in QWEN_VL_WRAPPERS:
+        return 0, f"{wrapper} 的视觉塔结构未收录,显存里没有计入"
+    missing = [f for f in VISION_FIELDS if not isinstance(vc.get(f), int) or isinstance(vc.get(f), bool) or vc[f] <= 0]
+    if missing:
+        return 0, f"vision_config 缺少字段 {missing[0]},视觉塔没有计入"
+    h, mlp, m2 = vc["hidden_size"], vc["intermediate_size"], vc["spatial_merge_size"] ** 2
+    patch = vc["in_channels"] * vc["temporal_patch_size"] * vc["patch_size"] ** 2 * h + h
+    pos = (vc.get("num_position_embeddings") or 0) * h
+    block = 4 * h * h + 2 * h * mlp + 9 * h + mlp
+    deep = vc.get("deepstack_visual_indexes") or []
+    merger = (h * m2) ** 2 + h * m2 + h * m2 * vc["out_hidden_size"] + vc["out_hidden_size"]
+    mergers = (merger + 2 * h) + len(deep) * (merger + 2 * h * m2)  # final LayerNorm(h); DeepStack LayerNorm(h·m²)
+    return patch + pos + vc["depth"] * block + mergers, ""
+
+
 HF_QUANT = "hf_quant_config"  # the key under which hf_quant_config.json travels beside config.json
 
 
@@ -986,7 +1022,10 @@ def analyze(cfg: dict) -> Analysis:
     """Count every weight of a ``config.json`` layer by layer (see the module docstring)."""
     cfg, hf_quant = split_hf_quant(cfg)
     mt, d, wrapper = _resolve_type(cfg)
+    vision, vision_note = vision_tower_params(cfg.get("vision_config"), wrapper)
     c = _Cfg(d, mt)
+    if vision_note:
+        c.note("vision_config", "未计入", vision_note)
     L = c.num("num_hidden_layers")
     if L > MAX_LAYERS:
         raise ConfigError(f"字段 num_hidden_layers 过大({L}),上限 {MAX_LAYERS:,}", "num_hidden_layers")
@@ -1018,8 +1057,8 @@ def analyze(cfg: dict) -> Analysis:
     mtp = mtp if isinstance(mtp, int) and not isinstance(mtp, bool) and mtp > 0 else 0
     storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h, c, hf_quant)
     shape = _shape(mt, layers, pattern, embedding, lm_head, h, V, attn, moe_ffn, storage)
-    if mtp:
-        shape = dataclasses.replace(shape, mtp_layers=mtp)
+    if mtp or vision:
+        shape = dataclasses.replace(shape, mtp_layers=mtp, vision_params=vision)
     return Analysis(
         shape, wrapper, tuple(c.filled), layers, pattern, n_norms, embedding, lm_head, mtp, storage, RULES.get(mt, "")
     )
@@ -1507,6 +1546,8 @@ def derived(a: Analysis) -> dict:
         "params_total": s.params_total,
         "params_active": s.params_active,
         "params_active_excl_embedding": s.params_active_excl_embedding,
+        "params_vision": s.vision_params,
+        "mtp_layers": a.mtp_layers,
         "weight_bytes": s.stored_bytes,
         "weight_format": a.storage.label,
         "weight_format_source": a.storage.source or "config.json(未量化)",

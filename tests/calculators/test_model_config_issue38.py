@@ -351,3 +351,22 @@ def test_compressed_tensors_nvfp4_and_fp8_channel():
         m.rows for ly in b.layers for m in ly.ffn.matrices
     )
     assert b.shape.stored_bytes == lin + 4 * rows + 2 * other
+
+
+def test_qwen3_vl_vision_tower_is_counted_for_the_weights_vllm_loads():
+    """Hand count from transformers' modeling_qwen3_vl.py (Conv3d patch embedding with bias, 2,304 position
+    embeddings, 24 blocks of LayerNorms + fused qkv + proj + fc1/fc2 with biases, the final and 3 DeepStack
+    mergers): 415,347,712. With the 4,022,468,096-parameter text model: 4,437,815,808, the Hub's "4.44B"."""
+    vc = json.loads((ROOT / "data/models/qwen3-vl-4b-vision.json").read_text(encoding="utf-8"))
+    tc = json.loads((ROOT / "data/models/qwen3-vl-4b-text.json").read_text(encoding="utf-8"))
+    strip = lambda d: {k: v for k, v in d.items() if not k.startswith("_")}  # noqa: E731
+    a = mc.analyze({"model_type": "qwen3_vl", "text_config": strip(tc), "vision_config": strip(vc)})
+    assert a.shape.vision_params == 415_347_712
+    assert a.shape.params_total + a.shape.vision_params == 4_437_815_808
+    assert mc.derived(a)["params_vision"] == 415_347_712
+
+
+def test_a_vision_tower_it_cannot_count_is_named_not_silently_dropped():
+    cfg_ = QWEN35_35B_A3B  # its vision_config here only has depth
+    d = mc.derive(cfg_)
+    assert d["params_vision"] == 0 and "vision_config" in d["defaults_used"]

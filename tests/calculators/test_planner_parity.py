@@ -173,3 +173,12 @@ def test_docs_parity_table_lists_every_case_with_its_citation_and_the_planner_fi
         p, _ = run(c)
         assert cid in rows, cid
         assert c["source"] in rows[cid] and f"{p.kv_budget_bytes / GiB:.2f} GiB" in rows[cid], cid
+
+
+def test_vision_tower_adds_to_the_weights_as_loaded_split_by_tp():
+    s = shape_of(model("llama-3.1-8b"))
+    base = em.vllm_reserve(s, tp=2, max_num_batched_tokens=2048, max_num_seqs=256, stored_weight_bytes_per_gpu=0)
+    vis = em.vllm_reserve(
+        s, tp=2, max_num_batched_tokens=2048, max_num_seqs=256, stored_weight_bytes_per_gpu=0, vision_params=415_347_712
+    )
+    assert vis.loaded_extra - base.loaded_extra == 415_347_712 * 2 / 2

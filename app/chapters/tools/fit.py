@@ -223,6 +223,7 @@ def engine_reserve(p: FitParams, s: ModelShape, tp: int | None = None) -> engine
         max_num_seqs=engine_memory.default_max_num_seqs(mem),
         stored_weight_bytes_per_gpu=parallel.weight_bytes_per_gpu(s, p.weight_format, tp),
         mxfp4_marlin=mxfp4_marlin,
+        vision_params=s.vision_params,
     )
 
 
