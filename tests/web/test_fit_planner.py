@@ -303,6 +303,9 @@ def test_public_measurements_beside_the_bound(client):
         ("model", "cfg:AAAAAAAAAA"),
         ("gpu", "rtx-a6000"),
         ("gpu", "custom:80,3.35"),
+        ("max_num_batched_tokens", "0"),
+        ("max_num_batched_tokens", "1048577"),
+        ("max_num_batched_tokens", "2.5"),
     ],
 )
 def test_bad_input_is_a_field_named_422(client, field, bad):
@@ -371,3 +374,55 @@ def test_card_listed_found_and_standalone(client):
     )
     assert client.get("/present/fit-planner").status_code == 200
     assert client.get("/cards/fit-planner?embed=1").status_code == 200
+
+
+def test_reserve_defaults_to_vllms_profile_and_takes_the_batched_token_budget(client):
+    """Blank reserve: vLLM's terms (issue 38). Qwen3-8B on one H100: 8,192 batched tokens by default (≥ 70 GiB),
+    the sampler over 1,024 rows × 151,936 logits dominates the activation; a larger token budget raises the
+    forward term, and a typed reserve replaces every term."""
+    o = outs(client)
+    assert o["batched_tokens_used"] == 8192
+    assert o["reserve_per_gpu_gb"] == pytest.approx(
+        o["reserve_activation_gb"]
+        + o["reserve_non_torch_gb"]
+        + o["reserve_cuda_graph_gb"]
+        + o["reserve_loaded_extra_gb"]
+    )
+    assert o["reserve_activation_gb"] * 1e9 == pytest.approx(8192 * 4096 * 2 + 1024 * 151_936 * 37.3)
+    big = outs(client, max_num_batched_tokens=131072)
+    assert (
+        big["reserve_activation_gb"] > o["reserve_activation_gb"]
+        and big["kv_capacity_tokens"] < o["kv_capacity_tokens"]
+    )
+    fixed = outs(client, reserve_gb=3.3)
+    assert fixed["reserve_per_gpu_gb"] == pytest.approx(3.3) and fixed["reserve_activation_gb"] is None
+    small = outs(client, gpu="rtx-4090", model="qwen3-8b", weight_format="fp8")
+    assert small["batched_tokens_used"] == 2048  # < 70 GiB: vLLM's smaller default
+
+
+def test_hybrid_reports_both_counts_and_says_which(client):
+    """gpt-oss-120b on an H200: the pool counts every layer per token; vLLM prints max concurrency × max model
+    length, where the 18 sliding layers hold at most 128 tokens — a larger number at 131,072 tokens."""
+    o = outs(client, model="gpt-oss-120b", gpu="h200-sxm", weight_format="stored", context=131072, concurrency=1)
+    assert o["model_fits"] and o["vllm_kv_tokens"] > o["kv_capacity_tokens"]
+    assert o["vllm_max_concurrency"] * 131072 == pytest.approx(o["vllm_kv_tokens"], abs=1)
+    frag = client.get(
+        "/cards/fit-planner/fragment",
+        params={"model": "gpt-oss-120b", "gpu": "h200-sxm", "weight_format": "stored", "context": 131072},
+    ).text
+    assert "别混用" in frag and "池子按每层每 token 算的容量" in frag
+    dense = outs(client)
+    assert dense["vllm_kv_tokens"] == dense["kv_capacity_tokens"]  # every layer keeps every token
+
+
+def test_pasted_config_with_hf_quant_config_sets_the_stored_format(client):
+    """The page's pasted config may carry hf_quant_config.json's content under the key hf_quant_config: a
+    ModelOpt FP8 Qwen3-8B is then sized as FP8, not BF16."""
+    from app.data import encode_config
+
+    raw = json.loads((CONFIGS / "qwen3-8b.json").read_text(encoding="utf-8"))
+    c = {k: v for k, v in raw.items() if not k.startswith("_")}
+    c["hf_quant_config"] = {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}}
+    o = outs(client, model=encode_config(c), weight_format="stored", reserve_gb=3.3)
+    lin, total = 6_945_767_424, 8_190_735_360
+    assert o["weights_per_gpu_bytes"] == lin + 8 * 36 * 7 + 2 * (total - lin)
