@@ -195,6 +195,24 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
         f"{TF}/olmo2/configuration_olmo2.py",
         {"num_key_value_heads": NH, "head_dim": HD, "attention_bias": False, "tie_word_embeddings": False},
     ),
+    "nemotron_h": (
+        f"{TF}/nemotron_h/configuration_nemotron_h.py",
+        {
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "hybrid_override_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-",
+            "mamba_num_heads": 128,
+            "mamba_head_dim": 64,
+            "n_groups": 8,
+            "ssm_state_size": 128,
+            "conv_kernel": 4,
+            "use_conv_bias": True,
+            "use_bias": False,
+            "mlp_bias": False,
+            "attention_bias": False,
+            "tie_word_embeddings": False,
+        },
+    ),
     "glm4_moe": (
         f"{TF}/glm4_moe/configuration_glm4_moe.py",
         {"head_dim": HD, "use_qk_norm": False, "tie_word_embeddings": False, "num_nextn_predict_layers": 0},
@@ -210,6 +228,7 @@ RULES: dict[str, str] = {
     "qwen3_5_text": f"{TF}/qwen3_5/modular_qwen3_5.py:门控注意力 q_proj 输出 2×;Gated DeltaNet(in_proj_qkv/z/b/a)",
     "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
     "phi3": f"{TF}/phi3/modeling_phi3.py:q/k/v 融合为 qkv_proj、gate/up 融合为 gate_up_proj(参数量与分开相同),无偏置;sliding_window 作用于每一层",
+    "nemotron_h": f"{TF}/nemotron_h/modeling_nemotron_h.py:每个块只有一种部件(hybrid_override_pattern:M = Mamba-2,* = 注意力,- = MLP)加一个 RMSNorm;MLP 为 up/down 两个矩阵(ReLU²,无门控);Mamba-2 的 in_proj 一次给出 x、z、B、C 与 dt",
     "olmo2": f"{TF}/olmo2/modeling_olmo2.py:q_norm / k_norm 按整层宽度(n_h·d_h、n_kv·d_h);每层两个范数在注意力与 MLP 之后(post-norm)",
     "glm4_moe": f"{TF}/glm4_moe/modeling_glm4_moe.py:q/k/v 带偏置(attention_bias),o 无偏置;前 first_k_dense_replace 层稠密,其余 MoE = 路由专家 + n_shared_experts 个共享专家,路由偏置 e_score_correction_bias;num_nextn_predict_layers 个 MTP 层不计入",
     "qwen3_5_moe_text": f"{TF}/qwen3_5_moe/modular_qwen3_5_moe.py:Qwen3.5 的门控注意力与 Gated DeltaNet 层 + 每层 MoE(路由专家 + 共享专家 + shared_expert_gate);mtp_num_hidden_layers 个 MTP 层不计入",
@@ -472,8 +491,11 @@ class ModelShape:
 
     @property
     def attention_layers(self) -> int:
-        """Layers with a KV cache (the hybrids' linear-attention layers have none)."""
-        return self.n_layers - self.n_linear_layers if self.n_linear_layers else self.n_layers
+        """Layers with a KV cache (the hybrids' linear-attention, Mamba and MLP-only blocks have none)."""
+        by_linear = self.n_layers - self.n_linear_layers if self.n_linear_layers else self.n_layers
+        if self.n_attention_layers and self.n_attention_layers != by_linear:  # MLP-only blocks (Mamba-2 hybrids)
+            return self.n_attention_layers
+        return by_linear
 
 
 def dense_shape(cfg: dict) -> ModelShape:
@@ -525,6 +547,7 @@ _ARCH_TO_TYPE = {
     "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "KimiK25ForConditionalGeneration": "kimi_k25",
     "Phi3ForCausalLM": "phi3",
+    "NemotronHForCausalLM": "nemotron_h",
     "Olmo2ForCausalLM": "olmo2",
     "Glm4MoeForCausalLM": "glm4_moe",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
@@ -535,8 +558,11 @@ _MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "mini
 _GQA = _DENSE_GQA | _MOE_GQA
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}
 _HYBRID = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}
-_DS_MOE = _MLA | {"glm4_moe"}  # DeepSeek-style MoE fields: n_routed_experts, n_shared_experts, first_k_dense_replace
-_TEXT = _GQA | _MLA | _HYBRID
+_DS_MOE = _MLA | {"glm4_moe"}
+_MAMBA = {
+    "nemotron_h"
+}  # Mamba-2 hybrids: blocks of Mamba-2, attention or MLP  # DeepSeek-style MoE fields: n_routed_experts, n_shared_experts, first_k_dense_replace
+_TEXT = _GQA | _MLA | _HYBRID | _MAMBA
 # multimodal wrappers: model_type → the text model its text_config holds
 _WRAPPERS = {
     "gemma3": "gemma3_text",
@@ -679,7 +705,26 @@ def _family_pattern(c: _Cfg, L: int) -> LayerPattern:
     return LayerPattern(attn, none)
 
 
+_BLOCK_CHARS = {"M": "mamba", "*": "attn", "-": "none"}
+
+
+def _mamba_pattern(c: _Cfg, L: int) -> LayerPattern:
+    """nemotron_h: one block kind per layer from hybrid_override_pattern (M Mamba-2, * attention, - MLP)."""
+    pat = c.d.get("hybrid_override_pattern")
+    if pat is None:
+        pat = c._default("hybrid_override_pattern")
+    if not isinstance(pat, str) or len(pat) != L:
+        raise ConfigError(f"字段 hybrid_override_pattern 应为 {L} 个字符(M、*、-)", "hybrid_override_pattern")
+    bad = sorted(set(pat) - set(_BLOCK_CHARS))
+    if bad:
+        what = "E(MoE 块)暂不支持" if bad == ["E"] else f"不认识的字符 {bad}"
+        raise ConfigError(f"hybrid_override_pattern 含 {what}", "hybrid_override_pattern")
+    return LayerPattern(tuple(_BLOCK_CHARS[ch] for ch in pat), (None,) * L, "blocks")
+
+
 def _pattern(c: _Cfg, L: int) -> LayerPattern:
+    if c.mt in _MAMBA:
+        return _mamba_pattern(c, L)
     explicit = c.d.get("layer_types")
     if explicit is not None:
         return _explicit(c, explicit, L)
@@ -699,6 +744,8 @@ def _pattern(c: _Cfg, L: int) -> LayerPattern:
 def _heads(c: _Cfg) -> tuple[int, int, int, int]:
     """(hidden, query heads, KV heads, head dim)."""
     h, nh = c.num("hidden_size"), c.num("num_attention_heads")
+    if c.mt in _MAMBA and not c.has("head_dim") and c.has("attention_head_dim"):
+        return h, nh, c.opt_int("num_key_value_heads", null=nh) or nh, c.num("attention_head_dim")
     nkv = c.opt_int("num_key_value_heads", null=nh) or nh
     if c.has("head_dim") and c.d["head_dim"] is None or (not c.has("head_dim") and c.table.get("head_dim") == HD):
         if h % nh:
@@ -826,6 +873,53 @@ def _gdn(c: _Cfg) -> Mixer:
     )
 
 
+def _first(c: _Cfg, *keys: str) -> str:
+    """The first of several spellings of one field that the config writes (else the first, for its default)."""
+    return next((k for k in keys if c.has(k)), keys[0])
+
+
+def _mamba2(c: _Cfg) -> Mixer:
+    """Mamba-2 (transformers' Mamba2Mixer as NemotronH uses it): in_proj → x, z, B, C, dt; a depthwise causal
+    conv over x, B, C; per-head dt_bias, A_log and D; a gated RMSNorm; out_proj. Constant state per sequence:
+    the conv window (kernel − 1 steps of conv_dim) and one head_dim × state matrix per head."""
+    h = c.num("hidden_size")
+    nh, hd = c.num("mamba_num_heads"), c.num("mamba_head_dim")
+    ng, ds = c.num(_first(c, "n_groups", "mamba_n_groups")), c.num("ssm_state_size")
+    kern = c.num(_first(c, "conv_kernel", "mamba_d_conv"))
+    conv_bias = c.flag(_first(c, "use_conv_bias", "mamba_conv_bias"))
+    proj_bias = c.flag(_first(c, "use_bias", "mamba_proj_bias"))
+    inter = nh * hd
+    conv_dim = inter + 2 * ng * ds
+    proj = inter + conv_dim + nh
+    mats = (("mixer.in_proj", proj, h), ("mixer.out_proj", h, inter))
+    other = {
+        "conv1d 卷积核": conv_dim * kern,
+        "dt_bias + A_log + D": 3 * nh,
+        "门控 RMSNorm": inter,
+    }
+    if conv_bias:
+        other["conv1d 偏置"] = conv_dim
+    if proj_bias:
+        other["in/out_proj 偏置"] = proj + h
+    ssm_b = _state_dtype_bytes(c)
+    state = conv_dim * (kern - 1) * 2 + nh * hd * ds * ssm_b
+    return Mixer(
+        "mamba",
+        mats,
+        other,
+        state_bytes=state,
+        dims={"conv_dim": conv_dim, "kernel": kern, "nv": nh, "dk": hd, "dv": ds, "ssm_bytes": ssm_b, "h": h},
+        rule=(
+            f"{TF}/nemotron_h/modeling_nemotron_h.py:conv 状态保留 kernel − 1 步的 x、B、C(conv_dim = "
+            "n_heads·head_dim + 2·n_groups·state),SSM 状态为每个头一个 head_dim × ssm_state_size 矩阵;"
+            "按模型 dtype(BF16)存,config 写 mamba_ssm_dtype = float32 时按 4 B"
+        ),
+    )
+
+
+_NO_MIXER = Mixer("none", (), {})
+
+
 # --- feed-forward ----------------------------------------------------------------------------------------
 
 
@@ -839,6 +933,10 @@ def _swiglu(prefix: str, h: int, ff: int, count: int = 1, active: int = 1, role:
 
 def _dense_ffn(c: _Cfg, h: int, ff_key: str = "intermediate_size") -> Ffn:
     ff = c.num(ff_key)
+    if c.mt in _MAMBA:  # NemotronHMLP: up_proj, down_proj, ReLU² (no gate)
+        bias = (ff + h) if c.flag("mlp_bias") else 0
+        mats = (Matrix("mixer.up_proj", ff, h), Matrix("mixer.down_proj", h, ff))
+        return Ffn(False, mats, {"MLP 偏置": bias} if bias else {}, bias, {"ff": ff})
     pre = "feed_forward." if c.mt == "llama4_text" else "mlp."
     bias = (2 * ff + h) if c.mt == "llama" and c.flag("mlp_bias", default=False) else 0
     other = {"MLP 偏置": bias} if bias else {}
@@ -900,7 +998,7 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
 def _moe_layers(c: _Cfg, L: int) -> list[bool]:
     """Which layers are MoE (all False for a dense model)."""
     mt = c.mt
-    if mt in _DENSE_GQA or mt == "qwen3_5_text":
+    if mt in _DENSE_GQA or mt == "qwen3_5_text" or mt in _MAMBA:
         return [False] * L
     if mt in ("mixtral", "gpt_oss", "minimax_m2", "qwen3_5_moe_text"):
         return [True] * L
@@ -963,7 +1061,7 @@ class Analysis:
 
 
 def _norms(mt: str) -> int:
-    return 4 if mt in ("gemma2", "gemma3_text") else 2
+    return 4 if mt in ("gemma2", "gemma3_text") else 1 if mt in _MAMBA else 2
 
 
 VISION_FIELDS = (
@@ -1035,25 +1133,40 @@ def analyze(cfg: dict) -> Analysis:
     pattern = _pattern(c, L)
     moe = _moe_layers(c, L)
     attn = _mla(c) if mt in _MLA else _gqa(c)
-    linear = _gdn(c) if "linear" in pattern.mixers else None
+    linear = _gdn(c) if "linear" in pattern.mixers else _mamba2(c) if "mamba" in pattern.mixers else None
     moe_ffn = _moe_ffn(c, h) if any(moe) else None
     dense_key = "intermediate_size_mlp" if mt == "llama4_text" else "intermediate_size"
     dense_ffn = _dense_ffn(c, h, dense_key) if not all(moe) else None
     n_norms = _norms(mt)
-    layers = tuple(
-        Layer(
-            i,
-            linear if pattern.mixers[i] == "linear" and linear else attn,
-            moe_ffn if moe[i] and moe_ffn else dense_ffn,  # type: ignore[arg-type]
-            n_norms * h,
-            pattern.windows[i],
+    if mt in _MAMBA:  # one part per block: a mixer without FFN, or an MLP without mixer; one RMSNorm
+        empty = Ffn(False, (), {}, 0)
+        kinds = pattern.mixers
+        layers = tuple(
+            Layer(
+                i,
+                linear if kinds[i] == "mamba" and linear else attn if kinds[i] == "attn" else _NO_MIXER,
+                dense_ffn if kinds[i] == "none" and dense_ffn else empty,
+                n_norms * h,
+            )
+            for i in range(L)
         )
-        for i in range(L)
-    )
+    else:
+        layers = tuple(
+            Layer(
+                i,
+                linear if pattern.mixers[i] == "linear" and linear else attn,
+                moe_ffn if moe[i] and moe_ffn else dense_ffn,  # type: ignore[arg-type]
+                n_norms * h,
+                pattern.windows[i],
+            )
+            for i in range(L)
+        )
     embedding = Matrix("model.embed_tokens", V, h, role="embed")
     lm_head = None if tied else Matrix("lm_head", V, h, role="lm_head")
     mtp_key = "mtp_num_hidden_layers" if mt in _HYBRID else "num_nextn_predict_layers"
     mtp = d.get(mtp_key) if mt in _DS_MOE or mt in _HYBRID else 0
+    if mtp is None and mtp_key in c.table:  # absent: the family's default, named
+        mtp = c._default(mtp_key)
     mtp = mtp if isinstance(mtp, int) and not isinstance(mtp, bool) and mtp > 0 else 0
     storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h, c, hf_quant)
     shape = _shape(mt, layers, pattern, embedding, lm_head, h, V, attn, moe_ffn, storage)
@@ -1081,7 +1194,8 @@ def _shape(
     if len(windows) > 1:
         raise ConfigError(f"各层窗口不一致({sorted(windows)}),暂不支持", "sliding_window")
     n_win = sum(1 for ly in layers if ly.window is not None and ly.mixer.kind != "gdn")
-    n_linear = sum(1 for ly in layers if ly.mixer.kind == "gdn")
+    n_linear = sum(1 for ly in layers if ly.mixer.kind in ("gdn", "mamba"))
+    n_attn = sum(1 for ly in layers if ly.mixer.kind in ("gqa", "mla"))
     mla = attn.kind == "mla"
     d = attn.dims
     E, k = (moe.dims["E"], moe.dims["k"]) if moe else (0, 0)
@@ -1119,12 +1233,12 @@ def _shape(
         inactive_other_params=inactive,
         state_bytes_per_sequence=sum(ly.mixer.state_bytes for ly in layers),
         n_linear_layers=n_linear,
-        n_attention_layers=len(layers) - n_linear,
+        n_attention_layers=n_attn,
         stored_bytes=storage.total,
         stored_expert_bytes=storage.expert_bytes,
         stored_label=storage.label,
         stored_method=storage.method,
-        dense_ff=next((ly.ffn.dims["ff"] for ly in layers if not ly.ffn.moe), 0),
+        dense_ff=next((ly.ffn.dims["ff"] for ly in layers if not ly.ffn.moe and "ff" in ly.ffn.dims), 0),
         expert_ff=moe.dims["ffe"] if moe else 0,
         shared_ff=moe.dims["shared_ff"] if moe else 0,
     )
@@ -1135,7 +1249,9 @@ def _label(
 ) -> str:
     parts = [f"MoE {E} 选 {k}" + (f" + {n_shared} 共享专家" if n_shared else "") if E else "稠密"]
     parts.append("MLA" + (" + DSA 稀疏注意力" if mt == "deepseek_v32" else "") if mla else "GQA")
-    if n_linear:
+    if n_linear and mt in _MAMBA:
+        parts.append(f"Mamba-2 混合({n_linear} 层 Mamba-2)")
+    elif n_linear:
         parts.append(f"线性注意力混合({n_linear} 层 Gated DeltaNet)")
     chunked = mt == "llama4_text" and n_win
     if n_win == L:
@@ -1645,6 +1761,8 @@ class Step:
 
 
 def _mixer_steps(m: Mixer) -> list[Step]:
+    if m.kind == "none":
+        return []
     mats = [(n, r, cl, r * cl) for n, r, cl in m.matrices]
     out = [
         Step(
@@ -1658,7 +1776,7 @@ def _mixer_steps(m: Mixer) -> list[Step]:
             },
         )
     ]
-    if m.kind == "gdn":
+    if m.kind in ("gdn", "mamba"):
         d = m.dims
         conv = d["conv_dim"] * (d["kernel"] - 1)
         rec = d["nv"] * d["dk"] * d["dv"]
@@ -1675,6 +1793,7 @@ def _mixer_steps(m: Mixer) -> list[Step]:
                     "rec_bytes": rec * d["ssm_bytes"],
                     "state_bytes": m.state_bytes,
                     "rule": m.rule,
+                    "mamba": m.kind == "mamba",
                 },
             )
         )
@@ -1747,7 +1866,7 @@ def _distinct_parts(a: Analysis) -> list[Step]:
             out += _mixer_steps(ly.mixer)
     ffns: list[Ffn] = []
     for ly in a.layers:
-        if ly.ffn not in ffns:
+        if ly.ffn not in ffns and ly.ffn.matrices:
             ffns.append(ly.ffn)
             out.append(_ffn_step(ly.ffn, a.shape.hidden))
     return out
@@ -1766,7 +1885,18 @@ def derivation(a: Analysis) -> list[Step]:
     if s.n_moe_layers and s.n_moe_layers < s.n_layers:
         out.append(Step("moe-layers", {"L": s.n_layers, "moe": s.n_moe_layers, "dense": s.n_layers - s.n_moe_layers}))
     if s.n_linear_layers:
-        out.append(Step("hybrid", {"linear": s.n_linear_layers, "attn": s.attention_layers, "L": s.n_layers}))
+        out.append(
+            Step(
+                "hybrid",
+                {
+                    "linear": s.n_linear_layers,
+                    "attn": s.attention_layers,
+                    "L": s.n_layers,
+                    "mamba": s.model_type in _MAMBA,
+                    "mlp": s.n_layers - s.n_linear_layers - s.attention_layers,
+                },
+            )
+        )
     out.append(Step("norms", {"n": a.n_norms, "h": s.hidden, "params": a.n_norms * s.hidden}))
     for ly, n in a.groups():
         out.append(
@@ -1775,6 +1905,7 @@ def derivation(a: Analysis) -> list[Step]:
                 {
                     "mixer": ly.mixer.kind,
                     "moe": ly.ffn.moe,
+                    "ffn": bool(ly.ffn.matrices),
                     "window": ly.window,
                     "count": n,
                     "params": ly.params,
@@ -1801,7 +1932,7 @@ def derivation(a: Analysis) -> list[Step]:
     )
     if a.mtp_layers:
         out.append(Step("mtp", {"n": a.mtp_layers}))
-    kv_layers = [ly.mixer.kv_values * KV_DTYPE_BYTES for ly in a.layers if ly.mixer.kind != "gdn"]
+    kv_layers = [ly.mixer.kv_values * KV_DTYPE_BYTES for ly in a.layers if ly.mixer.kind in ("gqa", "mla")]
     out.append(
         Step(
             "kv-total",
@@ -1818,7 +1949,7 @@ def derivation(a: Analysis) -> list[Step]:
     if win:
         out.append(win)
     if s.state_bytes_per_sequence:
-        per = [ly.mixer.state_bytes for ly in a.layers if ly.mixer.kind == "gdn"]
+        per = [ly.mixer.state_bytes for ly in a.layers if ly.mixer.kind in ("gdn", "mamba")]
         out.append(
             Step(
                 "state-total",

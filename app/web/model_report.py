@@ -73,6 +73,13 @@ def _kv_mla(v: V) -> str:
 
 
 def _state(v: V) -> str:
+    if v.get("mamba"):
+        return (
+            f"Mamba-2 层不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
+            f"{v['kernel_minus_1']} = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
+            f"SSM 状态 {v['nv']} 个头 × {v['dk']} × {v['dv']} = {_n(v['rec_values'])} 个值 × {v['ssm_bytes']} B = "
+            f"{_n(v['rec_bytes'])} B;每层 {_n(v['state_bytes'])} B。{v['rule']}"
+        )
     return (
         f"Gated DeltaNet 层不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
         f"{v['kernel_minus_1']}(卷积核长 {v['kernel']}，要留前 {v['kernel_minus_1']} 步的输入) = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
@@ -83,6 +90,8 @@ def _state(v: V) -> str:
 
 def _ffn_dense(v: V) -> str:
     bias = f";偏置 {_n(v['bias'])}" if v["bias"] else ""
+    if v["n_mats"] == 2:
+        return f"MLP(up/down 两个矩阵，ReLU² 不带门控):{v['n_mats']} × {_n(v['h'])} × {_n(v['ff'])} = {_n(v['params'])}{bias}"
     return f"稠密 FFN(gate/up/down 三个矩阵):{v['n_mats']} × {_n(v['h'])} × {_n(v['ff'])} = {_n(v['params'])}{bias}"
 
 
@@ -103,6 +112,8 @@ def _moe_layers(v: V) -> str:
 
 
 def _hybrid(v: V) -> str:
+    if v.get("mamba"):
+        return f"{v['L']} 个块里 {v['linear']} 个是 Mamba-2，{v['attn']} 个是注意力，{v['mlp']} 个是 MLP"
     return f"{v['L']} 层里 {v['linear']} 层是 Gated DeltaNet(线性注意力)，{v['attn']} 层是全注意力"
 
 
@@ -110,11 +121,20 @@ def _norms(v: V) -> str:
     return f"每层 {v['n']} 个 RMSNorm:{v['n']} × {_n(v['h'])} = {_n(v['params'])}"
 
 
-_MIXER_NAMES = {"gqa": "注意力层", "mla": "MLA 注意力层", "gdn": "Gated DeltaNet 层"}
+_MIXER_NAMES = {
+    "gqa": "注意力层",
+    "mla": "MLA 注意力层",
+    "gdn": "Gated DeltaNet 层",
+    "mamba": "Mamba-2 块",
+    "none": "MLP 块",
+}
 
 
 def _group(v: V) -> str:
-    kind = _MIXER_NAMES[v["mixer"]] + (" + MoE" if v["moe"] else " + 稠密 FFN")
+    if v["mixer"] == "none" or not v.get("ffn", True):
+        kind = _MIXER_NAMES[v["mixer"]]  # a Mamba-2 hybrid's block holds one part
+    else:
+        kind = _MIXER_NAMES[v["mixer"]] + (" + MoE" if v["moe"] else " + 稠密 FFN")
     if v["window"]:
         kind += f"(最多保留 {_n(v['window'])} 个 token)"
     act = f"(激活 {_n(v['active'])})" if v["active"] != v["params"] else ""
@@ -215,6 +235,7 @@ LINES: dict[str, Callable[[V], str]] = {
     "mixer-gqa": _mixer("注意力层"),
     "mixer-mla": _mixer("MLA 注意力层"),
     "mixer-gdn": _mixer("Gated DeltaNet 层"),
+    "mixer-mamba": _mixer("Mamba-2 块"),
     "kv-gqa": _kv_gqa,
     "kv-mla": _kv_mla,
     "state": _state,

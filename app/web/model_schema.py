@@ -116,6 +116,7 @@ FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
         BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"],
         [],
     ),
+    "nemotron_h": (["nemotron_h"], BASE + ["intermediate_size"], []),
     "glm4_moe": (
         ["glm4_moe"],
         BASE + ["intermediate_size", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"],

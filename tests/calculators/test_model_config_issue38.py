@@ -370,3 +370,48 @@ def test_a_vision_tower_it_cannot_count_is_named_not_silently_dropped():
     cfg_ = QWEN35_35B_A3B  # its vision_config here only has depth
     d = mc.derive(cfg_)
     assert d["params_vision"] == 0 and "vision_config" in d["defaults_used"]
+
+
+NEMOTRON_H_8B = {  # nvidia Nemotron-H-8B: transformers' / vLLM's NemotronHConfig defaults are this model's
+    "architectures": ["NemotronHForCausalLM"],
+    "model_type": "nemotron_h",
+    "hidden_size": 4096,
+    "intermediate_size": 21504,
+    "num_hidden_layers": 52,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "attention_head_dim": 128,
+    "hybrid_override_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-",
+    "mamba_num_heads": 128,
+    "mamba_head_dim": 64,
+    "n_groups": 8,
+    "ssm_state_size": 128,
+    "conv_kernel": 4,
+    "use_conv_bias": True,
+    "use_bias": False,
+    "vocab_size": 131072,
+    "tie_word_embeddings": False,
+}
+
+
+def test_nemotron_h_hand_count_from_transformers_modeling():
+    """Hand count from transformers' modeling_nemotron_h.py (NemotronHBlock = one RMSNorm + one of Mamba2Mixer /
+    attention / NemotronHMLP): 24 Mamba-2, 4 attention and 24 MLP blocks. The name says 8B: 8.10B."""
+    h, ff, V = 4096, 21504, 131072
+    inter, conv_dim, nh = 128 * 64, 128 * 64 + 2 * 8 * 128, 128
+    mamba = h * (inter + conv_dim + nh) + inter * h + conv_dim * 4 + conv_dim + 3 * nh + inter + h
+    attn = h * 32 * 128 + 2 * h * 8 * 128 + 32 * 128 * h + h
+    mlp = 2 * h * ff + h
+    want = 24 * mamba + 4 * attn + 24 * mlp + h + 2 * V * h
+    d = mc.derive(NEMOTRON_H_8B)
+    assert d["params_total"] == want == 8_100_852_736
+    assert d["kv_bytes_per_token"] == 4 * 2 * 8 * 128 * 2  # only the 4 attention blocks hold KV
+    assert d["state_bytes_per_sequence"] == 24 * (conv_dim * 3 * 2 + nh * 64 * 128 * 2)
+    assert d["n_linear_attention_layers"] == 24
+
+
+def test_nemotron_h_moe_blocks_and_bad_patterns_are_refused_by_field():
+    for bad in ("M" * 51, "M" * 51 + "E", "M" * 51 + "x"):
+        with pytest.raises(mc.ConfigError) as e:
+            mc.analyze({**NEMOTRON_H_8B, "hybrid_override_pattern": bad})
+        assert e.value.field == "hybrid_override_pattern"
