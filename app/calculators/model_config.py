@@ -213,6 +213,22 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
             "tie_word_embeddings": False,
         },
     ),
+    "granitemoehybrid": (
+        f"{TF}/granitemoehybrid/configuration_granitemoehybrid.py",
+        {
+            "num_key_value_heads": NH,
+            "head_dim": HD,
+            "mamba_n_heads": 128,
+            "mamba_n_groups": 1,
+            "mamba_d_conv": 4,
+            "mamba_expand": 2,
+            "mamba_conv_bias": True,
+            "mamba_proj_bias": False,
+            "attention_bias": False,
+            "num_local_experts": 0,
+            "tie_word_embeddings": True,
+        },
+    ),
     "glm4_moe": (
         f"{TF}/glm4_moe/configuration_glm4_moe.py",
         {"head_dim": HD, "use_qk_norm": False, "tie_word_embeddings": False, "num_nextn_predict_layers": 0},
@@ -229,6 +245,7 @@ RULES: dict[str, str] = {
     "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
     "phi3": f"{TF}/phi3/modeling_phi3.py:q/k/v 融合为 qkv_proj、gate/up 融合为 gate_up_proj(参数量与分开相同),无偏置;sliding_window 作用于每一层",
     "nemotron_h": f"{TF}/nemotron_h/modeling_nemotron_h.py:每个块只有一种部件(hybrid_override_pattern:M = Mamba-2,* = 注意力,- = MLP)加一个 RMSNorm;MLP 为 up/down 两个矩阵(ReLU²,无门控);Mamba-2 的 in_proj 一次给出 x、z、B、C 与 dt",
+    "granitemoehybrid": f"{TF}/granitemoehybrid/modeling_granitemoehybrid.py:每层 = Mamba-2 或注意力(layer_types)+ MoE(input_linear 2·ff×h、output_linear,路由器无偏置)+ 共享 MLP(shared_intermediate_size);每层两个 RMSNorm;没有专家时只有共享 MLP",
     "olmo2": f"{TF}/olmo2/modeling_olmo2.py:q_norm / k_norm 按整层宽度(n_h·d_h、n_kv·d_h);每层两个范数在注意力与 MLP 之后(post-norm)",
     "glm4_moe": f"{TF}/glm4_moe/modeling_glm4_moe.py:q/k/v 带偏置(attention_bias),o 无偏置;前 first_k_dense_replace 层稠密,其余 MoE = 路由专家 + n_shared_experts 个共享专家,路由偏置 e_score_correction_bias;num_nextn_predict_layers 个 MTP 层不计入",
     "qwen3_5_moe_text": f"{TF}/qwen3_5_moe/modular_qwen3_5_moe.py:Qwen3.5 的门控注意力与 Gated DeltaNet 层 + 每层 MoE(路由专家 + 共享专家 + shared_expert_gate);mtp_num_hidden_layers 个 MTP 层不计入",
@@ -548,6 +565,7 @@ _ARCH_TO_TYPE = {
     "KimiK25ForConditionalGeneration": "kimi_k25",
     "Phi3ForCausalLM": "phi3",
     "NemotronHForCausalLM": "nemotron_h",
+    "GraniteMoeHybridForCausalLM": "granitemoehybrid",
     "Olmo2ForCausalLM": "olmo2",
     "Glm4MoeForCausalLM": "glm4_moe",
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
@@ -558,10 +576,8 @@ _MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "mini
 _GQA = _DENSE_GQA | _MOE_GQA
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}
 _HYBRID = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}
-_DS_MOE = _MLA | {"glm4_moe"}
-_MAMBA = {
-    "nemotron_h"
-}  # Mamba-2 hybrids: blocks of Mamba-2, attention or MLP  # DeepSeek-style MoE fields: n_routed_experts, n_shared_experts, first_k_dense_replace
+_DS_MOE = _MLA | {"glm4_moe"}  # DeepSeek-style MoE fields: n_routed_experts, n_shared_experts, first_k_dense_replace
+_MAMBA = {"nemotron_h", "granitemoehybrid"}  # Mamba-2 hybrids
 _TEXT = _GQA | _MLA | _HYBRID | _MAMBA
 # multimodal wrappers: model_type → the text model its text_config holds
 _WRAPPERS = {
@@ -709,7 +725,13 @@ _BLOCK_CHARS = {"M": "mamba", "*": "attn", "-": "none"}
 
 
 def _mamba_pattern(c: _Cfg, L: int) -> LayerPattern:
-    """nemotron_h: one block kind per layer from hybrid_override_pattern (M Mamba-2, * attention, - MLP)."""
+    """nemotron_h: one block kind per layer from hybrid_override_pattern (M Mamba-2, * attention, - MLP);
+    granitemoehybrid: layer_types ("mamba" / "attention"), each layer also holding its FFN."""
+    if c.mt == "granitemoehybrid":
+        types = c.d.get("layer_types")
+        if not isinstance(types, list) or len(types) != L or any(x not in ("mamba", "attention") for x in types):
+            raise ConfigError(f"字段 layer_types 应为 {L} 个 mamba / attention", "layer_types")
+        return LayerPattern(tuple("mamba" if x == "mamba" else "attn" for x in types), (None,) * L, "layer_types")
     pat = c.d.get("hybrid_override_pattern")
     if pat is None:
         pat = c._default("hybrid_override_pattern")
@@ -883,11 +905,18 @@ def _mamba2(c: _Cfg) -> Mixer:
     conv over x, B, C; per-head dt_bias, A_log and D; a gated RMSNorm; out_proj. Constant state per sequence:
     the conv window (kernel − 1 steps of conv_dim) and one head_dim × state matrix per head."""
     h = c.num("hidden_size")
-    nh, hd = c.num("mamba_num_heads"), c.num("mamba_head_dim")
-    ng, ds = c.num(_first(c, "n_groups", "mamba_n_groups")), c.num("ssm_state_size")
-    kern = c.num(_first(c, "conv_kernel", "mamba_d_conv"))
-    conv_bias = c.flag(_first(c, "use_conv_bias", "mamba_conv_bias"))
-    proj_bias = c.flag(_first(c, "use_bias", "mamba_proj_bias"))
+    granite = c.mt == "granitemoehybrid"
+    nh = c.num("mamba_n_heads" if granite else "mamba_num_heads")
+    if granite and (c.d.get("mamba_d_head") in (None, "auto")):
+        hd = c.num("mamba_expand") * h // nh
+        c.note("mamba_d_head", hd, f"{c.source}:未给或为 auto 时取 mamba_expand · hidden_size / mamba_n_heads")
+    else:
+        hd = c.num("mamba_d_head" if granite else "mamba_head_dim")
+    ng = c.num("mamba_n_groups" if granite else _first(c, "n_groups", "mamba_n_groups"))
+    ds = c.num("mamba_d_state" if granite else _first(c, "ssm_state_size", "mamba_d_state"))
+    kern = c.num("mamba_d_conv" if granite else _first(c, "conv_kernel", "mamba_d_conv"))
+    conv_bias = c.flag("mamba_conv_bias" if granite else _first(c, "use_conv_bias", "mamba_conv_bias"))
+    proj_bias = c.flag("mamba_proj_bias" if granite else _first(c, "use_bias", "mamba_proj_bias"))
     inter = nh * hd
     conv_dim = inter + 2 * ng * ds
     proj = inter + conv_dim + nh
@@ -932,6 +961,9 @@ def _swiglu(prefix: str, h: int, ff: int, count: int = 1, active: int = 1, role:
 
 
 def _dense_ffn(c: _Cfg, h: int, ff_key: str = "intermediate_size") -> Ffn:
+    if c.mt == "granitemoehybrid":  # no experts: the shared MLP (input_linear 2·ff × h, output_linear)
+        sff = c.num("shared_intermediate_size")
+        return Ffn(False, _swiglu("shared_mlp.", h, sff), {}, 0, {"ff": sff})
     ff = c.num(ff_key)
     if c.mt in _MAMBA:  # NemotronHMLP: up_proj, down_proj, ReLU² (no gate)
         bias = (ff + h) if c.flag("mlp_bias") else 0
@@ -945,7 +977,7 @@ def _dense_ffn(c: _Cfg, h: int, ff_key: str = "intermediate_size") -> Ffn:
 
 def _moe_ffn(c: _Cfg, h: int) -> Ffn:
     mt = c.mt
-    if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2"):
+    if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2", "granitemoehybrid"):
         E = c.num("num_local_experts")
     elif mt in _DS_MOE:
         E = c.num("n_routed_experts")
@@ -955,7 +987,9 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
     if k > E:
         raise ConfigError(f"num_experts_per_tok={k} 大于专家数 {E}", "num_experts_per_tok")
     ffe = c.num(
-        "intermediate_size" if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2") else "moe_intermediate_size"
+        "intermediate_size"
+        if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2", "granitemoehybrid")
+        else "moe_intermediate_size"
     )
     other: dict[str, int] = {}
     other_active = 0
@@ -975,6 +1009,10 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
     if mt == "llama4_text":
         mats += _swiglu(f"{pre}shared_expert.", h, ffe)
         dims |= {"n_shared": 1, "shared_ff": ffe}
+    elif mt == "granitemoehybrid":
+        sff = c.num("shared_intermediate_size")
+        mats += _swiglu("shared_mlp.", h, sff)
+        dims |= {"n_shared": 1, "shared_ff": sff}
     elif mt in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text"):
         sff = c.opt_int("shared_expert_intermediate_size", null=0, zero_ok=True) or 0
         if sff:
@@ -998,6 +1036,8 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
 def _moe_layers(c: _Cfg, L: int) -> list[bool]:
     """Which layers are MoE (all False for a dense model)."""
     mt = c.mt
+    if mt == "granitemoehybrid":
+        return [bool(c.opt_int("num_local_experts", null=0, zero_ok=True))] * L
     if mt in _DENSE_GQA or mt == "qwen3_5_text" or mt in _MAMBA:
         return [False] * L
     if mt in ("mixtral", "gpt_oss", "minimax_m2", "qwen3_5_moe_text"):
@@ -1061,7 +1101,7 @@ class Analysis:
 
 
 def _norms(mt: str) -> int:
-    return 4 if mt in ("gemma2", "gemma3_text") else 1 if mt in _MAMBA else 2
+    return 4 if mt in ("gemma2", "gemma3_text") else 1 if mt == "nemotron_h" else 2
 
 
 VISION_FIELDS = (
@@ -1138,7 +1178,7 @@ def analyze(cfg: dict) -> Analysis:
     dense_key = "intermediate_size_mlp" if mt == "llama4_text" else "intermediate_size"
     dense_ffn = _dense_ffn(c, h, dense_key) if not all(moe) else None
     n_norms = _norms(mt)
-    if mt in _MAMBA:  # one part per block: a mixer without FFN, or an MLP without mixer; one RMSNorm
+    if mt == "nemotron_h":  # one part per block: a mixer without FFN, or an MLP without mixer; one RMSNorm
         empty = Ffn(False, (), {}, 0)
         kinds = pattern.mixers
         layers = tuple(
@@ -1154,7 +1194,7 @@ def analyze(cfg: dict) -> Analysis:
         layers = tuple(
             Layer(
                 i,
-                linear if pattern.mixers[i] == "linear" and linear else attn,
+                linear if pattern.mixers[i] in ("linear", "mamba") and linear else attn,
                 moe_ffn if moe[i] and moe_ffn else dense_ffn,  # type: ignore[arg-type]
                 n_norms * h,
                 pattern.windows[i],

@@ -117,6 +117,7 @@ FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
         [],
     ),
     "nemotron_h": (["nemotron_h"], BASE + ["intermediate_size"], []),
+    "granitemoehybrid": (["granitemoehybrid"], BASE + ["shared_intermediate_size", "mamba_d_state"], []),
     "glm4_moe": (
         ["glm4_moe"],
         BASE + ["intermediate_size", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"],

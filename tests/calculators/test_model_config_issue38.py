@@ -415,3 +415,71 @@ def test_nemotron_h_moe_blocks_and_bad_patterns_are_refused_by_field():
         with pytest.raises(mc.ConfigError) as e:
             mc.analyze({**NEMOTRON_H_8B, "hybrid_override_pattern": bad})
         assert e.value.field == "hybrid_override_pattern"
+
+
+GRANITE_4_H_SMALL = {  # ibm-granite/granite-4.0-h-small config.json fields as quoted (search: "granitemoehybrid"):
+    # 40 layers tallied {"mamba": 36, "attention": 4}; the placement does not change any count
+    "architectures": ["GraniteMoeHybridForCausalLM"],
+    "model_type": "granitemoehybrid",
+    "hidden_size": 4096,
+    "num_hidden_layers": 40,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "num_local_experts": 72,
+    "num_experts_per_tok": 10,
+    "shared_intermediate_size": 1536,
+    "intermediate_size": 768,
+    "mamba_d_state": 128,
+    "mamba_d_conv": 4,
+    "mamba_expand": 2,
+    "tie_word_embeddings": True,
+    "vocab_size": 100352,
+    "torch_dtype": "bfloat16",
+    "layer_types": (["mamba"] * 9 + ["attention"]) * 4,
+}
+
+
+def test_granite_4_h_small_matches_its_model_card_32b_total_9b_active():
+    """Independent: IBM's model card, "32B total parameters, 9B active". Mamba head count, groups and head size
+    are not in the quoted fields: the transformers defaults are taken and named."""
+    d = mc.derive(GRANITE_4_H_SMALL)
+    assert round(d["params_total"] / 1e9) == 32 and round(d["params_active"] / 1e9) == 9
+    assert d["kv_bytes_per_token"] == 4 * 2 * 8 * 128 * 2
+    assert {"mamba_n_heads", "mamba_n_groups", "mamba_d_head"} <= set(d["defaults_used"])
+    assert d["n_linear_attention_layers"] == 36 and d["state_bytes_per_sequence"] > 0
+
+
+def test_granite_hybrid_hand_count_on_a_small_config():
+    """Hand count from transformers' modeling_granitemoehybrid.py on the documentation's 8-layer example config:
+    per layer 2 RMSNorms + (Mamba-2 or attention) + MoE (E × 3·h·ff + router E×h) + shared MLP 3·h·sff."""
+    toy = {
+        "architectures": ["GraniteMoeHybridForCausalLM"],
+        "model_type": "granitemoehybrid",
+        "attention_bias": False,
+        "hidden_size": 512,
+        "intermediate_size": 1024,
+        "layer_types": ["mamba", "mamba", "mamba", "attention", "mamba", "mamba", "mamba", "attention"],
+        "mamba_conv_bias": True,
+        "mamba_d_conv": 4,
+        "mamba_d_head": 128,
+        "mamba_d_state": 128,
+        "mamba_expand": 2,
+        "mamba_n_groups": 1,
+        "mamba_n_heads": 8,
+        "mamba_proj_bias": False,
+        "num_attention_heads": 8,
+        "num_experts_per_tok": 2,
+        "num_hidden_layers": 8,
+        "num_key_value_heads": 8,
+        "num_local_experts": 8,
+        "shared_intermediate_size": 512,
+        "tie_word_embeddings": True,
+        "vocab_size": 49152,
+    }
+    h, ff, sff, E, V = 512, 1024, 512, 8, 49152
+    inter, conv, nh = 8 * 128, 8 * 128 + 2 * 1 * 128, 8
+    mamba = h * (inter + conv + nh) + inter * h + conv * 4 + conv + 3 * nh + inter
+    attn = 4 * h * h
+    ffn = E * 3 * h * ff + E * h + 3 * h * sff
+    want = 6 * mamba + 2 * attn + 8 * (ffn + 2 * h) + h + V * h
+    assert mc.derive(toy)["params_total"] == want
