@@ -187,6 +187,10 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
     ),
     "qwen3_5_text": (f"{TF}/qwen3_5/configuration_qwen3_5.py", {**_GDN, "num_key_value_heads": 4}),
     "qwen3_5_moe_text": (f"{TF}/qwen3_5_moe/configuration_qwen3_5_moe.py", {**_GDN, "num_key_value_heads": 2}),
+    "ministral3": (
+        f"{TF}/ministral3/configuration_ministral3.py",
+        {"num_key_value_heads": NH, "head_dim": HD, "sliding_window": None, "tie_word_embeddings": False},
+    ),
     "phi3": (
         f"{TF}/phi3/configuration_phi3.py",
         {"num_key_value_heads": NH, "head_dim": HD, "sliding_window": None, "tie_word_embeddings": False},
@@ -243,6 +247,7 @@ RULES: dict[str, str] = {
     "qwen3_next": f"{TF}/qwen3_next/modular_qwen3_next.py:门控注意力 q_proj 输出 2×;Gated DeltaNet 层;共享专家 + shared_expert_gate",
     "qwen3_5_text": f"{TF}/qwen3_5/modular_qwen3_5.py:门控注意力 q_proj 输出 2×;Gated DeltaNet(in_proj_qkv/z/b/a)",
     "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
+    "ministral3": f"{TF}/ministral3/modeling_ministral3.py:Mistral 结构(q/k/v/o 无偏置、SwiGLU、每层两个 RMSNorm),YaRN 位置编码不增加参数;多模态包装 mistral3 的 Pixtral 视觉塔不计入",
     "phi3": f"{TF}/phi3/modeling_phi3.py:q/k/v 融合为 qkv_proj、gate/up 融合为 gate_up_proj(参数量与分开相同),无偏置;sliding_window 作用于每一层",
     "nemotron_h": f"{TF}/nemotron_h/modeling_nemotron_h.py:每个块只有一种部件(hybrid_override_pattern:M = Mamba-2,* = 注意力,- = MLP)加一个 RMSNorm;MLP 为 up/down 两个矩阵(ReLU²,无门控);Mamba-2 的 in_proj 一次给出 x、z、B、C 与 dt",
     "granitemoehybrid": f"{TF}/granitemoehybrid/modeling_granitemoehybrid.py:每层 = Mamba-2 或注意力(layer_types)+ MoE(input_linear 2·ff×h、output_linear,路由器无偏置)+ 共享 MLP(shared_intermediate_size);每层两个 RMSNorm;没有专家时只有共享 MLP",
@@ -564,6 +569,7 @@ _ARCH_TO_TYPE = {
     "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "KimiK25ForConditionalGeneration": "kimi_k25",
     "Phi3ForCausalLM": "phi3",
+    "Ministral3ForCausalLM": "ministral3",
     "NemotronHForCausalLM": "nemotron_h",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid",
     "Olmo2ForCausalLM": "olmo2",
@@ -571,7 +577,19 @@ _ARCH_TO_TYPE = {
     "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
     "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
 }
-_DENSE_GQA = {"llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "gemma2", "gemma3_text", "phi3", "olmo2"}
+_DENSE_GQA = {
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "qwen3_vl_text",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "phi3",
+    "olmo2",
+    "ministral3",
+}
 _MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "minimax_m2", "glm4_moe"}
 _GQA = _DENSE_GQA | _MOE_GQA
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}
@@ -715,7 +733,7 @@ def _family_pattern(c: _Cfg, L: int) -> LayerPattern:
         mw = c.opt_int("max_window_layers", zero_ok=True)
         mw = L if mw is None else mw
         return LayerPattern(attn, tuple(w if i >= mw else None for i in range(L)), f"from:{mw}")
-    if mt in ("mistral", "mixtral", "phi3"):
+    if mt in ("mistral", "mixtral", "phi3", "ministral3"):
         w = c.opt_int("sliding_window")
         return LayerPattern(attn, (w,) * L, "all") if w is not None else LayerPattern(attn, none)
     return LayerPattern(attn, none)
@@ -792,7 +810,9 @@ def _gqa(c: _Cfg, nope_layer: bool = False) -> Mixer:
     other: dict[str, int] = {}
     if mt in ("qwen2", "qwen2_moe") or (mt == "glm4_moe" and c.flag("attention_bias", default=False)):
         other["q/k/v 偏置"] = nh * hd + 2 * nkv * hd
-    elif mt not in ("mistral", "mixtral", "minimax_m2", "glm4_moe", "phi3") and c.flag("attention_bias", default=False):
+    elif mt not in ("mistral", "mixtral", "minimax_m2", "glm4_moe", "phi3", "ministral3") and c.flag(
+        "attention_bias", default=False
+    ):
         other["q/k/v/o 偏置"] = nh * hd + 2 * nkv * hd + h
     if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") or mt in _HYBRID:
         other["q/k 逐头 RMSNorm"] = 2 * hd

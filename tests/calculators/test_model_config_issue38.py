@@ -483,3 +483,33 @@ def test_granite_hybrid_hand_count_on_a_small_config():
     ffn = E * 3 * h * ff + E * h + 3 * h * sff
     want = 6 * mamba + 2 * attn + 8 * (ffn + 2 * h) + h + V * h
     assert mc.derive(toy)["params_total"] == want
+
+
+MINISTRAL_3_3B = {  # mistralai/Ministral-3-3B-Instruct-2512: Mistral3ForConditionalGeneration with a ministral3 text_config
+    "architectures": ["Mistral3ForConditionalGeneration"],
+    "model_type": "mistral3",
+    "vision_config": {"model_type": "pixtral", "hidden_size": 1024},
+    "text_config": {
+        "model_type": "ministral3",
+        "hidden_size": 3072,
+        "num_hidden_layers": 26,
+        "intermediate_size": 9216,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "vocab_size": 131072,
+        "tie_word_embeddings": True,
+        "sliding_window": None,
+    },
+}
+
+
+def test_ministral3_hand_count_and_the_vision_tower_it_does_not_count_is_named():
+    """Hand count from transformers' modeling_ministral3.py (the Mistral decoder): q/k/v/o without bias, SwiGLU,
+    two RMSNorms, tied embedding — 3.43B, Mistral's "3.4B language model"; the Pixtral tower is named, not counted."""
+    h, L, ff, V = 3072, 26, 9216, 131072
+    per = h * 4096 + 2 * h * 1024 + 4096 * h + 3 * h * ff + 2 * h
+    d = mc.derive(MINISTRAL_3_3B)
+    assert d["params_total"] == L * per + h + V * h
+    assert round(d["params_total"] / 1e9, 1) == 3.4
+    assert d["sliding_window"] is None and "vision_config" in d["defaults_used"]
