@@ -187,6 +187,26 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
     ),
     "qwen3_5_text": (f"{TF}/qwen3_5/configuration_qwen3_5.py", {**_GDN, "num_key_value_heads": 4}),
     "qwen3_5_moe_text": (f"{TF}/qwen3_5_moe/configuration_qwen3_5_moe.py", {**_GDN, "num_key_value_heads": 2}),
+    "falcon_h1": (
+        f"{TF}/falcon_h1/configuration_falcon_h1.py",
+        {
+            "num_key_value_heads": 8,
+            "head_dim": HD,
+            "tie_word_embeddings": False,
+            "attention_bias": False,
+            "mlp_bias": False,
+            "mamba_d_ssm": 1024,
+            "mamba_n_heads": 128,
+            "mamba_n_groups": 1,
+            "mamba_d_state": 256,
+            "mamba_d_conv": 4,
+            "mamba_expand": 2,
+            "mamba_conv_bias": True,
+            "mamba_proj_bias": False,
+            "mamba_rms_norm": False,
+            "projectors_bias": False,
+        },
+    ),
     "ministral3": (
         f"{TF}/ministral3/configuration_ministral3.py",
         {"num_key_value_heads": NH, "head_dim": HD, "sliding_window": None, "tie_word_embeddings": False},
@@ -247,6 +267,7 @@ RULES: dict[str, str] = {
     "qwen3_next": f"{TF}/qwen3_next/modular_qwen3_next.py:门控注意力 q_proj 输出 2×;Gated DeltaNet 层;共享专家 + shared_expert_gate",
     "qwen3_5_text": f"{TF}/qwen3_5/modular_qwen3_5.py:门控注意力 q_proj 输出 2×;Gated DeltaNet(in_proj_qkv/z/b/a)",
     "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
+    "falcon_h1": f"{TF}/falcon_h1/modeling_falcon_h1.py:每层注意力与 Mamba-2 并行(两者输出相加),再接 SwiGLU MLP;每层两个 RMSNorm;Mamba 宽度 mamba_d_ssm(未给时 mamba_expand·h),mamba_rms_norm 为真时才有门控 RMSNorm;muP 乘子不增加参数",
     "ministral3": f"{TF}/ministral3/modeling_ministral3.py:Mistral 结构(q/k/v/o 无偏置、SwiGLU、每层两个 RMSNorm),YaRN 位置编码不增加参数;多模态包装 mistral3 的 Pixtral 视觉塔不计入",
     "phi3": f"{TF}/phi3/modeling_phi3.py:q/k/v 融合为 qkv_proj、gate/up 融合为 gate_up_proj(参数量与分开相同),无偏置;sliding_window 作用于每一层",
     "nemotron_h": f"{TF}/nemotron_h/modeling_nemotron_h.py:每个块只有一种部件(hybrid_override_pattern:M = Mamba-2,* = 注意力,- = MLP)加一个 RMSNorm;MLP 为 up/down 两个矩阵(ReLU²,无门控);Mamba-2 的 in_proj 一次给出 x、z、B、C 与 dt",
@@ -569,6 +590,7 @@ _ARCH_TO_TYPE = {
     "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "KimiK25ForConditionalGeneration": "kimi_k25",
     "Phi3ForCausalLM": "phi3",
+    "FalconH1ForCausalLM": "falcon_h1",
     "Ministral3ForCausalLM": "ministral3",
     "NemotronHForCausalLM": "nemotron_h",
     "GraniteMoeHybridForCausalLM": "granitemoehybrid",
@@ -589,6 +611,7 @@ _DENSE_GQA = {
     "phi3",
     "olmo2",
     "ministral3",
+    "falcon_h1",
 }
 _MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "minimax_m2", "glm4_moe"}
 _GQA = _DENSE_GQA | _MOE_GQA
@@ -925,11 +948,15 @@ def _mamba2(c: _Cfg) -> Mixer:
     conv over x, B, C; per-head dt_bias, A_log and D; a gated RMSNorm; out_proj. Constant state per sequence:
     the conv window (kernel − 1 steps of conv_dim) and one head_dim × state matrix per head."""
     h = c.num("hidden_size")
-    granite = c.mt == "granitemoehybrid"
+    falcon = c.mt == "falcon_h1"
+    granite = c.mt == "granitemoehybrid" or falcon  # the mamba_n_heads / mamba_d_* spellings
     nh = c.num("mamba_n_heads" if granite else "mamba_num_heads")
+    width = c.opt_int("mamba_d_ssm", null=None) if falcon else None
+    if falcon and width is None:
+        width = c.num("mamba_expand") * h
     if granite and (c.d.get("mamba_d_head") in (None, "auto")):
-        hd = c.num("mamba_expand") * h // nh
-        c.note("mamba_d_head", hd, f"{c.source}:未给或为 auto 时取 mamba_expand · hidden_size / mamba_n_heads")
+        hd = (width or c.num("mamba_expand") * h) // nh
+        c.note("mamba_d_head", hd, f"{c.source}:未给或为 auto 时取 Mamba 宽度 / mamba_n_heads")
     else:
         hd = c.num("mamba_d_head" if granite else "mamba_head_dim")
     ng = c.num("mamba_n_groups" if granite else _first(c, "n_groups", "mamba_n_groups"))
@@ -941,15 +968,15 @@ def _mamba2(c: _Cfg) -> Mixer:
     conv_dim = inter + 2 * ng * ds
     proj = inter + conv_dim + nh
     mats = (("mixer.in_proj", proj, h), ("mixer.out_proj", h, inter))
-    other = {
-        "conv1d 卷积核": conv_dim * kern,
-        "dt_bias + A_log + D": 3 * nh,
-        "门控 RMSNorm": inter,
-    }
+    other = {"conv1d 卷积核": conv_dim * kern, "dt_bias + A_log + D": 3 * nh}
+    if not falcon or c.flag("mamba_rms_norm"):
+        other["门控 RMSNorm"] = inter
     if conv_bias:
         other["conv1d 偏置"] = conv_dim
     if proj_bias:
-        other["in/out_proj 偏置"] = proj + h
+        other["in_proj 偏置"] = proj
+    if (falcon and c.flag("projectors_bias")) or (not falcon and proj_bias):
+        other["out_proj 偏置"] = h
     ssm_b = _state_dtype_bytes(c)
     state = conv_dim * (kern - 1) * 2 + nh * hd * ds * ssm_b
     return Mixer(
@@ -967,6 +994,22 @@ def _mamba2(c: _Cfg) -> Mixer:
 
 
 _NO_MIXER = Mixer("none", (), {})
+
+
+def _parallel(attn: Mixer, mamba: Mixer) -> Mixer:
+    """Falcon-H1's mixer: attention and Mamba-2 in parallel — the attention's KV per token and the Mamba state
+    per sequence, both in every layer."""
+    mats = attn.matrices + tuple((n.replace("mixer.", "mamba."), r, cl) for n, r, cl in mamba.matrices)
+    other = attn.other | {f"Mamba {k}": v for k, v in mamba.other.items()}
+    return Mixer(
+        "gqa",
+        mats,
+        other,
+        kv_values=attn.kv_values,
+        state_bytes=mamba.state_bytes,
+        dims={**mamba.dims, **attn.dims},
+        rule=mamba.rule,
+    )
 
 
 # --- feed-forward ----------------------------------------------------------------------------------------
@@ -990,7 +1033,7 @@ def _dense_ffn(c: _Cfg, h: int, ff_key: str = "intermediate_size") -> Ffn:
         mats = (Matrix("mixer.up_proj", ff, h), Matrix("mixer.down_proj", h, ff))
         return Ffn(False, mats, {"MLP 偏置": bias} if bias else {}, bias, {"ff": ff})
     pre = "feed_forward." if c.mt == "llama4_text" else "mlp."
-    bias = (2 * ff + h) if c.mt == "llama" and c.flag("mlp_bias", default=False) else 0
+    bias = (2 * ff + h) if c.mt in ("llama", "falcon_h1") and c.flag("mlp_bias", default=False) else 0
     other = {"MLP 偏置": bias} if bias else {}
     return Ffn(False, _swiglu(pre, h, ff), other, bias, {"ff": ff})
 
@@ -1193,6 +1236,8 @@ def analyze(cfg: dict) -> Analysis:
     pattern = _pattern(c, L)
     moe = _moe_layers(c, L)
     attn = _mla(c) if mt in _MLA else _gqa(c)
+    if mt == "falcon_h1":  # attention and Mamba-2 side by side in every layer
+        attn = _parallel(attn, _mamba2(c))
     linear = _gdn(c) if "linear" in pattern.mixers else _mamba2(c) if "mamba" in pattern.mixers else None
     moe_ffn = _moe_ffn(c, h) if any(moe) else None
     dense_key = "intermediate_size_mlp" if mt == "llama4_text" else "intermediate_size"
@@ -1309,6 +1354,8 @@ def _label(
 ) -> str:
     parts = [f"MoE {E} 选 {k}" + (f" + {n_shared} 共享专家" if n_shared else "") if E else "稠密"]
     parts.append("MLA" + (" + DSA 稀疏注意力" if mt == "deepseek_v32" else "") if mla else "GQA")
+    if mt == "falcon_h1":
+        parts.append("每层注意力与 Mamba-2 并行")
     if n_linear and mt in _MAMBA:
         parts.append(f"Mamba-2 混合({n_linear} 层 Mamba-2)")
     elif n_linear:
@@ -1820,6 +1867,28 @@ class Step:
     values: dict[str, Value]
 
 
+def _state_step(m: Mixer) -> Step:
+    """The constant per-sequence state of a Gated DeltaNet or Mamba-2 mixer, term by term."""
+    d = m.dims
+    conv = d["conv_dim"] * (d["kernel"] - 1)
+    rec = d["nv"] * d["dk"] * d["dv"]
+    return Step(
+        "state",
+        {
+            **d,
+            "kernel_minus_1": d["kernel"] - 1,
+            "conv_values": conv,
+            "conv_value_bytes": 2,
+            "conv_bytes": conv * 2,
+            "rec_values": rec,
+            "rec_bytes": rec * d["ssm_bytes"],
+            "state_bytes": m.state_bytes,
+            "rule": m.rule,
+            "mamba": m.kind in ("mamba", "gqa"),  # a GQA mixer with state: Falcon-H1's parallel Mamba-2
+        },
+    )
+
+
 def _mixer_steps(m: Mixer) -> list[Step]:
     if m.kind == "none":
         return []
@@ -1837,40 +1906,20 @@ def _mixer_steps(m: Mixer) -> list[Step]:
         )
     ]
     if m.kind in ("gdn", "mamba"):
-        d = m.dims
-        conv = d["conv_dim"] * (d["kernel"] - 1)
-        rec = d["nv"] * d["dk"] * d["dv"]
-        out.append(
-            Step(
-                "state",
-                {
-                    **d,
-                    "kernel_minus_1": d["kernel"] - 1,
-                    "conv_values": conv,
-                    "conv_value_bytes": 2,
-                    "conv_bytes": conv * 2,
-                    "rec_values": rec,
-                    "rec_bytes": rec * d["ssm_bytes"],
-                    "state_bytes": m.state_bytes,
-                    "rule": m.rule,
-                    "mamba": m.kind == "mamba",
-                },
-            )
+        return out + [_state_step(m)]
+    out.append(
+        Step(
+            f"kv-{m.kind}",
+            {
+                **m.dims,
+                "kv_pair": 2,
+                "kv_values": m.kv_values,
+                "value_bytes": KV_DTYPE_BYTES,
+                "kv_bytes": m.kv_values * KV_DTYPE_BYTES,
+            },
         )
-    else:
-        out.append(
-            Step(
-                f"kv-{m.kind}",
-                {
-                    **m.dims,
-                    "kv_pair": 2,
-                    "kv_values": m.kv_values,
-                    "value_bytes": KV_DTYPE_BYTES,
-                    "kv_bytes": m.kv_values * KV_DTYPE_BYTES,
-                },
-            )
-        )
-    return out
+    )
+    return out + ([_state_step(m)] if m.state_bytes else [])
 
 
 def _ffn_step(f: Ffn, h: int) -> Step:
@@ -2009,7 +2058,7 @@ def derivation(a: Analysis) -> list[Step]:
     if win:
         out.append(win)
     if s.state_bytes_per_sequence:
-        per = [ly.mixer.state_bytes for ly in a.layers if ly.mixer.kind in ("gdn", "mamba")]
+        per = [ly.mixer.state_bytes for ly in a.layers if ly.mixer.state_bytes]
         out.append(
             Step(
                 "state-total",

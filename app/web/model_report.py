@@ -75,7 +75,7 @@ def _kv_mla(v: V) -> str:
 def _state(v: V) -> str:
     if v.get("mamba"):
         return (
-            f"Mamba-2 层不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
+            f"Mamba-2 不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
             f"{v['kernel_minus_1']} = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
             f"SSM 状态 {v['nv']} 个头 × {v['dk']} × {v['dv']} = {_n(v['rec_values'])} 个值 × {v['ssm_bytes']} B = "
             f"{_n(v['rec_bytes'])} B;每层 {_n(v['state_bytes'])} B。{v['rule']}"

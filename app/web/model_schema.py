@@ -90,7 +90,7 @@ GEMMA3_SLIDING = {
 # family → (model types, fields it requires, extra constraints)
 FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
     "dense": (
-        ["llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "phi3", "olmo2", "ministral3"],
+        ["llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "phi3", "olmo2", "ministral3", "falcon_h1"],
         BASE + ["intermediate_size"],
         [],
     ),

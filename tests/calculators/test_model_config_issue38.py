@@ -513,3 +513,44 @@ def test_ministral3_hand_count_and_the_vision_tower_it_does_not_count_is_named()
     assert d["params_total"] == L * per + h + V * h
     assert round(d["params_total"] / 1e9, 1) == 3.4
     assert d["sliding_window"] is None and "vision_config" in d["defaults_used"]
+
+
+FALCON_H1_DEFAULTS = {  # transformers' FalconH1Config defaults (configuration_falcon_h1.py), the fields that size it
+    "architectures": ["FalconH1ForCausalLM"],
+    "model_type": "falcon_h1",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128000,
+    "mamba_d_ssm": 1024,
+    "mamba_n_heads": 128,
+    "mamba_d_head": "auto",
+    "mamba_n_groups": 1,
+    "mamba_d_state": 256,
+    "mamba_d_conv": 4,
+    "mamba_conv_bias": True,
+    "mamba_proj_bias": False,
+    "mamba_rms_norm": False,
+    "projectors_bias": False,
+    "tie_word_embeddings": False,
+}
+
+
+def test_falcon_h1_hand_count_attention_and_mamba_in_every_layer():
+    """Hand count from transformers' modeling_falcon_h1.py: every layer holds attention (q/k/v/o), a Mamba-2
+    mixer (in_proj h × (d_ssm + conv_dim + heads), out_proj, conv1d with bias, dt_bias/A_log/D; no gated norm
+    when mamba_rms_norm is false), a SwiGLU MLP and two RMSNorms. Both caches in every layer: KV per token and
+    the Mamba state per sequence; the auto head size (d_ssm / heads = 8) is named."""
+    h, ff, L, V = 4096, 14336, 32, 128000
+    d_ssm, heads, state = 1024, 128, 256
+    conv_dim = d_ssm + 2 * 1 * state
+    attn = h * (4096 + 1024 + 1024) + 4096 * h
+    mamba = h * (d_ssm + conv_dim + heads) + d_ssm * h + conv_dim * 4 + conv_dim + 3 * heads
+    per = attn + mamba + 3 * h * ff + 2 * h
+    d = mc.derive(FALCON_H1_DEFAULTS)
+    assert d["params_total"] == L * per + h + 2 * V * h
+    assert d["kv_bytes_per_token"] == L * 2 * 8 * 128 * 2
+    assert d["state_bytes_per_sequence"] == L * (conv_dim * 3 * 2 + heads * 8 * state * 2)
+    assert d["defaults_used"]["mamba_d_head"] == 8

@@ -230,7 +230,9 @@ def test_issue38_architectures_derive_through_the_api(kind):
     assert any("总参数" in s for s in d["steps"])
 
 
-@pytest.mark.parametrize("mt", ["falcon_h1"])
+@pytest.mark.parametrize("mt", ["jamba", "rwkv7"])
 def test_still_unsupported_types_are_refused_by_name_with_the_list(mt):
     item = assert_422(post(json.dumps({"model_type": mt, "hidden_size": 8}).encode()), "config_error", "model_type")
-    assert mt in item["msg"] and "qwen3_5_moe" in item["msg"] and "glm4_moe" in item["msg"]
+    assert mt in item["msg"]
+    for supported in ("qwen3_5_moe", "glm4_moe", "nemotron_h", "falcon_h1", "granitemoehybrid", "ministral3"):
+        assert supported in item["msg"]
