@@ -7,21 +7,26 @@ layer — each matrix with its module name and shape (``Matrix``), each vector (
 kernels) by count — then adds them up. Families (each rule's source is named in ``RULES`` and repeated in
 the report's steps):
 
-* dense GQA — ``llama``, ``mistral``, ``qwen2``, ``qwen3``/``qwen3_vl_text``, ``gemma``, ``gemma2``, ``gemma3_text``;
+* dense GQA — ``llama``, ``mistral``, ``qwen2``, ``qwen3``/``qwen3_vl_text``, ``gemma``, ``gemma2``, ``gemma3_text``,
+  ``phi3``, ``olmo2`` (whole-width q/k norms), ``ministral3``;
 * MoE — ``mixtral``, ``qwen2_moe``, ``qwen3_moe``, ``gpt_oss`` (fused experts with biases, router bias,
   attention sinks), ``llama4_text`` (interleaved MoE + shared expert), ``minimax_m2`` (per-layer q/k norm,
-  routing bias), ``qwen3_next`` (shared expert + gate);
+  routing bias), ``qwen3_next`` (shared expert + gate), ``glm4_moe`` (DeepSeek-style MoE with q/k/v bias),
+  ``qwen3_vl_moe`` (its text model is Qwen3-MoE);
 * MLA — ``deepseek_v2``, ``deepseek_v3``/``kimi_k2``, ``deepseek_v32`` (+ the sparse-attention indexer and its
   key cache);
-* hybrid linear attention — ``qwen3_next``, ``qwen3_5_text`` (Gated DeltaNet layers hold a
+* hybrid linear attention — ``qwen3_next``, ``qwen3_5_text``, ``qwen3_5_moe_text`` (Gated DeltaNet layers hold a
   constant recurrent + convolution state per sequence; the full-attention layers hold per-token KV);
+* Mamba-2 hybrids — ``nemotron_h`` (blocks of Mamba-2 / attention / MLP), ``granitemoehybrid`` (Mamba-2 or
+  attention, each with MoE + shared MLP), ``falcon_h1`` (attention and Mamba-2 in parallel in every layer);
 * bounded attention — sliding windows (Mistral, Qwen, Gemma 2/3, gpt-oss ``layer_types``) and Llama 4's
   chunked layers (``attention_chunk_size``): those layers keep at most ``sliding_window`` tokens;
 * any multimodal wrapper with a ``text_config`` whose model is one of the above: the text model is counted.
 
 A field the config leaves out takes the transformers default for that ``model_type`` (``DEFAULTS``, each
 recorded in ``Analysis.filled`` so the steps say so) or the config is refused naming the field. The weights
-as stored follow ``quantization_config`` (``stored_bytes``)."""
+as stored follow ``quantization_config``, or ``hf_quant_config.json`` sent beside it (``stored_bytes``). A
+Qwen3-VL-style vision tower is counted apart (``vision_tower_params``); MTP layers are recorded, not counted."""
 
 from __future__ import annotations
 

@@ -5,11 +5,13 @@ mem_util · memory; from it come the weights (``parallel.weight_bytes_per_gpu``)
 activations, the runtime and CUDA graphs; what is left is the KV budget. The usable share is
 rounded to whole bytes (round(mem_util · memory)); every other byte count is exact (see ``parallel``).
 
-* ``DEFAULT_RESERVE_BYTES`` = 3.3 GB per GPU: what vLLM measured outside weights and KV for an 8B model on
-  one H100 at its defaults (vllm PR #10511's profile: non-torch memory 1.79 GiB — CUDA context, NCCL,
-  CUDA graphs — plus the activation peak of a max-batched-tokens forward 1.26 GiB = 3.05 GiB ≈ 3.27 GB). It
-  grows with tp (the same log shows non-torch 3.58 GiB at tp = 2) and with the batched-token budget; the card
-  states it and lets it be changed.
+* ``reserve_bytes`` is one number per GPU. The fit card fills it with vLLM's profiled terms
+  (``engine_memory.vllm_reserve``: activation peak at max_num_batched_tokens, non-torch memory, CUDA graphs,
+  weights as loaded beyond the stored text model — docs/planner.md) unless the reader types a fixed reserve.
+  ``DEFAULT_RESERVE_BYTES`` = 3.3 GB is the old fixed reserve (vllm PR #10511's profile of an 8B model on one
+  H100: non-torch 1.79 GiB + activation 1.26 GiB), kept for callers that cite it.
+* what vLLM prints (``vllm_report``): "GPU KV cache size" = int(budget / one request of the context × the
+  context); equal to the pool's token capacity when every layer keeps every token, smaller for hybrids.
 * memory is what the runtime sees (``Accelerator.mem_bytes``: the driver-reported total, e.g. 79.22 GiB on
   an "80 GB" H100), not the marketed capacity.
 * the model fits when weights + reserve ≤ mem_util·memory; the batch fits when, in addition, every

@@ -59,7 +59,9 @@ class DerivedModel(BaseModel):
     )
     sliding_window: int | None
     n_sliding_layers: int
-    n_linear_attention_layers: int = Field(description="线性注意力(Gated DeltaNet)层数:它们没有逐 token 的 KV")
+    n_linear_attention_layers: int = Field(
+        description="线性注意力(Gated DeltaNet)或 Mamba-2 层数:它们没有逐 token 的 KV,只有每条序列的固定状态"
+    )
     kv_bytes_by_context: dict[str, int] = Field(
         description="一个序列在给定上下文长度时的 KV 字节(窗口层封顶),加上固定状态"
     )
