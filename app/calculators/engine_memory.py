@@ -81,7 +81,7 @@ class EngineReserve:
     activation: float  # the profiled activation peak: max(forward, hidden states kept + sampler)
     non_torch: float
     cuda_graph: float  # counted in the KV budget: 0 at the commit read (captured after the KV cache)
-    loaded_extra: float  # weights as loaded minus the text model as stored (MXFP4 for Marlin, the vision tower)
+    loaded_extra: float  # weights as loaded minus the text model as stored (MXFP4 for Marlin, vision tower, MTP)
     max_num_batched_tokens: int
     sampler_rows: int
     profile: str
@@ -127,6 +127,7 @@ def vllm_reserve(
     stored_weight_bytes_per_gpu: float,
     mxfp4_marlin: bool = False,
     vision_params: int = 0,
+    mtp_bytes: float = 0.0,
     profile: str = "v1",
 ) -> EngineReserve:
     """Everything vLLM subtracts from η·M besides the weights as stored (see the module docstring)."""
@@ -157,6 +158,9 @@ def vllm_reserve(
     if vision_params:
         n_vis = leaf(vision_params, "N_{vision}", "", "vision_config:视觉塔参数(vLLM 加载它,按 BF16、随 tp 切分)")
         parts.append(n_vis * 2 / tp)
+    if mtp_bytes:
+        w_mtp = leaf(mtp_bytes, "W_{MTP}", "B", "MTP 层(开投机解码时 vLLM 才加载;按 checkpoint 平均每参数字节)")
+        parts.append(w_mtp / tp)
     extra = (
         name(sum(parts[1:], parts[0]), "ΔW_{load}", "B")
         if parts

@@ -511,6 +511,7 @@ class ModelShape:
     shared_ff: int = 0  # total intermediate size of the shared experts of a MoE layer
     mtp_layers: int = 0  # multi-token-prediction modules in the checkpoint (not counted in params_total)
     vision_params: int = 0  # the vision tower a multimodal wrapper loads (not counted in params_total)
+    mtp_params: int = 0  # the MTP modules, loaded by vLLM only with speculative decoding (not in params_total)
 
     @property
     def params_total(self) -> int:
@@ -1281,7 +1282,13 @@ def analyze(cfg: dict) -> Analysis:
     storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h, c, hf_quant)
     shape = _shape(mt, layers, pattern, embedding, lm_head, h, V, attn, moe_ffn, storage)
     if mtp or vision:
-        shape = dataclasses.replace(shape, mtp_layers=mtp, vision_params=vision)
+        # an MTP module: one decoder layer like the last one + eh_proj (2h → h) + two RMSNorms (DeepSeek-V3's
+        # and Qwen3.5's MTP blocks); DeepSeek-style checkpoints also store the module's own embedding and head
+        own_vocab = (
+            2 * V * h if mt in _DS_MOE else 0
+        )  # DeepSeek / GLM checkpoints store embed_tokens + shared_head.head
+        mtp_params = mtp * (layers[-1].params + 2 * h * h + 2 * h + own_vocab)
+        shape = dataclasses.replace(shape, mtp_layers=mtp, vision_params=vision, mtp_params=mtp_params)
     return Analysis(
         shape, wrapper, tuple(c.filled), layers, pattern, n_norms, embedding, lm_head, mtp, storage, RULES.get(mt, "")
     )
@@ -1775,6 +1782,7 @@ def derived(a: Analysis) -> dict:
         "params_active": s.params_active,
         "params_active_excl_embedding": s.params_active_excl_embedding,
         "params_vision": s.vision_params,
+        "params_mtp": s.mtp_params,
         "mtp_layers": a.mtp_layers,
         "weight_bytes": s.stored_bytes,
         "weight_format": a.storage.label,

@@ -41,6 +41,9 @@ class DerivedModel(BaseModel):
         description="多模态 config 的视觉塔参数(vLLM 会加载它;不计入 params_total;认不出的视觉塔为 0 并在 defaults_used 里说明)"
     )
     mtp_layers: int = Field(description="checkpoint 里的 MTP(多 token 预测)层数:不计入参数,vLLM 只在开投机解码时加载")
+    params_mtp: int = Field(
+        description="MTP 层的参数(每层按最后一个解码层 + eh_proj 2h→h + 两个 RMSNorm 计);不计入 params_total"
+    )
     text_model_of: str | None = Field(description="多模态 config 时它的 model_type:只算 text_config 的语言模型")
     weight_bytes: int = Field(
         description="权重按 checkpoint 的存储(quantization_config:缩放因子、打包、保持 16 位的模块都算上)"

@@ -426,3 +426,19 @@ def test_pasted_config_with_hf_quant_config_sets_the_stored_format(client):
     o = outs(client, model=encode_config(c), weight_format="stored", reserve_gb=3.3)
     lin, total = 6_945_767_424, 8_190_735_360
     assert o["weights_per_gpu_bytes"] == lin + 8 * 36 * 7 + 2 * (total - lin)
+
+
+def test_mtp_toggle_adds_the_mtp_weights_as_loaded(client):
+    """Speculative decoding with MTP: vLLM loads the MTP layers; the toggle adds them to the weights as loaded (a
+    model without MTP layers is unchanged)."""
+    from app.calculators.model_config import shape_of
+    from app.data import encode_config
+
+    raw = json.loads((CONFIGS / "deepseek-v3.json").read_text(encoding="utf-8"))
+    ref = encode_config({k: v for k, v in raw.items() if not k.startswith("_")})
+    base = outs(client, model=ref, gpu="b200", tp=8, weight_format="fp8")
+    mtp = outs(client, model=ref, gpu="b200", tp=8, weight_format="fp8", mtp=True)
+    s = shape_of({k: v for k, v in raw.items() if not k.startswith("_")})
+    added = (mtp["reserve_loaded_extra_gb"] - base["reserve_loaded_extra_gb"]) * 1e9
+    assert added == pytest.approx(s.mtp_params * 2 / 8, rel=1e-9)  # unquantised checkpoint: 2 B/param, split by tp
+    assert outs(client, mtp=True)["kv_capacity_tokens"] == outs(client)["kv_capacity_tokens"]  # Qwen3-8B: none

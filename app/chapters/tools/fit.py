@@ -13,7 +13,7 @@ from ...calculators import engine_memory, parallel, planner
 from ...calculators.formats import KV_FORMATS, WEIGHT_FORMATS, Format
 from ...calculators.model_config import ConfigError, ModelShape, shape_of
 from ...calculators.units import GB
-from ...cards import Figure, Note, Params, Table, View, card, choice, slider
+from ...cards import Figure, Note, Params, Table, View, card, choice, slider, toggle
 from ...charts.fit import memory_breakdown, step_terms
 from ...data import (
     CUSTOM_GPU,
@@ -95,6 +95,11 @@ class FitParams(Params):
         sym="T_{batch}",
         placeholder="vLLM 默认",
         help="vLLM 剖析时跑一次这么多 token 的前向;留空取 vLLM 的默认值(显存 ≥ 70 GiB 的卡 8192,其余 2048)",
+    )
+    mtp: bool = toggle(
+        False,
+        label="加载 MTP 层(投机解码)",
+        help="checkpoint 带 MTP 层时(DeepSeek-V3、GLM-4.5、Qwen3.5 等),开投机解码 vLLM 才加载它们,显存里多算这些权重",
     )
     context: int = slider(8192, ge=1, le=1_048_576, step=1, label="上下文长度 S", unit="token", log=True)
     concurrency: int = slider(16, ge=1, le=1000, step=1, label="并发请求数 C", unit="个", log=True)
@@ -224,7 +229,14 @@ def engine_reserve(p: FitParams, s: ModelShape, tp: int | None = None) -> engine
         stored_weight_bytes_per_gpu=parallel.weight_bytes_per_gpu(s, p.weight_format, tp),
         mxfp4_marlin=mxfp4_marlin,
         vision_params=s.vision_params,
+        mtp_bytes=_mtp_bytes(s) if p.mtp else 0.0,
     )
+
+
+def _mtp_bytes(s: ModelShape) -> float:
+    """The MTP layers' bytes at the checkpoint's average bytes per parameter (BF16 when unquantised)."""
+    per_param = (s.stored_bytes / s.params_total) if s.stored_bytes else 2.0
+    return s.mtp_params * per_param
 
 
 def reserve_bytes(p: FitParams, s: ModelShape) -> float:
