@@ -90,7 +90,19 @@ GEMMA3_SLIDING = {
 # family → (model types, fields it requires, extra constraints)
 FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
     "dense": (
-        ["llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "phi3", "olmo2", "ministral3", "falcon_h1"],
+        [
+            "llama",
+            "mistral",
+            "qwen2",
+            "qwen3",
+            "qwen3_vl_text",
+            "gemma",
+            "phi3",
+            "olmo2",
+            "ministral3",
+            "falcon_h1",
+            "nemotron_h",
+        ],
         BASE + ["intermediate_size"],
         [],
     ),
@@ -109,14 +121,13 @@ FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
         [],
     ),
     "minimax_m2": (["minimax_m2"], BASE + ["intermediate_size", "num_local_experts", "num_experts_per_tok"], []),
-    "qwen3_next": (["qwen3_next"], BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"], []),
-    "qwen3_5_text": (["qwen3_5_text"], BASE + ["intermediate_size"], []),
-    "qwen3_5_moe_text": (
-        ["qwen3_5_moe_text"],
+    # families that need the same fields share one entry (fewer alternatives keep the schema generable)
+    "qwen3_next": (
+        ["qwen3_next", "qwen3_5_moe_text"],
         BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"],
         [],
     ),
-    "nemotron_h": (["nemotron_h"], BASE + ["intermediate_size"], []),
+    "qwen3_5_text": (["qwen3_5_text"], BASE + ["intermediate_size"], []),
     "granitemoehybrid": (["granitemoehybrid"], BASE + ["shared_intermediate_size", "mamba_d_state"], []),
     "glm4_moe": (
         ["glm4_moe"],
