@@ -7,24 +7,31 @@ layer — each matrix with its module name and shape (``Matrix``), each vector (
 kernels) by count — then adds them up. Families (each rule's source is named in ``RULES`` and repeated in
 the report's steps):
 
-* dense GQA — ``llama``, ``mistral``, ``qwen2``, ``qwen3``/``qwen3_vl_text``, ``gemma``, ``gemma2``, ``gemma3_text``;
+* dense GQA — ``llama``, ``mistral``, ``qwen2``, ``qwen3``/``qwen3_vl_text``, ``gemma``, ``gemma2``, ``gemma3_text``,
+  ``phi3``, ``olmo2`` (whole-width q/k norms), ``ministral3``;
 * MoE — ``mixtral``, ``qwen2_moe``, ``qwen3_moe``, ``gpt_oss`` (fused experts with biases, router bias,
   attention sinks), ``llama4_text`` (interleaved MoE + shared expert), ``minimax_m2`` (per-layer q/k norm,
-  routing bias), ``qwen3_next`` (shared expert + gate);
+  routing bias), ``qwen3_next`` (shared expert + gate), ``glm4_moe`` (DeepSeek-style MoE with q/k/v bias),
+  ``qwen3_vl_moe`` (its text model is Qwen3-MoE);
 * MLA — ``deepseek_v2``, ``deepseek_v3``/``kimi_k2``, ``deepseek_v32`` (+ the sparse-attention indexer and its
   key cache);
-* hybrid linear attention — ``qwen3_next``, ``qwen3_5_text`` (Gated DeltaNet layers hold a
+* hybrid linear attention — ``qwen3_next``, ``qwen3_5_text``, ``qwen3_5_moe_text`` (Gated DeltaNet layers hold a
   constant recurrent + convolution state per sequence; the full-attention layers hold per-token KV);
+* Mamba-2 hybrids — ``nemotron_h`` (blocks of Mamba-2 / attention / MLP), ``granitemoehybrid`` (Mamba-2 or
+  attention, each with MoE + shared MLP), ``falcon_h1`` (attention and Mamba-2 in parallel in every layer);
 * bounded attention — sliding windows (Mistral, Qwen, Gemma 2/3, gpt-oss ``layer_types``) and Llama 4's
   chunked layers (``attention_chunk_size``): those layers keep at most ``sliding_window`` tokens;
 * any multimodal wrapper with a ``text_config`` whose model is one of the above: the text model is counted.
 
 A field the config leaves out takes the transformers default for that ``model_type`` (``DEFAULTS``, each
 recorded in ``Analysis.filled`` so the steps say so) or the config is refused naming the field. The weights
-as stored follow ``quantization_config`` (``stored_bytes``)."""
+as stored follow ``quantization_config``, or ``hf_quant_config.json`` sent beside it (``stored_bytes``). A
+Qwen3-VL-style vision tower is counted apart (``vision_tower_params``); MTP layers are recorded, not counted."""
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import math
 import re
 from dataclasses import dataclass, field
@@ -117,6 +124,7 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
         f"{TF}/qwen2_moe/configuration_qwen2_moe.py",
         {
             "num_key_value_heads": 16,
+            "head_dim": HD,  # Qwen2MoeConfig has no head_dim: the attention uses hidden_size // num_attention_heads
             "decoder_sparse_step": 1,
             "shared_expert_intermediate_size": 5632,
             "mlp_only_layers": [],
@@ -183,6 +191,77 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
         },
     ),
     "qwen3_5_text": (f"{TF}/qwen3_5/configuration_qwen3_5.py", {**_GDN, "num_key_value_heads": 4}),
+    "qwen3_5_moe_text": (f"{TF}/qwen3_5_moe/configuration_qwen3_5_moe.py", {**_GDN, "num_key_value_heads": 2}),
+    "falcon_h1": (
+        f"{TF}/falcon_h1/configuration_falcon_h1.py",
+        {
+            "num_key_value_heads": 8,
+            "head_dim": HD,
+            "tie_word_embeddings": False,
+            "attention_bias": False,
+            "mlp_bias": False,
+            "mamba_d_ssm": 1024,
+            "mamba_n_heads": 128,
+            "mamba_n_groups": 1,
+            "mamba_d_state": 256,
+            "mamba_d_conv": 4,
+            "mamba_expand": 2,
+            "mamba_conv_bias": True,
+            "mamba_proj_bias": False,
+            "mamba_rms_norm": False,
+            "projectors_bias": False,
+        },
+    ),
+    "ministral3": (
+        f"{TF}/ministral3/configuration_ministral3.py",
+        {"num_key_value_heads": NH, "head_dim": HD, "sliding_window": None, "tie_word_embeddings": False},
+    ),
+    "phi3": (
+        f"{TF}/phi3/configuration_phi3.py",
+        {"num_key_value_heads": NH, "head_dim": HD, "sliding_window": None, "tie_word_embeddings": False},
+    ),
+    "olmo2": (
+        f"{TF}/olmo2/configuration_olmo2.py",
+        {"num_key_value_heads": NH, "head_dim": HD, "attention_bias": False, "tie_word_embeddings": False},
+    ),
+    "nemotron_h": (
+        f"{TF}/nemotron_h/configuration_nemotron_h.py",
+        {
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "hybrid_override_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-",
+            "mamba_num_heads": 128,
+            "mamba_head_dim": 64,
+            "n_groups": 8,
+            "ssm_state_size": 128,
+            "conv_kernel": 4,
+            "use_conv_bias": True,
+            "use_bias": False,
+            "mlp_bias": False,
+            "attention_bias": False,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "granitemoehybrid": (
+        f"{TF}/granitemoehybrid/configuration_granitemoehybrid.py",
+        {
+            "num_key_value_heads": NH,
+            "head_dim": HD,
+            "mamba_n_heads": 128,
+            "mamba_n_groups": 1,
+            "mamba_d_conv": 4,
+            "mamba_expand": 2,
+            "mamba_conv_bias": True,
+            "mamba_proj_bias": False,
+            "attention_bias": False,
+            "num_local_experts": 0,
+            "tie_word_embeddings": True,
+        },
+    ),
+    "glm4_moe": (
+        f"{TF}/glm4_moe/configuration_glm4_moe.py",
+        {"head_dim": HD, "use_qk_norm": False, "tie_word_embeddings": False, "num_nextn_predict_layers": 0},
+    ),
 }
 
 # model_type → the rule of its blocks, with the file it is read from (for the report's steps)
@@ -193,6 +272,14 @@ RULES: dict[str, str] = {
     "qwen3_next": f"{TF}/qwen3_next/modular_qwen3_next.py:门控注意力 q_proj 输出 2×;Gated DeltaNet 层;共享专家 + shared_expert_gate",
     "qwen3_5_text": f"{TF}/qwen3_5/modular_qwen3_5.py:门控注意力 q_proj 输出 2×;Gated DeltaNet(in_proj_qkv/z/b/a)",
     "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
+    "falcon_h1": f"{TF}/falcon_h1/modeling_falcon_h1.py:每层注意力与 Mamba-2 并行(两者输出相加),再接 SwiGLU MLP;每层两个 RMSNorm;Mamba 宽度 mamba_d_ssm(未给时 mamba_expand·h),mamba_rms_norm 为真时才有门控 RMSNorm;muP 乘子不增加参数",
+    "ministral3": f"{TF}/ministral3/modeling_ministral3.py:Mistral 结构(q/k/v/o 无偏置、SwiGLU、每层两个 RMSNorm),YaRN 位置编码不增加参数;多模态包装 mistral3 的 Pixtral 视觉塔不计入",
+    "phi3": f"{TF}/phi3/modeling_phi3.py:q/k/v 融合为 qkv_proj、gate/up 融合为 gate_up_proj(参数量与分开相同),无偏置;sliding_window 作用于每一层",
+    "nemotron_h": f"{TF}/nemotron_h/modeling_nemotron_h.py:每个块只有一种部件(hybrid_override_pattern:M = Mamba-2,* = 注意力,- = MLP)加一个 RMSNorm;MLP 为 up/down 两个矩阵(ReLU²,无门控);Mamba-2 的 in_proj 一次给出 x、z、B、C 与 dt",
+    "granitemoehybrid": f"{TF}/granitemoehybrid/modeling_granitemoehybrid.py:每层 = Mamba-2 或注意力(layer_types)+ MoE(input_linear 2·ff×h、output_linear,路由器无偏置)+ 共享 MLP(shared_intermediate_size);每层两个 RMSNorm;没有专家时只有共享 MLP",
+    "olmo2": f"{TF}/olmo2/modeling_olmo2.py:q_norm / k_norm 按整层宽度(n_h·d_h、n_kv·d_h);每层两个范数在注意力与 MLP 之后(post-norm)",
+    "glm4_moe": f"{TF}/glm4_moe/modeling_glm4_moe.py:q/k/v 带偏置(attention_bias),o 无偏置;前 first_k_dense_replace 层稠密,其余 MoE = 路由专家 + n_shared_experts 个共享专家,路由偏置 e_score_correction_bias;num_nextn_predict_layers 个 MTP 层不计入",
+    "qwen3_5_moe_text": f"{TF}/qwen3_5_moe/modular_qwen3_5_moe.py:Qwen3.5 的门控注意力与 Gated DeltaNet 层 + 每层 MoE(路由专家 + 共享专家 + shared_expert_gate);mtp_num_hidden_layers 个 MTP 层不计入",
     "kimi_k2": "Kimi K2 系列用 DeepSeek-V3 结构(moonshotai/Kimi-K2 的 config.json:architectures = DeepseekV3ForCausalLM、model_type = kimi_k2;Kimi-K2.5 的 text_config 同为 kimi_k2),按 "
     f"{TF}/deepseek_v3/modeling_deepseek_v3.py 计",
 }
@@ -419,6 +506,12 @@ class ModelShape:
     stored_expert_bytes: int = 0  # one routed expert of one MoE layer, as stored
     stored_label: str = ""  # how the checkpoint stores its weights
     stored_method: str = ""  # quantization_config.quant_method ("" = unquantised)
+    dense_ff: int = 0  # intermediate size of the dense FFN layers (0: none)
+    expert_ff: int = 0  # intermediate size of one routed expert (0: dense model)
+    shared_ff: int = 0  # total intermediate size of the shared experts of a MoE layer
+    mtp_layers: int = 0  # multi-token-prediction modules in the checkpoint (not counted in params_total)
+    vision_params: int = 0  # the vision tower a multimodal wrapper loads (not counted in params_total)
+    mtp_params: int = 0  # the MTP modules, loaded by vLLM only with speculative decoding (not in params_total)
 
     @property
     def params_total(self) -> int:
@@ -428,6 +521,12 @@ class ModelShape:
     def params_active(self) -> int:
         active = self.embedding_params + self.lm_head_params + self.active_linear_params + self.other_params
         return active - self.inactive_other_params if self.inactive_other_params else active
+
+    @property
+    def params_active_excl_embedding(self) -> int:
+        """Active parameters without the input embedding (the publishers' convention: OpenAI's gpt-oss card,
+        Qwen's “A3B”): the lookup table is read one row per token. A tied table is kept — it is the LM head."""
+        return self.params_active - (0 if self.tied else self.embedding_params)
 
     @property
     def lm_head_matrix_params(self) -> int:
@@ -441,8 +540,11 @@ class ModelShape:
 
     @property
     def attention_layers(self) -> int:
-        """Layers with a KV cache (the hybrids' linear-attention layers have none)."""
-        return self.n_layers - self.n_linear_layers if self.n_linear_layers else self.n_layers
+        """Layers with a KV cache (the hybrids' linear-attention, Mamba and MLP-only blocks have none)."""
+        by_linear = self.n_layers - self.n_linear_layers if self.n_linear_layers else self.n_layers
+        if self.n_attention_layers and self.n_attention_layers != by_linear:  # MLP-only blocks (Mamba-2 hybrids)
+            return self.n_attention_layers
+        return by_linear
 
 
 def dense_shape(cfg: dict) -> ModelShape:
@@ -466,7 +568,7 @@ def dense_shape(cfg: dict) -> ModelShape:
     other = L * per_layer_other + h  # + final norm
     kv = L * 2 * nkv * hd * 2
     emb = V * h
-    return ModelShape(L, h, nh, nkv, hd, V, tied, emb, 0 if tied else emb, linear, linear, other, kv)
+    return ModelShape(L, h, nh, nkv, hd, V, tied, emb, 0 if tied else emb, linear, linear, other, kv, dense_ff=ff)
 
 
 # --- model types --------------------------------------------------------------------------------------
@@ -493,21 +595,48 @@ _ARCH_TO_TYPE = {
     "Qwen3NextForCausalLM": "qwen3_next",
     "Qwen3_5ForConditionalGeneration": "qwen3_5",
     "KimiK25ForConditionalGeneration": "kimi_k25",
+    "Phi3ForCausalLM": "phi3",
+    "FalconH1ForCausalLM": "falcon_h1",
+    "Ministral3ForCausalLM": "ministral3",
+    "NemotronHForCausalLM": "nemotron_h",
+    "GraniteMoeHybridForCausalLM": "granitemoehybrid",
+    "Olmo2ForCausalLM": "olmo2",
+    "Glm4MoeForCausalLM": "glm4_moe",
+    "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe",
+    "Qwen3VLMoeForConditionalGeneration": "qwen3_vl_moe",
 }
-_DENSE_GQA = {"llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma", "gemma2", "gemma3_text"}
-_MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "minimax_m2"}
+_DENSE_GQA = {
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "qwen3_vl_text",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "phi3",
+    "olmo2",
+    "ministral3",
+    "falcon_h1",
+}
+_MOE_GQA = {"mixtral", "qwen2_moe", "qwen3_moe", "gpt_oss", "llama4_text", "minimax_m2", "glm4_moe"}
 _GQA = _DENSE_GQA | _MOE_GQA
 _MLA = {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}
-_HYBRID = {"qwen3_next", "qwen3_5_text"}
-_TEXT = _GQA | _MLA | _HYBRID
+_HYBRID = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}
+_DS_MOE = _MLA | {"glm4_moe"}  # DeepSeek-style MoE fields: n_routed_experts, n_shared_experts, first_k_dense_replace
+_MAMBA = {"nemotron_h", "granitemoehybrid"}  # Mamba-2 hybrids
+_TEXT = _GQA | _MLA | _HYBRID | _MAMBA
 # multimodal wrappers: model_type → the text model its text_config holds
 _WRAPPERS = {
     "gemma3": "gemma3_text",
     "qwen3_vl": "qwen3_vl_text",
     "llama4": "llama4_text",
     "qwen3_5": "qwen3_5_text",
+    "qwen3_5_moe": "qwen3_5_moe_text",
+    "qwen3_vl_moe": "qwen3_moe",  # Qwen3VLMoeTextConfig: the Qwen3-MoE text model (qwen3_vl_moe_text)
     "kimi_k25": "kimi_k2",
 }
+_TEXT_ALIASES = {"qwen3_vl_moe_text": "qwen3_moe"}  # text models read with another type's rules
 SUPPORTED = sorted(_TEXT | set(_WRAPPERS))
 
 
@@ -522,6 +651,7 @@ def _resolve_type(cfg: dict) -> tuple[str, dict, str | None]:
         raise ConfigError(f"字段 model_type 应为字符串,收到 {mt!r}", "model_type")
     tc = cfg.get("text_config")
     inner_type = tc.get("model_type") if isinstance(tc, dict) else None
+    inner_type = _TEXT_ALIASES.get(inner_type, inner_type) if isinstance(inner_type, str) else inner_type
     generic = isinstance(inner_type, str) and inner_type in _TEXT
     if mt not in _TEXT and mt not in _WRAPPERS and not generic:
         by_arch = _ARCH_TO_TYPE.get(arch0 or "")
@@ -632,13 +762,38 @@ def _family_pattern(c: _Cfg, L: int) -> LayerPattern:
         mw = c.opt_int("max_window_layers", zero_ok=True)
         mw = L if mw is None else mw
         return LayerPattern(attn, tuple(w if i >= mw else None for i in range(L)), f"from:{mw}")
-    if mt in ("mistral", "mixtral"):
+    if mt in ("mistral", "mixtral", "phi3", "ministral3"):
         w = c.opt_int("sliding_window")
         return LayerPattern(attn, (w,) * L, "all") if w is not None else LayerPattern(attn, none)
     return LayerPattern(attn, none)
 
 
+_BLOCK_CHARS = {"M": "mamba", "*": "attn", "-": "none"}
+
+
+def _mamba_pattern(c: _Cfg, L: int) -> LayerPattern:
+    """nemotron_h: one block kind per layer from hybrid_override_pattern (M Mamba-2, * attention, - MLP);
+    granitemoehybrid: layer_types ("mamba" / "attention"), each layer also holding its FFN."""
+    if c.mt == "granitemoehybrid":
+        types = c.d.get("layer_types")
+        if not isinstance(types, list) or len(types) != L or any(x not in ("mamba", "attention") for x in types):
+            raise ConfigError(f"字段 layer_types 应为 {L} 个 mamba / attention", "layer_types")
+        return LayerPattern(tuple("mamba" if x == "mamba" else "attn" for x in types), (None,) * L, "layer_types")
+    pat = c.d.get("hybrid_override_pattern")
+    if pat is None:
+        pat = c._default("hybrid_override_pattern")
+    if not isinstance(pat, str) or len(pat) != L:
+        raise ConfigError(f"字段 hybrid_override_pattern 应为 {L} 个字符(M、*、-)", "hybrid_override_pattern")
+    bad = sorted(set(pat) - set(_BLOCK_CHARS))
+    if bad:
+        what = "E(MoE 块)暂不支持" if bad == ["E"] else f"不认识的字符 {bad}"
+        raise ConfigError(f"hybrid_override_pattern 含 {what}", "hybrid_override_pattern")
+    return LayerPattern(tuple(_BLOCK_CHARS[ch] for ch in pat), (None,) * L, "blocks")
+
+
 def _pattern(c: _Cfg, L: int) -> LayerPattern:
+    if c.mt in _MAMBA:
+        return _mamba_pattern(c, L)
     explicit = c.d.get("layer_types")
     if explicit is not None:
         return _explicit(c, explicit, L)
@@ -658,6 +813,8 @@ def _pattern(c: _Cfg, L: int) -> LayerPattern:
 def _heads(c: _Cfg) -> tuple[int, int, int, int]:
     """(hidden, query heads, KV heads, head dim)."""
     h, nh = c.num("hidden_size"), c.num("num_attention_heads")
+    if c.mt in _MAMBA and not c.has("head_dim") and c.has("attention_head_dim"):
+        return h, nh, c.opt_int("num_key_value_heads", null=nh) or nh, c.num("attention_head_dim")
     nkv = c.opt_int("num_key_value_heads", null=nh) or nh
     if c.has("head_dim") and c.d["head_dim"] is None or (not c.has("head_dim") and c.table.get("head_dim") == HD):
         if h % nh:
@@ -680,14 +837,18 @@ def _gqa(c: _Cfg, nope_layer: bool = False) -> Mixer:
         ("self_attn.o_proj", h, nh * hd),
     )
     other: dict[str, int] = {}
-    if mt in ("qwen2", "qwen2_moe"):
+    if mt in ("qwen2", "qwen2_moe") or (mt == "glm4_moe" and c.flag("attention_bias", default=False)):
         other["q/k/v 偏置"] = nh * hd + 2 * nkv * hd
-    elif mt not in ("mistral", "mixtral", "minimax_m2") and c.flag("attention_bias", default=False):
+    elif mt not in ("mistral", "mixtral", "minimax_m2", "glm4_moe", "phi3", "ministral3") and c.flag(
+        "attention_bias", default=False
+    ):
         other["q/k/v/o 偏置"] = nh * hd + 2 * nkv * hd + h
     if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") or mt in _HYBRID:
         other["q/k 逐头 RMSNorm"] = 2 * hd
-    if mt == "minimax_m2":
+    if mt in ("minimax_m2", "olmo2"):
         other["q/k 整层 RMSNorm"] = nh * hd + nkv * hd
+    if mt == "glm4_moe" and c.flag("use_qk_norm"):
+        other["q/k 逐头 RMSNorm"] = 2 * hd
     if mt == "gpt_oss":
         other["attention sinks"] = nh
     return Mixer(
@@ -783,6 +944,80 @@ def _gdn(c: _Cfg) -> Mixer:
     )
 
 
+def _first(c: _Cfg, *keys: str) -> str:
+    """The first of several spellings of one field that the config writes (else the first, for its default)."""
+    return next((k for k in keys if c.has(k)), keys[0])
+
+
+def _mamba2(c: _Cfg) -> Mixer:
+    """Mamba-2 (transformers' Mamba2Mixer as NemotronH uses it): in_proj → x, z, B, C, dt; a depthwise causal
+    conv over x, B, C; per-head dt_bias, A_log and D; a gated RMSNorm; out_proj. Constant state per sequence:
+    the conv window (kernel − 1 steps of conv_dim) and one head_dim × state matrix per head."""
+    h = c.num("hidden_size")
+    falcon = c.mt == "falcon_h1"
+    granite = c.mt == "granitemoehybrid" or falcon  # the mamba_n_heads / mamba_d_* spellings
+    nh = c.num("mamba_n_heads" if granite else "mamba_num_heads")
+    width = c.opt_int("mamba_d_ssm", null=None) if falcon else None
+    if falcon and width is None:
+        width = c.num("mamba_expand") * h
+    if granite and (c.d.get("mamba_d_head") in (None, "auto")):
+        hd = (width or c.num("mamba_expand") * h) // nh
+        c.note("mamba_d_head", hd, f"{c.source}:未给或为 auto 时取 Mamba 宽度 / mamba_n_heads")
+    else:
+        hd = c.num("mamba_d_head" if granite else "mamba_head_dim")
+    ng = c.num("mamba_n_groups" if granite else _first(c, "n_groups", "mamba_n_groups"))
+    ds = c.num("mamba_d_state" if granite else _first(c, "ssm_state_size", "mamba_d_state"))
+    kern = c.num("mamba_d_conv" if granite else _first(c, "conv_kernel", "mamba_d_conv"))
+    conv_bias = c.flag("mamba_conv_bias" if granite else _first(c, "use_conv_bias", "mamba_conv_bias"))
+    proj_bias = c.flag("mamba_proj_bias" if granite else _first(c, "use_bias", "mamba_proj_bias"))
+    inter = nh * hd
+    conv_dim = inter + 2 * ng * ds
+    proj = inter + conv_dim + nh
+    mats = (("mixer.in_proj", proj, h), ("mixer.out_proj", h, inter))
+    other = {"conv1d 卷积核": conv_dim * kern, "dt_bias + A_log + D": 3 * nh}
+    if not falcon or c.flag("mamba_rms_norm"):
+        other["门控 RMSNorm"] = inter
+    if conv_bias:
+        other["conv1d 偏置"] = conv_dim
+    if proj_bias:
+        other["in_proj 偏置"] = proj
+    if (falcon and c.flag("projectors_bias")) or (not falcon and proj_bias):
+        other["out_proj 偏置"] = h
+    ssm_b = _state_dtype_bytes(c)
+    state = conv_dim * (kern - 1) * 2 + nh * hd * ds * ssm_b
+    return Mixer(
+        "mamba",
+        mats,
+        other,
+        state_bytes=state,
+        dims={"conv_dim": conv_dim, "kernel": kern, "nv": nh, "dk": hd, "dv": ds, "ssm_bytes": ssm_b, "h": h},
+        rule=(
+            f"{TF}/nemotron_h/modeling_nemotron_h.py:conv 状态保留 kernel − 1 步的 x、B、C(conv_dim = "
+            "n_heads·head_dim + 2·n_groups·state),SSM 状态为每个头一个 head_dim × ssm_state_size 矩阵;"
+            "按模型 dtype(BF16)存,config 写 mamba_ssm_dtype = float32 时按 4 B"
+        ),
+    )
+
+
+_NO_MIXER = Mixer("none", (), {})
+
+
+def _parallel(attn: Mixer, mamba: Mixer) -> Mixer:
+    """Falcon-H1's mixer: attention and Mamba-2 in parallel — the attention's KV per token and the Mamba state
+    per sequence, both in every layer."""
+    mats = attn.matrices + tuple((n.replace("mixer.", "mamba."), r, cl) for n, r, cl in mamba.matrices)
+    other = attn.other | {f"Mamba {k}": v for k, v in mamba.other.items()}
+    return Mixer(
+        "gqa",
+        mats,
+        other,
+        kv_values=attn.kv_values,
+        state_bytes=mamba.state_bytes,
+        dims={**mamba.dims, **attn.dims},
+        rule=mamba.rule,
+    )
+
+
 # --- feed-forward ----------------------------------------------------------------------------------------
 
 
@@ -795,18 +1030,25 @@ def _swiglu(prefix: str, h: int, ff: int, count: int = 1, active: int = 1, role:
 
 
 def _dense_ffn(c: _Cfg, h: int, ff_key: str = "intermediate_size") -> Ffn:
+    if c.mt == "granitemoehybrid":  # no experts: the shared MLP (input_linear 2·ff × h, output_linear)
+        sff = c.num("shared_intermediate_size")
+        return Ffn(False, _swiglu("shared_mlp.", h, sff), {}, 0, {"ff": sff})
     ff = c.num(ff_key)
+    if c.mt in _MAMBA:  # NemotronHMLP: up_proj, down_proj, ReLU² (no gate)
+        bias = (ff + h) if c.flag("mlp_bias") else 0
+        mats = (Matrix("mixer.up_proj", ff, h), Matrix("mixer.down_proj", h, ff))
+        return Ffn(False, mats, {"MLP 偏置": bias} if bias else {}, bias, {"ff": ff})
     pre = "feed_forward." if c.mt == "llama4_text" else "mlp."
-    bias = (2 * ff + h) if c.mt == "llama" and c.flag("mlp_bias", default=False) else 0
+    bias = (2 * ff + h) if c.mt in ("llama", "falcon_h1") and c.flag("mlp_bias", default=False) else 0
     other = {"MLP 偏置": bias} if bias else {}
     return Ffn(False, _swiglu(pre, h, ff), other, bias, {"ff": ff})
 
 
 def _moe_ffn(c: _Cfg, h: int) -> Ffn:
     mt = c.mt
-    if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2"):
+    if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2", "granitemoehybrid"):
         E = c.num("num_local_experts")
-    elif mt in _MLA:
+    elif mt in _DS_MOE:
         E = c.num("n_routed_experts")
     else:
         E = c.num("num_experts")
@@ -814,7 +1056,9 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
     if k > E:
         raise ConfigError(f"num_experts_per_tok={k} 大于专家数 {E}", "num_experts_per_tok")
     ffe = c.num(
-        "intermediate_size" if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2") else "moe_intermediate_size"
+        "intermediate_size"
+        if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2", "granitemoehybrid")
+        else "moe_intermediate_size"
     )
     other: dict[str, int] = {}
     other_active = 0
@@ -834,18 +1078,25 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
     if mt == "llama4_text":
         mats += _swiglu(f"{pre}shared_expert.", h, ffe)
         dims |= {"n_shared": 1, "shared_ff": ffe}
-    elif mt in ("qwen2_moe", "qwen3_next"):
+    elif mt == "granitemoehybrid":
+        sff = c.num("shared_intermediate_size")
+        mats += _swiglu("shared_mlp.", h, sff)
+        dims |= {"n_shared": 1, "shared_ff": sff}
+    elif mt in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text"):
         sff = c.opt_int("shared_expert_intermediate_size", null=0, zero_ok=True) or 0
         if sff:
             mats += _swiglu("mlp.shared_expert.", h, sff)
             mats.append(Matrix("mlp.shared_expert_gate", 1, h))
             dims |= {"n_shared": 1, "shared_ff": sff}
-    elif mt in _MLA:
+    elif mt in _DS_MOE:
         ns = c.opt_int("n_shared_experts", null=0, zero_ok=True) or 0
         if ns:
             mats += _swiglu("mlp.shared_experts.", h, ns * ffe)
             dims |= {"n_shared": ns, "shared_ff": ns * ffe}
-    if (mt in ("deepseek_v3", "kimi_k2", "deepseek_v32") and c.text("topk_method") == "noaux_tc") or mt == "minimax_m2":
+    if (mt in ("deepseek_v3", "kimi_k2", "deepseek_v32") and c.text("topk_method") == "noaux_tc") or mt in (
+        "minimax_m2",
+        "glm4_moe",  # Glm4MoeTopkRouter always holds e_score_correction_bias
+    ):
         other["路由偏置 e_score_correction_bias"] = E
         other_active = E
     return Ffn(True, tuple(mats), other, other_active, dims)
@@ -854,9 +1105,11 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
 def _moe_layers(c: _Cfg, L: int) -> list[bool]:
     """Which layers are MoE (all False for a dense model)."""
     mt = c.mt
-    if mt in _DENSE_GQA or mt == "qwen3_5_text":
+    if mt == "granitemoehybrid":
+        return [bool(c.opt_int("num_local_experts", null=0, zero_ok=True))] * L
+    if mt in _DENSE_GQA or mt == "qwen3_5_text" or mt in _MAMBA:
         return [False] * L
-    if mt in ("mixtral", "gpt_oss", "minimax_m2"):
+    if mt in ("mixtral", "gpt_oss", "minimax_m2", "qwen3_5_moe_text"):
         return [True] * L
     if mt == "llama4_text":
         given = c.d.get("moe_layers")
@@ -869,7 +1122,7 @@ def _moe_layers(c: _Cfg, L: int) -> list[bool]:
         step = c.num("decoder_sparse_step")
         only = set(c.int_list("mlp_only_layers"))
         return [i not in only and (i + 1) % step == 0 for i in range(L)]
-    if mt in _MLA:
+    if mt in _DS_MOE:
         if not (c.opt_int("n_routed_experts", null=0, zero_ok=True) or 0):
             return [False] * L
         first = c.opt_int("first_k_dense_replace", null=0, zero_ok=True) or 0
@@ -917,13 +1170,69 @@ class Analysis:
 
 
 def _norms(mt: str) -> int:
-    return 4 if mt in ("gemma2", "gemma3_text") else 2
+    return 4 if mt in ("gemma2", "gemma3_text") else 1 if mt == "nemotron_h" else 2
+
+
+VISION_FIELDS = (
+    "depth",
+    "hidden_size",
+    "intermediate_size",
+    "in_channels",
+    "temporal_patch_size",
+    "patch_size",
+    "spatial_merge_size",
+    "out_hidden_size",
+)
+QWEN_VL_WRAPPERS = {"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe"}
+
+
+def vision_tower_params(vc: object, wrapper: str | None) -> tuple[int, str]:
+    """Parameters of a Qwen3-VL-style vision tower (transformers' modeling_qwen3_vl.py): a Conv3d patch
+    embedding, learned position embeddings, ``depth`` blocks (LayerNorms, fused qkv + proj, fc1/fc2, all with
+    biases) and a patch merger per DeepStack level plus the final one (LayerNorm, two linears). Returns
+    (params, why not counted) — 0 with the reason for other towers or missing fields."""
+    if not isinstance(vc, dict):
+        return 0, ""
+    if wrapper not in QWEN_VL_WRAPPERS:
+        return 0, f"{wrapper} 的视觉塔结构未收录,显存里没有计入"
+    missing = [f for f in VISION_FIELDS if not isinstance(vc.get(f), int) or isinstance(vc.get(f), bool) or vc[f] <= 0]
+    if missing:
+        return 0, f"vision_config 缺少字段 {missing[0]},视觉塔没有计入"
+    h, mlp, m2 = vc["hidden_size"], vc["intermediate_size"], vc["spatial_merge_size"] ** 2
+    patch = vc["in_channels"] * vc["temporal_patch_size"] * vc["patch_size"] ** 2 * h + h
+    pos = (vc.get("num_position_embeddings") or 0) * h
+    block = 4 * h * h + 2 * h * mlp + 9 * h + mlp
+    deep = vc.get("deepstack_visual_indexes") or []
+    merger = (h * m2) ** 2 + h * m2 + h * m2 * vc["out_hidden_size"] + vc["out_hidden_size"]
+    mergers = (merger + 2 * h) + len(deep) * (merger + 2 * h * m2)  # final LayerNorm(h); DeepStack LayerNorm(h·m²)
+    return patch + pos + vc["depth"] * block + mergers, ""
+
+
+HF_QUANT = "hf_quant_config"  # the key under which hf_quant_config.json travels beside config.json
+
+
+def split_hf_quant(cfg: dict) -> tuple[dict, dict | None]:
+    """(config.json, hf_quant_config.json or None): NVIDIA ModelOpt checkpoints keep their quantization in a
+    second file; the API and the page take it as the key ``hf_quant_config`` beside config.json's fields."""
+    if not isinstance(cfg, dict) or HF_QUANT not in cfg:
+        return cfg, None
+    hq = cfg[HF_QUANT]
+    if not isinstance(hq, dict) or not isinstance(hq.get("quantization"), dict):
+        raise ConfigError("hf_quant_config 应为 hf_quant_config.json 的内容:含 quantization 对象的 JSON 对象", HF_QUANT)
+    algo = hq["quantization"].get("quant_algo")
+    if not isinstance(algo, str):
+        raise ConfigError("hf_quant_config.quantization 缺少字段 quant_algo", HF_QUANT)
+    return {k: v for k, v in cfg.items() if k != HF_QUANT}, hq
 
 
 def analyze(cfg: dict) -> Analysis:
     """Count every weight of a ``config.json`` layer by layer (see the module docstring)."""
+    cfg, hf_quant = split_hf_quant(cfg)
     mt, d, wrapper = _resolve_type(cfg)
+    vision, vision_note = vision_tower_params(cfg.get("vision_config"), wrapper)
     c = _Cfg(d, mt)
+    if vision_note:
+        c.note("vision_config", "未计入", vision_note)
     L = c.num("num_hidden_layers")
     if L > MAX_LAYERS:
         raise ConfigError(f"字段 num_hidden_layers 过大({L}),上限 {MAX_LAYERS:,}", "num_hidden_layers")
@@ -933,27 +1242,53 @@ def analyze(cfg: dict) -> Analysis:
     pattern = _pattern(c, L)
     moe = _moe_layers(c, L)
     attn = _mla(c) if mt in _MLA else _gqa(c)
-    linear = _gdn(c) if "linear" in pattern.mixers else None
+    if mt == "falcon_h1":  # attention and Mamba-2 side by side in every layer
+        attn = _parallel(attn, _mamba2(c))
+    linear = _gdn(c) if "linear" in pattern.mixers else _mamba2(c) if "mamba" in pattern.mixers else None
     moe_ffn = _moe_ffn(c, h) if any(moe) else None
     dense_key = "intermediate_size_mlp" if mt == "llama4_text" else "intermediate_size"
     dense_ffn = _dense_ffn(c, h, dense_key) if not all(moe) else None
     n_norms = _norms(mt)
-    layers = tuple(
-        Layer(
-            i,
-            linear if pattern.mixers[i] == "linear" and linear else attn,
-            moe_ffn if moe[i] and moe_ffn else dense_ffn,  # type: ignore[arg-type]
-            n_norms * h,
-            pattern.windows[i],
+    if mt == "nemotron_h":  # one part per block: a mixer without FFN, or an MLP without mixer; one RMSNorm
+        empty = Ffn(False, (), {}, 0)
+        kinds = pattern.mixers
+        layers = tuple(
+            Layer(
+                i,
+                linear if kinds[i] == "mamba" and linear else attn if kinds[i] == "attn" else _NO_MIXER,
+                dense_ffn if kinds[i] == "none" and dense_ffn else empty,
+                n_norms * h,
+            )
+            for i in range(L)
         )
-        for i in range(L)
-    )
+    else:
+        layers = tuple(
+            Layer(
+                i,
+                linear if pattern.mixers[i] in ("linear", "mamba") and linear else attn,
+                moe_ffn if moe[i] and moe_ffn else dense_ffn,  # type: ignore[arg-type]
+                n_norms * h,
+                pattern.windows[i],
+            )
+            for i in range(L)
+        )
     embedding = Matrix("model.embed_tokens", V, h, role="embed")
     lm_head = None if tied else Matrix("lm_head", V, h, role="lm_head")
-    mtp = d.get("num_nextn_predict_layers") if mt in _MLA else 0
+    mtp_key = "mtp_num_hidden_layers" if mt in _HYBRID else "num_nextn_predict_layers"
+    mtp = d.get(mtp_key) if mt in _DS_MOE or mt in _HYBRID else 0
+    if mtp is None and mtp_key in c.table:  # absent: the family's default, named
+        mtp = c._default(mtp_key)
     mtp = mtp if isinstance(mtp, int) and not isinstance(mtp, bool) and mtp > 0 else 0
-    storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h)
+    storage = stored_bytes(d, layers, embedding, lm_head, n_norms, h, c, hf_quant)
     shape = _shape(mt, layers, pattern, embedding, lm_head, h, V, attn, moe_ffn, storage)
+    if mtp or vision:
+        # an MTP module: one decoder layer like the last one + eh_proj (2h → h) + two RMSNorms (DeepSeek-V3's
+        # and Qwen3.5's MTP blocks); DeepSeek-style checkpoints also store the module's own embedding and head
+        own_vocab = (
+            2 * V * h if mt in _DS_MOE else 0
+        )  # DeepSeek / GLM checkpoints store embed_tokens + shared_head.head
+        mtp_params = mtp * (layers[-1].params + 2 * h * h + 2 * h + own_vocab)
+        shape = dataclasses.replace(shape, mtp_layers=mtp, vision_params=vision, mtp_params=mtp_params)
     return Analysis(
         shape, wrapper, tuple(c.filled), layers, pattern, n_norms, embedding, lm_head, mtp, storage, RULES.get(mt, "")
     )
@@ -976,7 +1311,8 @@ def _shape(
     if len(windows) > 1:
         raise ConfigError(f"各层窗口不一致({sorted(windows)}),暂不支持", "sliding_window")
     n_win = sum(1 for ly in layers if ly.window is not None and ly.mixer.kind != "gdn")
-    n_linear = sum(1 for ly in layers if ly.mixer.kind == "gdn")
+    n_linear = sum(1 for ly in layers if ly.mixer.kind in ("gdn", "mamba"))
+    n_attn = sum(1 for ly in layers if ly.mixer.kind in ("gqa", "mla"))
     mla = attn.kind == "mla"
     d = attn.dims
     E, k = (moe.dims["E"], moe.dims["k"]) if moe else (0, 0)
@@ -1014,11 +1350,14 @@ def _shape(
         inactive_other_params=inactive,
         state_bytes_per_sequence=sum(ly.mixer.state_bytes for ly in layers),
         n_linear_layers=n_linear,
-        n_attention_layers=len(layers) - n_linear,
+        n_attention_layers=n_attn,
         stored_bytes=storage.total,
         stored_expert_bytes=storage.expert_bytes,
         stored_label=storage.label,
         stored_method=storage.method,
+        dense_ff=next((ly.ffn.dims["ff"] for ly in layers if not ly.ffn.moe and "ff" in ly.ffn.dims), 0),
+        expert_ff=moe.dims["ffe"] if moe else 0,
+        shared_ff=moe.dims["shared_ff"] if moe else 0,
     )
 
 
@@ -1027,7 +1366,11 @@ def _label(
 ) -> str:
     parts = [f"MoE {E} 选 {k}" + (f" + {n_shared} 共享专家" if n_shared else "") if E else "稠密"]
     parts.append("MLA" + (" + DSA 稀疏注意力" if mt == "deepseek_v32" else "") if mla else "GQA")
-    if n_linear:
+    if mt == "falcon_h1":
+        parts.append("每层注意力与 Mamba-2 并行")
+    if n_linear and mt in _MAMBA:
+        parts.append(f"Mamba-2 混合({n_linear} 层 Mamba-2)")
+    elif n_linear:
         parts.append(f"线性注意力混合({n_linear} 层 Gated DeltaNet)")
     chunked = mt == "llama4_text" and n_win
     if n_win == L:
@@ -1101,8 +1444,12 @@ def _qconfig(d: dict) -> dict | None:
     return q
 
 
-def _qint(q: dict, key: str, default: int | None) -> int:
-    v = q.get(key, default)
+def _qint(q: dict, key: str, default: int | None, c: _Cfg | None = None, why: str = "") -> int:
+    v = q.get(key)
+    if v is None:
+        v = default
+        if v is not None and c is not None:
+            c.note(f"quantization_config.{key}", v, why or "量化工具的默认值(config 未写)")
     if v is None:
         raise ConfigError(f"quantization_config 缺少字段 {key}", "quantization_config")
     if v == -1 and key == "group_size":
@@ -1111,7 +1458,13 @@ def _qint(q: dict, key: str, default: int | None) -> int:
 
 
 def _ignored(q: dict) -> list[str]:
-    pats = q.get("modules_to_not_convert") or q.get("ignore") or []
+    pats = (
+        q.get("modules_to_not_convert")
+        or q.get("ignore")
+        or q.get("exclude_modules")
+        or q.get("llm_int8_skip_modules")
+        or []
+    )
     if not isinstance(pats, list) or not all(isinstance(p, str) for p in pats):
         raise ConfigError(
             "quantization_config 的 modules_to_not_convert / ignore 应为字符串列表", "quantization_config"
@@ -1134,56 +1487,177 @@ def _ct_weights(q: dict) -> tuple[dict, list]:
     return w, targets
 
 
-def _matrix_bytes(m: Matrix, method: str, q: dict) -> tuple[float, str]:
-    """Bytes of one copy of matrix ``m`` under ``method`` (scales and packing included) and the rule."""
-    r, cl = m.rows, m.cols
-    if method == "fp8":
-        blk = q.get("weight_block_size")
-        if blk is None:
-            return r * cl + 4, "FP8 E4M3 1 B/权重 + 每矩阵一个 FP32 缩放"
-        if not (isinstance(blk, list) and len(blk) == 2):
-            raise ConfigError("quantization_config.weight_block_size 应为两个整数", "quantization_config")
-        bn, bk = (_positive("quantization_config.weight_block_size", x) for x in blk)
-        return (
-            r * cl + math.ceil(r / bn) * math.ceil(cl / bk) * 4,
-            f"FP8 E4M3 1 B/权重 + 每 {bn}×{bk} 块一个 FP32 缩放(weight_scale_inv)",
+SCALE_DTYPES = {  # compressed-tensors scale_dtype / zp_dtype spellings → bytes
+    "float32": 4,
+    "torch.float32": 4,
+    "float16": 2,
+    "torch.float16": 2,
+    "bfloat16": 2,
+    "torch.bfloat16": 2,
+    "float8_e4m3fn": 1,
+    "torch.float8_e4m3fn": 1,
+    "float8_e8m0fnu": 1,
+    "uint8": 1,
+}
+BNB_BLOCK = 64  # bitsandbytes 4-bit blocksize (bitsandbytes.functional.quantize_4bit default)
+BNB_DQ_BLOCK = 256  # absmax values per second-level block with double quantization
+
+
+def _scale_bytes(w: dict, default: int, c: _Cfg | None, what: str) -> int:
+    """Bytes of one scale: compressed-tensors' ``scale_dtype`` when written, else ``default`` (noted)."""
+    sd = w.get("scale_dtype")
+    if sd is None:
+        if c is not None:
+            c.note("quantization_config.scale_dtype", {1: "FP8", 2: "BF16", 4: "FP32"}[default], what)
+        return default
+    if sd not in SCALE_DTYPES:
+        raise ConfigError(
+            f"quantization_config.scale_dtype={sd!r} 不认识;认识 {', '.join(sorted(SCALE_DTYPES))}",
+            "quantization_config",
         )
-    if method == "mxfp4":
-        return r * cl / 2 + r * math.ceil(cl / 32), "MXFP4:4 位 E2M1 + 每 32 个一个 E8M0 缩放 = 4.25 位"
-    if method in ("awq", "gptq"):
-        bits = _qint(q, "bits" if "bits" in q else "w_bit", 4)
-        g = _qint(q, "group_size" if "group_size" in q else "q_group_size", 128)
-        groups = 1 if g == -1 else math.ceil(cl / g)
-        packed = r * cl * bits / 8 + groups * r * (2 + bits / 8)  # FP16 scale + packed zero point per group
-        extra = cl * 4 if method == "gptq" else 0  # GPTQ stores g_idx (int32 per input channel)
-        return packed + extra, (
-            f"{method.upper()} {bits} 位 + 每组 {g if g != -1 else cl} 个一个 FP16 缩放和一个 {bits} 位零点"
-            + ("(另存 g_idx:每个输入通道 4 B)" if method == "gptq" else "")
-        )
-    if method == "compressed-tensors":
-        w, _ = _ct_weights(q)
-        bits = _positive("quantization_config.num_bits", w.get("num_bits"))
-        if w.get("type", "int") != "int":
-            raise ConfigError("compressed-tensors:只支持整数(type=int)权重", "quantization_config")
-        strategy = w.get("strategy", "group")
-        if strategy == "group":
-            g = _positive("quantization_config.group_size", w.get("group_size"))
-            scales = r * math.ceil(cl / g)
-        elif strategy == "channel":
-            g, scales = cl, r
-        elif strategy == "tensor":
-            g, scales = r * cl, 1
-        else:
-            raise ConfigError(f"compressed-tensors:不支持 strategy={strategy!r}", "quantization_config")
-        sym = w.get("symmetric", True)
-        zp = 0 if sym else scales * bits / 8
-        return r * cl * bits / 8 + scales * 2 + zp, (
-            f"INT{bits}(pack-quantized)+ 每 {g} 个一个 BF16 缩放" + ("" if sym else f" + {bits} 位零点")
-        )
-    raise ConfigError(
-        f"quantization_config.quant_method={method!r} 不支持;支持 fp8、mxfp4、awq、gptq、compressed-tensors",
-        "quantization_config",
+    return SCALE_DTYPES[sd]
+
+
+def _fp8_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """FP8 E4M3 weights with per-tensor or per-block FP32 scales (quant_method fp8)."""
+    blk = q.get("weight_block_size")
+    if blk is None:
+        return r * cl + 4, "FP8 E4M3 1 B/权重 + 每矩阵一个 FP32 缩放"
+    if not (isinstance(blk, list) and len(blk) == 2):
+        raise ConfigError("quantization_config.weight_block_size 应为两个整数", "quantization_config")
+    bn, bk = (_positive("quantization_config.weight_block_size", x) for x in blk)
+    return (
+        r * cl + math.ceil(r / bn) * math.ceil(cl / bk) * 4,
+        f"FP8 E4M3 1 B/权重 + 每 {bn}×{bk} 块一个 FP32 缩放(weight_scale_inv)",
     )
+
+
+def _mxfp4_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """MXFP4: 4-bit E2M1 with one E8M0 scale per 32 (the experts of gpt-oss)."""
+    return r * cl / 2 + r * math.ceil(cl / 32), "MXFP4:4 位 E2M1 + 每 32 个一个 E8M0 缩放 = 4.25 位"
+
+
+def _modelopt_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """NVIDIA ModelOpt (hf_quant_config.json): FP8 per-tensor, or NVFP4 with FP8 scales per 16."""
+    algo = str(q.get("quant_algo", "")).upper()
+    if algo == "FP8":
+        return r * cl + 8, "ModelOpt FP8:E4M3 1 B/权重 + 每矩阵一个 FP32 weight_scale 与 input_scale"
+    if algo == "NVFP4":
+        g = _qint(q, "group_size", 16, c, "NVFP4 的块大小固定为 16(ModelOpt 默认)")
+        return r * cl / 2 + r * math.ceil(cl / g) + 8, (
+            f"NVFP4:4 位 E2M1 + 每 {g} 个一个 FP8 E4M3 缩放 + 每矩阵 FP32 全局缩放与 input_scale"
+        )
+    raise ConfigError(f"hf_quant_config 的 quant_algo={algo!r} 不支持;支持 FP8、NVFP4", "quantization_config")
+
+
+def _bnb_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """bitsandbytes: 4-bit blocks of 64 with absmax (double-quantized or FP32), or LLM.int8 with row scales."""
+    if q.get("load_in_4bit"):
+        dq = q.get("bnb_4bit_use_double_quant")
+        if dq is None:
+            dq = False
+            if c is not None:
+                c.note("quantization_config.bnb_4bit_use_double_quant", False, "transformers BitsAndBytesConfig 默认")
+        n = r * cl
+        if dq:
+            absmax = math.ceil(n / BNB_BLOCK) + 4 * math.ceil(n / (BNB_BLOCK * BNB_DQ_BLOCK))
+            return n / 2 + absmax, (
+                f"bitsandbytes 4 位(NF4/FP4)+ 每 {BNB_BLOCK} 个一个 8 位 absmax,再每 {BNB_DQ_BLOCK} 个一个 FP32(双重量化)"
+            )
+        return n / 2 + 4 * math.ceil(n / BNB_BLOCK), f"bitsandbytes 4 位(NF4/FP4)+ 每 {BNB_BLOCK} 个一个 FP32 absmax"
+    if q.get("load_in_8bit"):
+        return r * cl + 4 * r, "bitsandbytes LLM.int8:INT8 1 B/权重 + 每输出行一个 FP32 缩放(SCB)"
+    raise ConfigError("bitsandbytes 的 quantization_config 须写 load_in_4bit 或 load_in_8bit", "quantization_config")
+
+
+def _awq_gptq_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """AWQ / GPTQ: packed b-bit weights, an FP16 scale and a b-bit zero point per group (GPTQ: g_idx too)."""
+    bits = _qint(q, "w_bit" if "w_bit" in q else "bits", 4, c, f"{method.upper()} 常用默认 4 位(config 未写)")
+    g = _qint(
+        q,
+        "q_group_size" if "q_group_size" in q else "group_size",
+        128,
+        c,
+        f"{method.upper()} 常用默认每组 128(config 未写)",
+    )
+    groups = 1 if g == -1 else math.ceil(cl / g)
+    packed = r * cl * bits / 8 + groups * r * (2 + bits / 8)  # FP16 scale + packed zero point per group
+    extra = cl * 4 if method == "gptq" else 0  # GPTQ stores g_idx (int32 per input channel)
+    return packed + extra, (
+        f"{method.upper()} {bits} 位 + 每组 {g if g != -1 else cl} 个一个 FP16 缩放和一个 {bits} 位零点"
+        + ("(另存 g_idx:每个输入通道 4 B)" if method == "gptq" else "")
+    )
+
+
+def _ct_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
+    """compressed-tensors: int or float weights by strategy, scales in their scale_dtype (NVFP4: FP8 + global)."""
+    w, _ = _ct_weights(q)
+    bits = _positive("quantization_config.num_bits", w.get("num_bits"))
+    kind = w.get("type")
+    if kind is None:
+        kind = "int"
+        if c is not None:
+            c.note("quantization_config.type", "int", "compressed-tensors QuantizationArgs 默认")
+    if kind not in ("int", "float"):
+        raise ConfigError(f"compressed-tensors:不支持 type={kind!r}(支持 int、float)", "quantization_config")
+    strategy = w.get("strategy")
+    if strategy is None:
+        strategy = "tensor"
+        if c is not None:
+            c.note("quantization_config.strategy", "tensor", "compressed-tensors QuantizationArgs 默认")
+    fp4 = kind == "float" and bits == 4  # NVFP4: FP8 scales per 16 + an FP32 global scale
+    if strategy in ("group", "tensor_group"):
+        g = _positive("quantization_config.group_size", w.get("group_size"))
+        scales = r * math.ceil(cl / g)
+    elif strategy == "channel":
+        g, scales = cl, r
+    elif strategy == "tensor":
+        g, scales = r * cl, 1
+    elif strategy == "block":
+        blk = w.get("block_structure")
+        if not (isinstance(blk, list) and len(blk) == 2):
+            raise ConfigError("compressed-tensors:strategy=block 须给 block_structure(两个整数)", "quantization_config")
+        bn, bk = (_positive("quantization_config.block_structure", x) for x in blk)
+        g, scales = bn * bk, math.ceil(r / bn) * math.ceil(cl / bk)
+    else:
+        raise ConfigError(f"compressed-tensors:不支持 strategy={strategy!r}", "quantization_config")
+    default_scale = 1 if fp4 else (4 if kind == "float" else 2)
+    sb = _scale_bytes(w, default_scale, c, "compressed-tensors 的缩放按该格式的惯例 dtype 存(config 未写 scale_dtype)")
+    sym = w.get("symmetric", True)
+    zp = 0 if sym else scales * bits / 8
+    glob = 4 if fp4 else 0
+    name = ("NVFP4" if fp4 else f"FP{bits}") if kind == "float" else f"INT{bits}"
+    sdt = {1: "FP8", 2: "BF16/FP16", 4: "FP32"}[sb]
+    return r * cl * bits / 8 + scales * sb + zp + glob, (
+        f"{name}(compressed-tensors)+ 每 {g} 个一个 {sdt} 缩放"
+        + ("" if sym else f" + {bits} 位零点")
+        + (" + 每矩阵一个 FP32 全局缩放" if fp4 else "")
+    )
+
+
+_SIZERS = {
+    "fp8": _fp8_bytes,
+    "mxfp4": _mxfp4_bytes,
+    "modelopt": _modelopt_bytes,
+    "bitsandbytes": _bnb_bytes,
+    "awq": _awq_gptq_bytes,
+    "gptq": _awq_gptq_bytes,
+    "compressed-tensors": _ct_bytes,
+}
+
+
+def _matrix_bytes(m: Matrix, method: str, q: dict, c: _Cfg | None = None) -> tuple[float, str]:
+    """Bytes of one copy of matrix ``m`` under ``method`` (scales and packing included) and the rule."""
+    sizer = _SIZERS.get(method)
+    if sizer is None:
+        raise ConfigError(
+            f"quantization_config.quant_method={method!r} 不支持;支持 {'、'.join(QUANT_METHODS)}",
+            "quantization_config",
+        )
+    return sizer(m.rows, m.cols, method, q, c)
+
+
+QUANT_METHODS = ("fp8", "mxfp4", "awq", "gptq", "compressed-tensors", "bitsandbytes", "modelopt")
 
 
 def _converts(m: Matrix, method: str, q: dict, ignored: list[str]) -> bool:
@@ -1197,15 +1671,32 @@ def _converts(m: Matrix, method: str, q: dict, ignored: list[str]) -> bool:
         _, targets = _ct_weights(q)
         if "Linear" not in targets and not any(_matches(m.name, t) for t in targets):
             return False
+    if method == "modelopt":  # ModelOpt's exclude_modules are fnmatch patterns ("*.mlp.gate", "lm_head")
+        return not any(fnmatch.fnmatch(m.name, p) or _matches(m.name, p) for p in ignored)
     return not any(_matches(m.name, p) for p in ignored)
 
 
 def stored_bytes(
-    d: dict, layers: tuple[Layer, ...], embedding: Matrix, lm_head: Matrix | None, n_norms: int, h: int
+    d: dict,
+    layers: tuple[Layer, ...],
+    embedding: Matrix,
+    lm_head: Matrix | None,
+    n_norms: int,
+    h: int,
+    c: _Cfg | None = None,
+    hf_quant: dict | None = None,
 ) -> Storage:
-    """The text model's weights as its checkpoint stores them (see ``_converts`` and ``_matrix_bytes``)."""
+    """The text model's weights as its checkpoint stores them (see ``_converts`` and ``_matrix_bytes``).
+    ``hf_quant``: hf_quant_config.json (ModelOpt), read when config.json has no quantization_config."""
     unq, dtype_text = _dtype_bytes(d)
     q = _qconfig(d)
+    source = "config.json 的 quantization_config"
+    if q is None and hf_quant is not None:
+        hq = hf_quant["quantization"]
+        q = {"quant_method": "modelopt", **hq, "exclude_modules": hq.get("exclude_modules") or []}
+        source = "hf_quant_config.json(NVIDIA ModelOpt)"
+    elif q is not None and hf_quant is not None:
+        source = "config.json 的 quantization_config(同时给了 hf_quant_config.json,按 vLLM 的顺序以 config.json 为准)"
     vectors = sum(ly.mixer.other_params + ly.ffn.other_params + ly.norms for ly in layers) + h
     mats = [embedding] + ([lm_head] if lm_head else []) + [m for ly in layers for m in ly.matrices()]
     one_expert = [m for m in layers_moe_first(layers)]
@@ -1224,7 +1715,7 @@ def stored_bytes(
     kept_p = vectors
     for m in mats:
         if _converts(m, method, q, ignored):
-            b, rule = _matrix_bytes(m, method, q)
+            b, rule = _matrix_bytes(m, method, q, c)
             quant_p += m.params
             quant_b += b * m.count
         else:
@@ -1244,7 +1735,7 @@ def stored_bytes(
         ),
     )
     total = math.ceil(quant_b) + kept_p * unq
-    return Storage(method, f"{method}({rule})", parts, total, math.ceil(expert), "config.json quantization_config")
+    return Storage(method, f"{method}({rule})", parts, total, math.ceil(expert), source)
 
 
 def layers_moe_first(layers: tuple[Layer, ...]) -> list[Matrix]:
@@ -1289,8 +1780,13 @@ def derived(a: Analysis) -> dict:
         "tied_embeddings": s.tied,
         "params_total": s.params_total,
         "params_active": s.params_active,
+        "params_active_excl_embedding": s.params_active_excl_embedding,
+        "params_vision": s.vision_params,
+        "params_mtp": s.mtp_params,
+        "mtp_layers": a.mtp_layers,
         "weight_bytes": s.stored_bytes,
         "weight_format": a.storage.label,
+        "weight_format_source": a.storage.source or "config.json(未量化)",
         "weight_bytes_bf16": weight_bytes(s, "bf16"),
         "kv_bytes_per_token": s.kv_bytes_per_token_bf16,
         "kv_bytes_per_token_full_layers": s.kv_full_bytes_per_token,
@@ -1384,7 +1880,31 @@ class Step:
     values: dict[str, Value]
 
 
+def _state_step(m: Mixer) -> Step:
+    """The constant per-sequence state of a Gated DeltaNet or Mamba-2 mixer, term by term."""
+    d = m.dims
+    conv = d["conv_dim"] * (d["kernel"] - 1)
+    rec = d["nv"] * d["dk"] * d["dv"]
+    return Step(
+        "state",
+        {
+            **d,
+            "kernel_minus_1": d["kernel"] - 1,
+            "conv_values": conv,
+            "conv_value_bytes": 2,
+            "conv_bytes": conv * 2,
+            "rec_values": rec,
+            "rec_bytes": rec * d["ssm_bytes"],
+            "state_bytes": m.state_bytes,
+            "rule": m.rule,
+            "mamba": m.kind in ("mamba", "gqa"),  # a GQA mixer with state: Falcon-H1's parallel Mamba-2
+        },
+    )
+
+
 def _mixer_steps(m: Mixer) -> list[Step]:
+    if m.kind == "none":
+        return []
     mats = [(n, r, cl, r * cl) for n, r, cl in m.matrices]
     out = [
         Step(
@@ -1398,40 +1918,21 @@ def _mixer_steps(m: Mixer) -> list[Step]:
             },
         )
     ]
-    if m.kind == "gdn":
-        d = m.dims
-        conv = d["conv_dim"] * (d["kernel"] - 1)
-        rec = d["nv"] * d["dk"] * d["dv"]
-        out.append(
-            Step(
-                "state",
-                {
-                    **d,
-                    "kernel_minus_1": d["kernel"] - 1,
-                    "conv_values": conv,
-                    "conv_value_bytes": 2,
-                    "conv_bytes": conv * 2,
-                    "rec_values": rec,
-                    "rec_bytes": rec * d["ssm_bytes"],
-                    "state_bytes": m.state_bytes,
-                    "rule": m.rule,
-                },
-            )
+    if m.kind in ("gdn", "mamba"):
+        return out + [_state_step(m)]
+    out.append(
+        Step(
+            f"kv-{m.kind}",
+            {
+                **m.dims,
+                "kv_pair": 2,
+                "kv_values": m.kv_values,
+                "value_bytes": KV_DTYPE_BYTES,
+                "kv_bytes": m.kv_values * KV_DTYPE_BYTES,
+            },
         )
-    else:
-        out.append(
-            Step(
-                f"kv-{m.kind}",
-                {
-                    **m.dims,
-                    "kv_pair": 2,
-                    "kv_values": m.kv_values,
-                    "value_bytes": KV_DTYPE_BYTES,
-                    "kv_bytes": m.kv_values * KV_DTYPE_BYTES,
-                },
-            )
-        )
-    return out
+    )
+    return out + ([_state_step(m)] if m.state_bytes else [])
 
 
 def _ffn_step(f: Ffn, h: int) -> Step:
@@ -1487,7 +1988,7 @@ def _distinct_parts(a: Analysis) -> list[Step]:
             out += _mixer_steps(ly.mixer)
     ffns: list[Ffn] = []
     for ly in a.layers:
-        if ly.ffn not in ffns:
+        if ly.ffn not in ffns and ly.ffn.matrices:
             ffns.append(ly.ffn)
             out.append(_ffn_step(ly.ffn, a.shape.hidden))
     return out
@@ -1506,7 +2007,18 @@ def derivation(a: Analysis) -> list[Step]:
     if s.n_moe_layers and s.n_moe_layers < s.n_layers:
         out.append(Step("moe-layers", {"L": s.n_layers, "moe": s.n_moe_layers, "dense": s.n_layers - s.n_moe_layers}))
     if s.n_linear_layers:
-        out.append(Step("hybrid", {"linear": s.n_linear_layers, "attn": s.attention_layers, "L": s.n_layers}))
+        out.append(
+            Step(
+                "hybrid",
+                {
+                    "linear": s.n_linear_layers,
+                    "attn": s.attention_layers,
+                    "L": s.n_layers,
+                    "mamba": s.model_type in _MAMBA,
+                    "mlp": s.n_layers - s.n_linear_layers - s.attention_layers,
+                },
+            )
+        )
     out.append(Step("norms", {"n": a.n_norms, "h": s.hidden, "params": a.n_norms * s.hidden}))
     for ly, n in a.groups():
         out.append(
@@ -1515,6 +2027,7 @@ def derivation(a: Analysis) -> list[Step]:
                 {
                     "mixer": ly.mixer.kind,
                     "moe": ly.ffn.moe,
+                    "ffn": bool(ly.ffn.matrices),
                     "window": ly.window,
                     "count": n,
                     "params": ly.params,
@@ -1534,12 +2047,14 @@ def derivation(a: Analysis) -> list[Step]:
                 "final_norm": s.hidden,
                 "total": s.params_total,
                 "active": s.params_active,
+                "active_excl_emb": s.params_active_excl_embedding,
+                "moe": bool(s.n_experts),
             },
         )
     )
     if a.mtp_layers:
         out.append(Step("mtp", {"n": a.mtp_layers}))
-    kv_layers = [ly.mixer.kv_values * KV_DTYPE_BYTES for ly in a.layers if ly.mixer.kind != "gdn"]
+    kv_layers = [ly.mixer.kv_values * KV_DTYPE_BYTES for ly in a.layers if ly.mixer.kind in ("gqa", "mla")]
     out.append(
         Step(
             "kv-total",
@@ -1556,7 +2071,7 @@ def derivation(a: Analysis) -> list[Step]:
     if win:
         out.append(win)
     if s.state_bytes_per_sequence:
-        per = [ly.mixer.state_bytes for ly in a.layers if ly.mixer.kind == "gdn"]
+        per = [ly.mixer.state_bytes for ly in a.layers if ly.mixer.state_bytes]
         out.append(
             Step(
                 "state-total",
@@ -1575,6 +2090,7 @@ def derivation(a: Analysis) -> list[Step]:
             {
                 "method": st.method,
                 "label": st.label,
+                "source": st.source,
                 "parts": [(p.label, p.params, p.bytes, p.rule) for p in st.parts],
                 "total": st.total,
                 "gb": st.total / 1e9,

@@ -5,11 +5,13 @@ mem_util · memory; from it come the weights (``parallel.weight_bytes_per_gpu``)
 activations, the runtime and CUDA graphs; what is left is the KV budget. The usable share is
 rounded to whole bytes (round(mem_util · memory)); every other byte count is exact (see ``parallel``).
 
-* ``DEFAULT_RESERVE_BYTES`` = 3.3 GB per GPU: what vLLM measured outside weights and KV for an 8B model on
-  one H100 at its defaults (vllm PR #10511's profile: non-torch memory 1.79 GiB — CUDA context, NCCL,
-  CUDA graphs — plus the activation peak of a max-batched-tokens forward 1.26 GiB = 3.05 GiB ≈ 3.27 GB). It
-  grows with tp (the same log shows non-torch 3.58 GiB at tp = 2) and with the batched-token budget; the card
-  states it and lets it be changed.
+* ``reserve_bytes`` is one number per GPU. The fit card fills it with vLLM's profiled terms
+  (``engine_memory.vllm_reserve``: activation peak at max_num_batched_tokens, non-torch memory, CUDA graphs,
+  weights as loaded beyond the stored text model — docs/planner.md) unless the reader types a fixed reserve.
+  ``DEFAULT_RESERVE_BYTES`` = 3.3 GB is the old fixed reserve (vllm PR #10511's profile of an 8B model on one
+  H100: non-torch 1.79 GiB + activation 1.26 GiB), kept for callers that cite it.
+* what vLLM prints (``vllm_report``): "GPU KV cache size" = int(budget / one request of the context × the
+  context); equal to the pool's token capacity when every layer keeps every token, smaller for hybrids.
 * memory is what the runtime sees (``Accelerator.mem_bytes``: the driver-reported total, e.g. 79.22 GiB on
   an "80 GB" H100), not the marketed capacity.
 * the model fits when weights + reserve ≤ mem_util·memory; the batch fits when, in addition, every
@@ -91,6 +93,8 @@ class Plan:
     model_short_bytes: float = 0.0  # weights + reserve − usable, when positive
     batch_kv_bytes: float = 0.0  # the batch's KV + state, whether or not it fits
     state_bytes_per_seq_per_gpu: float = 0.0
+    vllm_max_concurrency: float = 0.0  # budget / one sequence of ``context`` (KV + state), as vLLM prints it
+    vllm_kv_tokens: int = 0  # vLLM's "GPU KV cache size": int(max concurrency × max model length)
 
     @property
     def t_step_lb_s(self) -> float:
@@ -138,6 +142,17 @@ def max_context(kv: par.KvPerGpu, budget: float, concurrency: int) -> int | None
     return math.floor(
         (budget - concurrency * kv.window_bytes_per_token * kv.window) / (concurrency * kv.full_bytes_per_token)
     )
+
+
+def vllm_report(budget: float, seq_bytes: float, max_model_len: int) -> tuple[float, int]:
+    """What vLLM prints (vllm/v1/core/kv_cache_utils.py, ``_report_kv_cache_config``): the maximum concurrency
+    budget / (bytes of one request of ``max_model_len``), and "GPU KV cache size" = int(that × max_model_len).
+    For a model whose every layer keeps every token it equals the pool's token capacity; for a hybrid
+    (sliding-window, linear attention) it is smaller than the pool, which counts every layer per token."""
+    if budget <= 0 or seq_bytes <= 0:
+        return 0.0, 0
+    conc = name(budget / seq_bytes, "C_{vLLM}", "")
+    return conc, name(math.floor(conc * max_model_len), "N_{vLLM}", "token")
 
 
 def usable_bytes(mem_bytes: float, mem_util: float) -> int:
@@ -229,6 +244,7 @@ def plan(
     fits_model = weights + reserve_bytes <= usable
     w_read = par.weight_read_bytes_per_gpu(s, weight_format, tp, concurrency)
     flops = par.decode_flops_per_gpu(s, context, concurrency, tp)
+    vllm_conc, vllm_tokens = vllm_report(budget, seq, context)
     return Plan(
         weights_per_gpu_bytes=weights,
         kv_bytes_per_token_per_gpu=kv.bytes_per_token,
@@ -257,6 +273,8 @@ def plan(
         model_short_bytes=0.0 if fits_model else name(weights + reserve_bytes - usable, "ΔM", "B"),
         batch_kv_bytes=kv_held,
         state_bytes_per_seq_per_gpu=kv.state_bytes,
+        vllm_max_concurrency=vllm_conc,
+        vllm_kv_tokens=vllm_tokens,
     )
 
 

@@ -73,6 +73,13 @@ def _kv_mla(v: V) -> str:
 
 
 def _state(v: V) -> str:
+    if v.get("mamba"):
+        return (
+            f"Mamba-2 不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
+            f"{v['kernel_minus_1']} = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
+            f"SSM 状态 {v['nv']} 个头 × {v['dk']} × {v['dv']} = {_n(v['rec_values'])} 个值 × {v['ssm_bytes']} B = "
+            f"{_n(v['rec_bytes'])} B;每层 {_n(v['state_bytes'])} B。{v['rule']}"
+        )
     return (
         f"Gated DeltaNet 层不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
         f"{v['kernel_minus_1']}(卷积核长 {v['kernel']}，要留前 {v['kernel_minus_1']} 步的输入) = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
@@ -83,6 +90,8 @@ def _state(v: V) -> str:
 
 def _ffn_dense(v: V) -> str:
     bias = f";偏置 {_n(v['bias'])}" if v["bias"] else ""
+    if v["n_mats"] == 2:
+        return f"MLP(up/down 两个矩阵，ReLU² 不带门控):{v['n_mats']} × {_n(v['h'])} × {_n(v['ff'])} = {_n(v['params'])}{bias}"
     return f"稠密 FFN(gate/up/down 三个矩阵):{v['n_mats']} × {_n(v['h'])} × {_n(v['ff'])} = {_n(v['params'])}{bias}"
 
 
@@ -103,6 +112,8 @@ def _moe_layers(v: V) -> str:
 
 
 def _hybrid(v: V) -> str:
+    if v.get("mamba"):
+        return f"{v['L']} 个块里 {v['linear']} 个是 Mamba-2，{v['attn']} 个是注意力，{v['mlp']} 个是 MLP"
     return f"{v['L']} 层里 {v['linear']} 层是 Gated DeltaNet(线性注意力)，{v['attn']} 层是全注意力"
 
 
@@ -110,11 +121,20 @@ def _norms(v: V) -> str:
     return f"每层 {v['n']} 个 RMSNorm:{v['n']} × {_n(v['h'])} = {_n(v['params'])}"
 
 
-_MIXER_NAMES = {"gqa": "注意力层", "mla": "MLA 注意力层", "gdn": "Gated DeltaNet 层"}
+_MIXER_NAMES = {
+    "gqa": "注意力层",
+    "mla": "MLA 注意力层",
+    "gdn": "Gated DeltaNet 层",
+    "mamba": "Mamba-2 块",
+    "none": "MLP 块",
+}
 
 
 def _group(v: V) -> str:
-    kind = _MIXER_NAMES[v["mixer"]] + (" + MoE" if v["moe"] else " + 稠密 FFN")
+    if v["mixer"] == "none" or not v.get("ffn", True):
+        kind = _MIXER_NAMES[v["mixer"]]  # a Mamba-2 hybrid's block holds one part
+    else:
+        kind = _MIXER_NAMES[v["mixer"]] + (" + MoE" if v["moe"] else " + 稠密 FFN")
     if v["window"]:
         kind += f"(最多保留 {_n(v['window'])} 个 token)"
     act = f"(激活 {_n(v['active'])})" if v["active"] != v["params"] else ""
@@ -128,6 +148,12 @@ def _embedding(v: V) -> str:
 
 def _total(v: V) -> str:
     act = f";激活参数(每 token 经过的)= {_n(v['active'])}" if v["active"] != v["total"] else ""
+    if v.get("moe"):
+        act += (
+            f";不计输入嵌入表的激活参数 = {_n(v['active_excl_emb'])}(每 token 只读嵌入表一行)。发布方两种口径都有:"
+            "gpt-oss 模型卡的激活参数不含输入嵌入,Qwen 名字里的“A×B”也与不含嵌入的口径相符,"
+            "而 Qwen 模型卡表格里的激活参数含嵌入"
+        )
     return (
         f"总参数 = 各层 {_n(v['layers'])} + 嵌入/LM 头 {_n(v['emb_head'])} + 末层范数 {_n(v['final_norm'])} = "
         f"{_n(v['total'])}{act}"
@@ -181,7 +207,11 @@ def _state_total(v: V) -> str:
 
 def _storage(v: V) -> str:
     parts = ";".join(f"{label} {_n(p)} 个参数 → {_n(b)} B({rule})" for label, p, b, rule in v["parts"])
-    head = "按 checkpoint 存储(quantization_config)" if v["method"] else "checkpoint 未量化"
+    head = (
+        f"按 checkpoint 存储(格式取自 {v.get('source') or 'quantization_config'})"
+        if v["method"]
+        else "checkpoint 未量化"
+    )
     return (
         f"{head}:{parts};合计 {_n(v['total'])} B = {_n(v['gb'])} GB，平均 {_n(v['bits'])} 位/参数"
         f"(全按 BF16 为 {_n(v['bf16'])} B = {_n(v['bf16_gb'])} GB)"
@@ -205,6 +235,7 @@ LINES: dict[str, Callable[[V], str]] = {
     "mixer-gqa": _mixer("注意力层"),
     "mixer-mla": _mixer("MLA 注意力层"),
     "mixer-gdn": _mixer("Gated DeltaNet 层"),
+    "mixer-mamba": _mixer("Mamba-2 块"),
     "kv-gqa": _kv_gqa,
     "kv-mla": _kv_mla,
     "state": _state,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..calculators.model_config import _ARCH_TO_TYPE, _TEXT, MAX_FIELD, MAX_LAYERS, SUPPORTED
+from ..calculators.model_config import _ARCH_TO_TYPE, _TEXT, _TEXT_ALIASES, MAX_FIELD, MAX_LAYERS, SUPPORTED
 
 POS = {"type": "integer", "minimum": 1, "maximum": MAX_FIELD}
 OPT = {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_FIELD}
@@ -68,6 +68,11 @@ PROPERTIES: dict[str, Any] = {
     "index_n_heads": OPT,
     "index_head_dim": OPT,
     "quantization_config": {"type": ["object", "null"]},
+    "hf_quant_config": {
+        "type": "object",
+        "required": ["quantization"],
+        "properties": {"quantization": {"type": "object"}},
+    },
 }
 BASE = ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size"]
 SLIDING = {
@@ -84,7 +89,23 @@ GEMMA3_SLIDING = {
 }
 # family → (model types, fields it requires, extra constraints)
 FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
-    "dense": (["llama", "mistral", "qwen2", "qwen3", "qwen3_vl_text", "gemma"], BASE + ["intermediate_size"], []),
+    "dense": (
+        [
+            "llama",
+            "mistral",
+            "qwen2",
+            "qwen3",
+            "qwen3_vl_text",
+            "gemma",
+            "phi3",
+            "olmo2",
+            "ministral3",
+            "falcon_h1",
+            "nemotron_h",
+        ],
+        BASE + ["intermediate_size"],
+        [],
+    ),
     "gemma2": (["gemma2"], BASE + ["intermediate_size"], [SLIDING]),
     "gemma3_text": (["gemma3_text"], BASE + ["intermediate_size"], [GEMMA3_SLIDING]),
     "mixtral": (["mixtral"], BASE + ["intermediate_size", "num_local_experts", "num_experts_per_tok"], []),
@@ -100,8 +121,19 @@ FAMILIES: dict[str, tuple[list[str], list[str], list[dict]]] = {
         [],
     ),
     "minimax_m2": (["minimax_m2"], BASE + ["intermediate_size", "num_local_experts", "num_experts_per_tok"], []),
-    "qwen3_next": (["qwen3_next"], BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"], []),
+    # families that need the same fields share one entry (fewer alternatives keep the schema generable)
+    "qwen3_next": (
+        ["qwen3_next", "qwen3_5_moe_text"],
+        BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"],
+        [],
+    ),
     "qwen3_5_text": (["qwen3_5_text"], BASE + ["intermediate_size"], []),
+    "granitemoehybrid": (["granitemoehybrid"], BASE + ["shared_intermediate_size", "mamba_d_state"], []),
+    "glm4_moe": (
+        ["glm4_moe"],
+        BASE + ["intermediate_size", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"],
+        [],
+    ),
     "mla": (
         ["deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"],
         BASE + ["qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank"],
@@ -121,6 +153,8 @@ WRAPPERS = {  # model_type → (fields its text_config requires, extra constrain
     "qwen3_vl": (BASE + ["intermediate_size"], []),
     "llama4": (BASE + ["intermediate_size", "intermediate_size_mlp", "num_local_experts", "num_experts_per_tok"], []),
     "qwen3_5": (BASE + ["intermediate_size"], []),
+    "qwen3_5_moe": (BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"], []),
+    "qwen3_vl_moe": (BASE + ["num_experts", "num_experts_per_tok", "moe_intermediate_size"], []),
     "kimi_k25": (BASE + ["qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "kv_lora_rank"], []),
 }
 # any other multimodal config: its text_config names a text model_type this reader counts
@@ -131,7 +165,7 @@ GENERIC_WRAPPER = {
             "type": "object",
             "properties": PROPERTIES,
             "required": ["model_type"],
-            "allOf": [{"properties": {"model_type": {"enum": sorted(_TEXT)}}}],
+            "allOf": [{"properties": {"model_type": {"enum": sorted(_TEXT | set(_TEXT_ALIASES))}}}],
         }
     },
 }
@@ -141,8 +175,8 @@ CROSS_FIELD_RULES = (
     "layer_types 的长度 = num_hidden_layers,含 sliding_attention 时须给 sliding_window",
     "MoE 模型有稠密层时(decoder_sparse_step > 1、mlp_only_layers、first_k_dense_replace、moe_layer_freq > 1 或没有路由专家)须给 intermediate_size",
     "mlp_only_layers 的项须是 JSON 整数(不写成 1.0)",
-    "layer_types 含 chunked_attention 时用 attention_chunk_size,含 linear_attention 只用于 qwen3_next / qwen3_5_text",
-    "quantization_config.quant_method 须为 fp8、mxfp4、awq、gptq 或 compressed-tensors(其余 422,不按 BF16 猜)",
+    "layer_types 含 chunked_attention 时用 attention_chunk_size,含 linear_attention 只用于 qwen3_next / qwen3_5_text / qwen3_5_moe_text",
+    "quantization_config.quant_method 须为 fp8、mxfp4、awq、gptq、compressed-tensors、bitsandbytes 或 modelopt(其余 422,不按 BF16 猜);hf_quant_config(hf_quant_config.json 的内容)的 quant_algo 须为 FP8 或 NVFP4",
     "未写的字段取该 model_type 的 transformers 默认值(响应的 defaults_used 与 steps 列出);没有默认值的缺失字段 422",
 )
 

@@ -33,12 +33,25 @@ class DerivedModel(BaseModel):
     vocab_size: int
     tied_embeddings: bool
     params_total: int = Field(description="总参数(所有专家;不含视觉塔、MTP 模块)")
-    params_active: int = Field(description="每 token 经过的参数(MoE:top-k 路由专家 + 共享专家)")
+    params_active: int = Field(description="每 token 经过的参数(MoE:top-k 路由专家 + 共享专家),含输入嵌入表")
+    params_active_excl_embedding: int = Field(
+        description="同上但不含输入嵌入表(发布方的口径:gpt-oss 模型卡的 5.1B、Qwen 的 A3B);共享嵌入时等于 params_active"
+    )
+    params_vision: int = Field(
+        description="多模态 config 的视觉塔参数(vLLM 会加载它;不计入 params_total;认不出的视觉塔为 0 并在 defaults_used 里说明)"
+    )
+    mtp_layers: int = Field(description="checkpoint 里的 MTP(多 token 预测)层数:不计入参数,vLLM 只在开投机解码时加载")
+    params_mtp: int = Field(
+        description="MTP 层的参数(每层按最后一个解码层 + eh_proj 2h→h + 两个 RMSNorm 计);不计入 params_total"
+    )
     text_model_of: str | None = Field(description="多模态 config 时它的 model_type:只算 text_config 的语言模型")
     weight_bytes: int = Field(
         description="权重按 checkpoint 的存储(quantization_config:缩放因子、打包、保持 16 位的模块都算上)"
     )
     weight_format: str = Field(description="checkpoint 的存储格式与规则")
+    weight_format_source: str = Field(
+        description="存储格式取自哪个文件:config.json 的 quantization_config,或 hf_quant_config.json(NVIDIA ModelOpt)"
+    )
     weight_bytes_bf16: int = Field(description="全部参数按 BF16(2 B)的字节")
     kv_bytes_per_token: int = Field(description="BF16 KV 缓存每 token,所有注意力层都按保留全部 token 的最坏情况")
     kv_bytes_per_token_full_layers: int = Field(
@@ -49,7 +62,9 @@ class DerivedModel(BaseModel):
     )
     sliding_window: int | None
     n_sliding_layers: int
-    n_linear_attention_layers: int = Field(description="线性注意力(Gated DeltaNet)层数:它们没有逐 token 的 KV")
+    n_linear_attention_layers: int = Field(
+        description="线性注意力(Gated DeltaNet)或 Mamba-2 层数:它们没有逐 token 的 KV,只有每条序列的固定状态"
+    )
     kv_bytes_by_context: dict[str, int] = Field(
         description="一个序列在给定上下文长度时的 KV 字节(窗口层封顶),加上固定状态"
     )
@@ -69,6 +84,7 @@ class PresetModel(BaseModel):
     model_type: str
     params_total: int
     params_active: int
+    params_active_excl_embedding: int
     kv_bytes_per_token: int
     weight_bytes: int = Field(description="权重按 checkpoint 的存储")
     state_bytes_per_sequence: int = Field(description="线性注意力层每条序列的固定状态;没有则 0")
@@ -122,7 +138,7 @@ async def _read_limited(request: Request) -> bytes | JSONResponse:
     openapi_extra={
         "requestBody": {
             "required": True,
-            "description": "Hugging Face 的 config.json(JSON 对象)",
+            "description": "Hugging Face 的 config.json(JSON 对象);NVIDIA ModelOpt 的 checkpoint 可把 hf_quant_config.json 的内容放在键 hf_quant_config 下一起发",
             "content": {"application/json": {"schema": config_schema()}},
         }
     },
@@ -163,6 +179,7 @@ def _presets() -> tuple[dict, ...]:
                 "model_type": d["model_type"],
                 "params_total": d["params_total"],
                 "params_active": d["params_active"],
+                "params_active_excl_embedding": d["params_active_excl_embedding"],
                 "kv_bytes_per_token": d["kv_bytes_per_token"],
                 "weight_bytes": d["weight_bytes"],
                 "state_bytes_per_sequence": d["state_bytes_per_sequence"],

@@ -2,12 +2,14 @@
 for the batch (the model fits, the batch does not), then shrink the batch until it fits again, reading the
 verdict and the tiles; then a model that does not fit at all.
 
-Memory is what the driver reports (data/gpus.json mem_bytes) and the reserve vLLM's 3.3 GB. Defaults: Qwen3-8B
-on an H100 (79.22 GiB = 85,061,827,297 B): round(0.9 × M) − 16,381,470,720 − 3.3 GB = 56,874,173,847 B →
-⌊…/147,456⌋ = 385,702 tokens. Llama-3.1-8B (tests/data/configs): BF16 weights 16,060,522,496 B; KV 131,072 B
-per token. On an RTX 4090 (24564 MiB = 25,757,220,864 B): budget 23,181,498,778 − 16,060,522,496 − 3.3 GB =
-3,820,976,282 B → 29,151 tokens; 16 requests × 8,192 tokens need 17.18 GB (13.36 GB short), one request 1.07 GB
-(2.75 GB to spare), and at 8,192 tokens ⌊3,820,976,282 / (8,192 × 131,072)⌋ = 3 requests fit."""
+Memory is what the runtime reports (data/gpus.json mem_bytes) and the reserve vLLM's profiled terms (issue 38,
+app/calculators/engine_memory.py). Defaults: Qwen3-8B on an H100 (79.22 GiB): 365,722 tokens (the card's golden
+record). Llama-3.1-8B (tests/data/configs): BF16 weights 16,060,522,496 B; KV 131,072 B per token. On an RTX 4090
+(23.55 GiB at runtime, vllm#13061): usable round(0.9 × M) = 22,757,957,960 B; reserve = activation (2,048 batched
+tokens, vLLM's default below 70 GiB: the sampler's 256 rows × 128,256 logits × 37.3 B + 2,048 × 4,096 × 2 B)
+1,241,514,189 B + non-torch 0.35 GiB = 1,617,323,827 B; budget 5,080,111,637 B → 38,758 tokens; 16 requests ×
+8,192 tokens need 17.18 GB (12.10 GB short), one request 1.07 GB (4.01 GB to spare), and at 8,192 tokens
+⌊5,080,111,637 / (8,192 × 131,072)⌋ = 4 requests fit."""
 
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ def test_pasted_config_to_does_not_fit_and_back(page, server):
         f"() => document.getElementById('plot-{CARD}-0') && document.getElementById('plot-{CARD}-0').data"
     )
     assert _headline(page).startswith("✓ 放得下 · Qwen3-8B")
-    assert _stat(page, "kv_capacity_tokens") == "385,702"  # the defaults, memory as the driver reports it
+    assert _stat(page, "kv_capacity_tokens") == "365,722"  # the defaults: runtime memory, vLLM's profiled reserve
 
     # 1. paste the lab's own config.json
     page.select_option(f"#{CARD}-model", label="自定义…")
@@ -54,15 +56,15 @@ def test_pasted_config_to_does_not_fit_and_back(page, server):
     # 2. a 24 GB card: the model fits, 16 × 8,192 tokens of KV beside 16 GB of weights do not
     page.select_option(f"#{CARD}-gpu", "rtx-4090")
     _wait_headline(page, "模型放得下 · ✗ 这批放不下")
-    assert _stat(page, "fits").startswith("模型放得下,这批放不下:KV 还差 13.36 GB")
-    assert _stat(page, "kv_capacity_tokens") == "29,151"
-    assert _stat(page, "max_concurrency_at_context") == "3"
+    assert _stat(page, "fits").startswith("模型放得下,这批放不下:KV 还差 12.10 GB")
+    assert _stat(page, "kv_capacity_tokens") == "38,758"
+    assert _stat(page, "max_concurrency_at_context") == "4"
 
     # 3. one request instead of sixteen: it fits again
     page.locator(f"#{CARD}-concurrency").fill("1")
     _wait_headline(page, "✓ 放得下")
-    assert _stat(page, "fits").startswith("放得下(KV 预算还余 2.75 GB)")
-    assert _stat(page, "kv_capacity_tokens") == "29,151"  # capacity does not depend on the batch
+    assert _stat(page, "fits").startswith("放得下(KV 预算还余 4.01 GB)")
+    assert _stat(page, "kv_capacity_tokens") == "38,758"  # capacity does not depend on the batch
 
     # 4. a 70B model in BF16 on the 24 GB card: no budget, no step, and what would make it fit
     page.select_option(f"#{CARD}-model", "deepseek-r1-distill-llama-70b")

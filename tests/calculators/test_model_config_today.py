@@ -265,8 +265,9 @@ def test_modules_to_not_convert_kept_16_bit():
 
 
 def test_unsupported_quant_method_is_a_named_error():
-    with pytest.raises(mc.ConfigError, match="quant_method='bitsandbytes' 不支持") as e:
-        mc.derive({**cfg("qwen3-8b"), "quantization_config": {"quant_method": "bitsandbytes"}})
+    # bitsandbytes is sized since issue 38 (tests/calculators/test_model_config_issue38.py); HQQ is not
+    with pytest.raises(mc.ConfigError, match="quant_method='hqq' 不支持") as e:
+        mc.derive({**cfg("qwen3-8b"), "quantization_config": {"quant_method": "hqq"}})
     assert e.value.field == "quantization_config"
 
 

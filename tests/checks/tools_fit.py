@@ -70,6 +70,7 @@ def params_of(name: str) -> dict:
         "kv_format": c.kvf,
         "context": c.context,
         "concurrency": c.conc,
+        "reserve_gb": 3.3,  # these hand-worked cases use the fixed 3.3 GB reserve (the card's default is now vLLM's profile)
     }
     return {k: v for k, v in given.items() if DEFAULTS.get(k) != v}
 

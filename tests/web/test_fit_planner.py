@@ -125,7 +125,7 @@ def test_mem_util_and_reserve_enter_the_budget(client):
     ],
 )
 def test_halving_kv_bytes_doubles_kv_capacity_at_fixed_weights(client, model, gpu, tp, wf):
-    q = dict(model=model_ref(model), gpu=gpu, tp=tp, weight_format=wf)
+    q = dict(model=model_ref(model), gpu=gpu, tp=tp, weight_format=wf, reserve_gb=RESERVE / 1e9)  # fixed reserve
     bf, f8 = outs(client, **q, kv_format="bf16"), outs(client, **q, kv_format="fp8")
     assert f8["weights_per_gpu_bytes"] == bf["weights_per_gpu_bytes"]
     assert f8["kv_bytes_per_token_per_gpu"] * 2 == bf["kv_bytes_per_token_per_gpu"]
@@ -229,8 +229,9 @@ def test_all_sliding_model_has_no_context_limit(client):
 
 
 def test_does_not_fit_reads_as_such(client):
-    """141 GB of BF16 weights on one H100: no budget, no step, no throughput — the shortfall and three ways out."""
-    o = outs(client, model="deepseek-r1-distill-llama-70b")
+    """141 GB of BF16 weights on one H100: no budget, no step, no throughput — the shortfall and three ways out
+    (with the fixed 3.3 GB reserve, so the shortfall is hand-checkable)."""
+    o = outs(client, model="deepseek-r1-distill-llama-70b", reserve_gb=RESERVE / 1e9)
     assert o["fits"] is False and o["model_fits"] is False
     assert o["kv_capacity_tokens"] == 0 and o["max_concurrency_at_context"] == 0
     assert o["t_step_lb_ms"] is None and o["tokens_per_s_ideal"] is None and o["kv_budget_gb"] is None
@@ -252,8 +253,13 @@ def test_model_fits_but_the_batch_does_not(client):
 
 
 def test_checkpoint_format_is_offered(client):
+    """gpt-oss-120b as stored (MXFP4 experts): 65.25 GB of weights. On one H100 at η = 0.9 vLLM fails to start
+    (vllm#23278: 65.97 GiB loaded, KV −2.14 GiB) — the vLLM profile says so; with the old fixed 3.3 GB reserve
+    the weights fitted. On an H200 (FP8-less Marlin repack too) it fits."""
     o = outs(client, model="gpt-oss-120b", weight_format="stored")
-    assert o["model_fits"] is True and o["weights_per_gpu_gb"] == pytest.approx(65.248815744, rel=1e-9)
+    assert o["model_fits"] is False and o["weights_per_gpu_gb"] == pytest.approx(65.248815744, rel=1e-9)
+    assert outs(client, model="gpt-oss-120b", weight_format="stored", reserve_gb=3.3)["model_fits"] is True
+    assert outs(client, model="gpt-oss-120b", weight_format="stored", gpu="h200-sxm")["model_fits"] is True
     assert outs(client, model="gpt-oss-120b")["model_fits"] is False  # 233.7 GB in BF16
     frag = client.get("/cards/fit-planner/fragment", params={"model": "gpt-oss-120b", "weight_format": "stored"}).text
     assert "mxfp4" in frag
@@ -297,6 +303,9 @@ def test_public_measurements_beside_the_bound(client):
         ("model", "cfg:AAAAAAAAAA"),
         ("gpu", "rtx-a6000"),
         ("gpu", "custom:80,3.35"),
+        ("max_num_batched_tokens", "0"),
+        ("max_num_batched_tokens", "1048577"),
+        ("max_num_batched_tokens", "2.5"),
     ],
 )
 def test_bad_input_is_a_field_named_422(client, field, bad):
@@ -365,3 +374,71 @@ def test_card_listed_found_and_standalone(client):
     )
     assert client.get("/present/fit-planner").status_code == 200
     assert client.get("/cards/fit-planner?embed=1").status_code == 200
+
+
+def test_reserve_defaults_to_vllms_profile_and_takes_the_batched_token_budget(client):
+    """Blank reserve: vLLM's terms (issue 38). Qwen3-8B on one H100: 8,192 batched tokens by default (≥ 70 GiB),
+    the sampler over 1,024 rows × 151,936 logits dominates the activation; a larger token budget raises the
+    forward term, and a typed reserve replaces every term."""
+    o = outs(client)
+    assert o["batched_tokens_used"] == 8192
+    assert o["reserve_per_gpu_gb"] == pytest.approx(
+        o["reserve_activation_gb"]
+        + o["reserve_non_torch_gb"]
+        + o["reserve_cuda_graph_gb"]
+        + o["reserve_loaded_extra_gb"]
+    )
+    assert o["reserve_activation_gb"] * 1e9 == pytest.approx(8192 * 4096 * 2 + 1024 * 151_936 * 37.3)
+    big = outs(client, max_num_batched_tokens=131072)
+    assert (
+        big["reserve_activation_gb"] > o["reserve_activation_gb"]
+        and big["kv_capacity_tokens"] < o["kv_capacity_tokens"]
+    )
+    fixed = outs(client, reserve_gb=3.3)
+    assert fixed["reserve_per_gpu_gb"] == pytest.approx(3.3) and fixed["reserve_activation_gb"] is None
+    small = outs(client, gpu="rtx-4090", model="qwen3-8b", weight_format="fp8")
+    assert small["batched_tokens_used"] == 2048  # < 70 GiB: vLLM's smaller default
+
+
+def test_hybrid_reports_both_counts_and_says_which(client):
+    """gpt-oss-120b on an H200: the pool counts every layer per token; vLLM prints max concurrency × max model
+    length, where the 18 sliding layers hold at most 128 tokens — a larger number at 131,072 tokens."""
+    o = outs(client, model="gpt-oss-120b", gpu="h200-sxm", weight_format="stored", context=131072, concurrency=1)
+    assert o["model_fits"] and o["vllm_kv_tokens"] > o["kv_capacity_tokens"]
+    assert o["vllm_max_concurrency"] * 131072 == pytest.approx(o["vllm_kv_tokens"], abs=1)
+    frag = client.get(
+        "/cards/fit-planner/fragment",
+        params={"model": "gpt-oss-120b", "gpu": "h200-sxm", "weight_format": "stored", "context": 131072},
+    ).text
+    assert "别混用" in frag and "池子按每层每 token 算的容量" in frag
+    dense = outs(client)
+    assert dense["vllm_kv_tokens"] == dense["kv_capacity_tokens"]  # every layer keeps every token
+
+
+def test_pasted_config_with_hf_quant_config_sets_the_stored_format(client):
+    """The page's pasted config may carry hf_quant_config.json's content under the key hf_quant_config: a
+    ModelOpt FP8 Qwen3-8B is then sized as FP8, not BF16."""
+    from app.data import encode_config
+
+    raw = json.loads((CONFIGS / "qwen3-8b.json").read_text(encoding="utf-8"))
+    c = {k: v for k, v in raw.items() if not k.startswith("_")}
+    c["hf_quant_config"] = {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}}
+    o = outs(client, model=encode_config(c), weight_format="stored", reserve_gb=3.3)
+    lin, total = 6_945_767_424, 8_190_735_360
+    assert o["weights_per_gpu_bytes"] == lin + 8 * 36 * 7 + 2 * (total - lin)
+
+
+def test_mtp_toggle_adds_the_mtp_weights_as_loaded(client):
+    """Speculative decoding with MTP: vLLM loads the MTP layers; the toggle adds them to the weights as loaded (a
+    model without MTP layers is unchanged)."""
+    from app.calculators.model_config import shape_of
+    from app.data import encode_config
+
+    raw = json.loads((CONFIGS / "deepseek-v3.json").read_text(encoding="utf-8"))
+    ref = encode_config({k: v for k, v in raw.items() if not k.startswith("_")})
+    base = outs(client, model=ref, gpu="b200", tp=8, weight_format="fp8")
+    mtp = outs(client, model=ref, gpu="b200", tp=8, weight_format="fp8", mtp=True)
+    s = shape_of({k: v for k, v in raw.items() if not k.startswith("_")})
+    added = (mtp["reserve_loaded_extra_gb"] - base["reserve_loaded_extra_gb"]) * 1e9
+    assert added == pytest.approx(s.mtp_params * 2 / 8, rel=1e-9)  # unquantised checkpoint: 2 B/param, split by tp
+    assert outs(client, mtp=True)["kv_capacity_tokens"] == outs(client)["kv_capacity_tokens"]  # Qwen3-8B: none

@@ -25,6 +25,7 @@ ADDED = {
     "l20",
     "a800-80gb-sxm",
     "rtx-5090",
+    "rtx-3090",  # issue 38: capacity only, for the parity logs
     "mi300x",
     "mi325x",
     "ascend-910b3",
@@ -93,7 +94,7 @@ def test_memory_as_the_driver_reports_it(client):
     found); an "80 GB" H100 is 79.22 GiB to vLLM (PR #10511), more than 80 × 10⁹ B but less than 80 GiB."""
     got = _presets(client)
     reported = {
-        "rtx-4090": 24564 * MiB,
+        "rtx-4090": round(23.55 * 2**30),  # issue 38: the runtime total (vllm#13061), not nvidia-smi's 24564 MiB
         "a100-80gb-sxm": 81920 * MiB,
         "h100-sxm": round(79.22 * 2**30),
         "rtx-pro-6000": 97887 * MiB,
@@ -138,3 +139,21 @@ def test_peak_accessors():
     assert h100.peaks_flops() == {"bf16": 989.4e12, "fp8": 1979e12}
     assert h100.interconnect_bytes_s == 450e9
     assert data.gpu("custom:80,3.35,989.4").peaks_flops() == {"bf16": 989.4e12}
+
+
+def test_runtime_memory_of_every_preset_is_cited_beside_the_marketed_figure(client):
+    """Issue 38: mem_bytes is what the runtime sees (a vLLM log's total where one was found, else the smi total),
+    with its source; the marketed mem_gb stays. MI325X has none found and says so (the card uses mem_gb)."""
+    got = _presets(client)
+    for gid, g in got.items():
+        assert g["mem_gb"] > 0, gid
+        if gid == "mi325x":
+            assert not g.get("mem_bytes") and "未找到" in g["mem_source"]
+            continue
+        assert g["mem_bytes"] and g["mem_source"], gid
+        assert g["mem_bytes"] < g["mem_gb"] * 1e9 * 1.08, gid  # never above the marketed figure (GiB vs GB slack)
+    gib = 2**30
+    runtime = {"h100-sxm": 79.22, "rtx-4090": 23.55, "rtx-5090": 31.37, "rtx-3090": 23.58}
+    for gid, total in runtime.items():
+        assert got[gid]["mem_bytes"] == round(total * gib), gid
+        assert "vllm" in got[gid]["mem_source"].lower(), gid

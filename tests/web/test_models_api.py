@@ -173,10 +173,26 @@ def test_missing_field_default_is_said_or_refused():
 
 
 def test_unsupported_quantization_is_a_named_422():
+    # bitsandbytes is sized since issue 38 (4-bit here: 6.40 GB with its FP32 absmax per 64); HQQ is not
     c = json.loads((CONFIGS / "qwen3-8b.json").read_text())
     c["quantization_config"] = {"quant_method": "bitsandbytes", "load_in_4bit": True}
+    r = post(json.dumps(c).encode())
+    assert r.status_code == 200 and r.json()["weight_bytes"] == 6_396_930_048
+    c["quantization_config"] = {"quant_method": "hqq"}
     item = assert_422(post(json.dumps(c).encode()), "config_error", "quantization_config")
-    assert "bitsandbytes" in item["msg"]
+    assert "hqq" in item["msg"]
+
+
+def test_hf_quant_config_travels_beside_config_json_and_the_report_names_the_file():
+    c = json.loads((CONFIGS / "qwen3-8b.json").read_text())
+    c["hf_quant_config"] = {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}}
+    d = post(json.dumps(c).encode()).json()
+    lin, total = 6_945_767_424, 8_190_735_360  # Qwen3-8B's linear weights and all parameters
+    assert d["weight_bytes"] == lin + 8 * 36 * 7 + 2 * (total - lin)  # FP8 + two FP32 scales per matrix
+    assert d["weight_format_source"].startswith("hf_quant_config.json")
+    assert any("hf_quant_config.json" in s for s in d["steps"])
+    c["hf_quant_config"] = {"quantization": "FP8"}
+    assert_422(post(json.dumps(c).encode()), "config_error", "hf_quant_config")
 
 
 def test_unknown_architecture_still_refused_by_name():
@@ -184,3 +200,39 @@ def test_unknown_architecture_still_refused_by_name():
         post(b'{"model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"]}'), "config_error", "model_type"
     )
     assert "mamba2" in item["msg"] and "不支持的架构" in item["msg"]
+
+
+def _issue38_configs() -> dict:
+    from tests.calculators.test_model_config_issue38 import (
+        GLM45_AIR,
+        OLMO2_7B,
+        PHI3_MINI,
+        QWEN15_MOE,
+        QWEN35_35B_A3B,
+    )
+
+    return {
+        "phi3": PHI3_MINI,
+        "olmo2": OLMO2_7B,
+        "glm4_moe": GLM45_AIR,
+        "qwen3_5_moe": QWEN35_35B_A3B,
+        "qwen2_moe": QWEN15_MOE,
+    }
+
+
+@pytest.mark.parametrize("kind", ["phi3", "olmo2", "glm4_moe", "qwen3_5_moe", "qwen2_moe"])
+def test_issue38_architectures_derive_through_the_api(kind):
+    """Issue 38: these were refused (or, Qwen1.5-MoE, regressed); both active-parameter conventions come back."""
+    r = post(json.dumps(_issue38_configs()[kind]).encode())
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert 0 < d["params_active_excl_embedding"] < d["params_active"] <= d["params_total"]  # all untied
+    assert any("总参数" in s for s in d["steps"])
+
+
+@pytest.mark.parametrize("mt", ["jamba", "rwkv7"])
+def test_still_unsupported_types_are_refused_by_name_with_the_list(mt):
+    item = assert_422(post(json.dumps({"model_type": mt, "hidden_size": 8}).encode()), "config_error", "model_type")
+    assert mt in item["msg"]
+    for supported in ("qwen3_5_moe", "glm4_moe", "nemotron_h", "falcon_h1", "granitemoehybrid", "ministral3"):
+        assert supported in item["msg"]

@@ -9,11 +9,11 @@ import dataclasses
 from functools import cache
 from typing import Any, Literal
 
-from ...calculators import parallel, planner
+from ...calculators import engine_memory, parallel, planner
 from ...calculators.formats import KV_FORMATS, WEIGHT_FORMATS, Format
 from ...calculators.model_config import ConfigError, ModelShape, shape_of
 from ...calculators.units import GB
-from ...cards import Figure, Note, Params, Table, View, card, choice, slider
+from ...cards import Figure, Note, Params, Table, View, card, choice, slider, toggle
 from ...charts.fit import memory_breakdown, step_terms
 from ...data import (
     CUSTOM_GPU,
@@ -73,15 +73,33 @@ class FitParams(Params):
         "bf16", _format_options(KV_FORMATS), label="KV 缓存格式(位数含缩放)"
     )
     mem_util: float = slider(0.9, ge=0.1, le=1, step=0.01, label="显存利用率上限 η", sym="η")
-    reserve_gb: float = slider(
-        3.3,
+    reserve_gb: float | None = slider(
+        None,
         ge=0,
         le=64,
         step=0.1,
-        label="每卡预留(激活与运行时)",
+        label="每卡预留(固定值,留空按 vLLM 剖析估算)",
         unit="GB",
         sym="M_{res}",
-        help="每卡留给激活峰值、CUDA 上下文、NCCL 与 CUDA graph 的显存;默认 3.3 GB 取自 vLLM 对 8B 模型在 H100 上的实测剖析",
+        placeholder="按 vLLM 剖析估算",
+        help="留空:按 vLLM 的显存剖析逐项估算(激活峰值、非 torch 显存、CUDA graph);填数:每卡固定预留这么多(旧算法,例如 3.3 GB)",
+    )
+    max_num_batched_tokens: int | None = slider(
+        None,
+        ge=1,
+        le=engine_memory.MAX_BATCHED_TOKENS,
+        step=1,
+        label="每步最多 token 数 max_num_batched_tokens",
+        unit="token",
+        log=True,
+        sym="T_{batch}",
+        placeholder="vLLM 默认",
+        help="vLLM 剖析时跑一次这么多 token 的前向;留空取 vLLM 的默认值(显存 ≥ 70 GiB 的卡 8192,其余 2048)",
+    )
+    mtp: bool = toggle(
+        False,
+        label="加载 MTP 层(投机解码)",
+        help="checkpoint 带 MTP 层时(DeepSeek-V3、GLM-4.5、Qwen3.5 等),开投机解码 vLLM 才加载它们,显存里多算这些权重",
     )
     context: int = slider(8192, ge=1, le=1_048_576, step=1, label="上下文长度 S", unit="token", log=True)
     concurrency: int = slider(16, ge=1, le=1000, step=1, label="并发请求数 C", unit="个", log=True)
@@ -127,7 +145,18 @@ FIT = outputs(
     weights_per_gpu_bytes=out("每卡权重(字节)", unit="B", tile=False, sym="W_{gpu}"),
     capacity_gb=out("每卡显存 M(驱动报告)", digits=2, tile=False, sym="M"),
     marketed_gb=out("每卡标称显存", tile=False),
-    reserve_per_gpu_gb=out("每卡预留 M_res", tile=False, sym="M_{res}"),
+    reserve_per_gpu_gb=out("每卡预留 M_res", digits=2, tile=False, sym="M_{res}"),
+    reserve_activation_gb=out("其中激活峰值 A_peak", digits=2, tile=False, sym="A_{peak}", none="—(固定预留)"),
+    reserve_non_torch_gb=out("其中非 torch 显存 M_nt", digits=2, tile=False, sym="M_{nt}", none="—(固定预留)"),
+    reserve_cuda_graph_gb=out("其中 CUDA graph(计入 KV 预算的部分)", digits=2, tile=False, none="—(固定预留)"),
+    reserve_loaded_extra_gb=out("其中权重加载时多出的部分 ΔW_load", digits=2, tile=False, none="—(固定预留)"),
+    batched_tokens_used=out("剖析用的 max_num_batched_tokens", unit="token", tile=False, none="—(固定预留)"),
+    vllm_kv_tokens=out(
+        "vLLM 日志会打印的 GPU KV cache size", unit="token", tile="hybrid", sym="N_{vLLM}", none="无(模型放不下)"
+    ),
+    vllm_max_concurrency=out(
+        "vLLM 日志的 Maximum concurrency(上下文 [[context|n]])", sig=4, tile=False, none="无(模型放不下)"
+    ),
     free_gb=out("KV 预算余量", digits=2, tile=False),
     short_gb=out("还差", digits=2, tile=False),
     model_short_gb=out("权重与预留超出可用显存", digits=2, tile=False),
@@ -184,6 +213,38 @@ def accelerator(ref: str, override_gbps: float | None, tp: int) -> planner.Accel
     )
 
 
+def engine_reserve(p: FitParams, s: ModelShape, tp: int | None = None) -> engine_memory.EngineReserve | None:
+    """vLLM's terms before the KV cache (None when the reader fixed the reserve)."""
+    if p.reserve_gb is not None:
+        return None
+    tp = tp or p.tp
+    mem = gpu(p.gpu).runtime_mem_bytes
+    tokens = p.max_num_batched_tokens or engine_memory.default_max_num_batched_tokens(mem)
+    mxfp4_marlin = p.weight_format == STORED and s.stored_method == "mxfp4" and "fp4" not in peaks_flops(p.gpu)
+    return engine_memory.vllm_reserve(
+        s,
+        tp=tp,
+        max_num_batched_tokens=tokens,
+        max_num_seqs=engine_memory.default_max_num_seqs(mem),
+        stored_weight_bytes_per_gpu=parallel.weight_bytes_per_gpu(s, p.weight_format, tp),
+        mxfp4_marlin=mxfp4_marlin,
+        vision_params=s.vision_params,
+        mtp_bytes=_mtp_bytes(s) if p.mtp else 0.0,
+    )
+
+
+def _mtp_bytes(s: ModelShape) -> float:
+    """The MTP layers' bytes at the checkpoint's average bytes per parameter (BF16 when unquantised)."""
+    per_param = (s.stored_bytes / s.params_total) if s.stored_bytes else 2.0
+    return s.mtp_params * per_param
+
+
+def reserve_bytes(p: FitParams, s: ModelShape) -> float:
+    """M_res: the fixed reserve the reader typed, else vLLM's profiled terms summed."""
+    r = engine_reserve(p, s)
+    return p.reserve_gb * GB if r is None else r.total  # type: ignore[operator]
+
+
 def plan_of(p: FitParams, s: ModelShape) -> planner.Plan:
     """The planner on this state: the accelerator's numbers as traced inputs."""
     return planner.plan(
@@ -195,7 +256,7 @@ def plan_of(p: FitParams, s: ModelShape) -> planner.Plan:
         context=p.context,
         concurrency=p.concurrency,
         mem_util=p.mem_util,
-        reserve_bytes=p.reserve_gb * GB,
+        reserve_bytes=reserve_bytes(p, s),
     )
 
 
@@ -209,7 +270,7 @@ def alternatives(p: FitParams, s: ModelShape, mem: float) -> planner.Alternative
         weight_format=p.weight_format,
         mem_bytes=mem,
         mem_util=p.mem_util,
-        reserve_bytes=p.reserve_gb * GB,
+        reserve_bytes=reserve_bytes(p, s),
         formats=[f for f in fmts if f != p.weight_format],
         accelerators=mems,
     )
@@ -221,6 +282,20 @@ def _bits(p: FitParams, s: ModelShape) -> float:
         return given(bits, "q_W", "bit", source=f"checkpoint:{s.stored_label or 'BF16'}(全部参数的平均)")
     wf = WEIGHT_FORMATS[p.weight_format]
     return given(float(wf.bits), "q_W", "bit", source=f"{wf.label}:{wf.layout}")
+
+
+def reserve_outputs(r: engine_memory.EngineReserve | None) -> dict[str, Any]:
+    """The engine's terms in GB (None each when the reserve is a fixed number)."""
+    if r is None:
+        keys = ("activation", "non_torch", "cuda_graph", "loaded_extra")
+        return {f"reserve_{k}_gb": None for k in keys} | {"batched_tokens_used": None}
+    return {
+        "reserve_activation_gb": r.activation / GB,
+        "reserve_non_torch_gb": r.non_torch / GB,
+        "reserve_cuda_graph_gb": r.cuda_graph / GB,
+        "reserve_loaded_extra_gb": r.loaded_extra / GB,
+        "batched_tokens_used": r.max_num_batched_tokens,
+    }
 
 
 def fit_outputs(pl: planner.Plan, s: ModelShape, p: FitParams) -> dict[str, Any]:
@@ -266,7 +341,9 @@ def fit_outputs(pl: planner.Plan, s: ModelShape, p: FitParams) -> dict[str, Any]
         "short_gb": -m.free / GB if ok else pl.model_short_bytes / GB,
         "model_short_gb": None if ok else pl.model_short_bytes / GB,
         "peak_format": pl.peak.used,
-    }
+        "vllm_kv_tokens": pl.vllm_kv_tokens if ok else None,
+        "vllm_max_concurrency": pl.vllm_max_concurrency if ok else None,
+    } | reserve_outputs(engine_reserve(p, s))
 
 
 def fix_outputs(p: FitParams, s: ModelShape, pl: planner.Plan) -> dict[str, Any]:
@@ -396,6 +473,9 @@ def context_flags(pl: planner.Plan, s: ModelShape, p: FitParams, o: dict[str, An
         "stored": p.weight_format == STORED,
         "stored_label": s.stored_label or "未量化",
         "marketed_only": not ref.mem_bytes and not p.gpu.startswith(CUSTOM_GPU),
+        "engine": p.reserve_gb is None,
+        "fixed_reserve": p.reserve_gb is not None,
+        "two_counts": pl.model_fits and (bool(s.n_sliding_layers) or bool(s.state_bytes_per_sequence)),
         "link_text": "—" if link is None else f"{link:g} GB/s" + (f"({ref.interconnect})" if ref.interconnect else ""),
     }
 

@@ -1,0 +1,169 @@
+"""What vLLM keeps on each GPU before its KV cache (issue 38), in bytes.
+
+Read from vLLM's code at commit 35d5cda123ec28581759b6d34cde8052314fb1e6 (V1 engine, vllm-project/vllm):
+
+* ``vllm/v1/worker/gpu_worker.py`` ``Worker.init_device`` takes a ``MemorySnapshot`` after NCCL is set up and
+  sets ``requested_memory = total_memory × gpu_memory_utilization`` (total = what ``cudaMemGetInfo`` reports:
+  the runtime-visible memory, not the marketed figure);
+* ``Worker.determine_available_memory`` runs ``model_runner.profile_run()`` inside ``memory_profiling`` and
+  returns ``requested_memory − non_kv_cache_memory``;
+* ``vllm/utils/mem_utils.py`` ``memory_profiling``: ``non_kv_cache_memory = weights_memory +
+  torch_peak_increase + non_torch_increase`` — the weights as loaded, the activation peak of the profile run
+  (a forward pass of ``max_num_batched_tokens`` tokens, then the dummy sampler on one row per request,
+  ``min(max_num_seqs, max_num_batched_tokens)`` rows × the whole vocabulary, logits gathered on every rank),
+  and the memory outside PyTorch's allocator that grew meanwhile (cuBLAS/attention workspaces, NCCL and
+  custom all-reduce buffers at tp > 1);
+* ``Worker.compile_or_warm_up_model`` captures CUDA graphs *after* the KV cache is allocated
+  (``capture_model``); at this commit their memory is not subtracted from the KV budget — it comes out of the
+  1 − η headroom (the term is shown, as 0 in the budget).
+
+Constants the code does not fix (they depend on kernels) are calibrated on cited public logs, and said so:
+
+* ``FWD_FACTOR`` = 3: bytes per token of the forward peak = 2 B × 3 × (FFN width per GPU + hidden size)
+  (gate/up output, activation output and the residual streams alive at the MLP) — vllm#10517's two profiles
+  of Llama-3.1-8B on an RTX 3090 (activation 2.07 GiB at 20,000 tokens and 2.99 GiB at 29,000) give 111 KB
+  per token, this rule 110.6 KB. MoE adds fused-MoE's per-(token, expert) output cache, T · k · h · 2 B.
+* ``SAMPLER_BYTES_PER_LOGIT`` = 37.3 B: the dummy sampler's peak per logit (logits, their FP32 copy, the
+  top-k/top-p sort's values and int64 indices, probabilities): gpt-oss-120b on one H100 (vllm#23278:
+  weights 65.97 GiB, 0.90 × 79.22 GiB, KV −2.14 GiB at 8,192 batched tokens; vllm#27508: 1.71 GiB at 0.95
+  and 1,024) leaves 7.5 GiB for 1,024 rows × 201,088 logits plus non-torch memory.
+* ``NON_TORCH_BASE`` = 0.35 GiB and ``NON_TORCH_PER_TP_DOUBLING`` = 1.2 GiB: non-torch growth at tp = 1
+  (vllm#10517: 0.35 GiB) and with each doubling of tp (NCCL / custom all-reduce buffers; the 14B distill on
+  2 × RTX 4090 of vllm#13061 and Qwen3-235B-FP8 on 4 × H100 of vllm#21348).
+* MXFP4 experts on a GPU without FP4 tensor cores are repacked for vLLM's Marlin kernel: vllm#23278 logs
+  65.97 GiB for the 60.77 GiB checkpoint (``MXFP4_MARLIN_LOADED``).
+
+``profile = "v0"`` reproduces the V0 engine's profile (vLLM ≤ 0.7, the engine of several cited logs): the
+sampler saw ``V0_SEQS`` = 256 sequences and held FP32 logits only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..trace import leaf, name, tlog2, tmax, tmin
+from . import parallel as par
+from .model_config import ModelShape
+
+GiB = 2**30
+VLLM_COMMIT = "35d5cda123ec28581759b6d34cde8052314fb1e6"
+CODE = f"vllm-project/vllm@{VLLM_COMMIT[:8]}"
+CAL = "按公开 vLLM 日志标定(docs/planner.md)"
+FWD_FACTOR = 3
+SAMPLER_BYTES_PER_LOGIT = 37.3
+V0_SAMPLER_BYTES_PER_LOGIT = 4  # FP32 logits
+V0_SEQS = 256
+NON_TORCH_BASE = 0.35 * GiB
+NON_TORCH_PER_TP_DOUBLING = 1.2 * GiB
+MXFP4_MARLIN_LOADED = 65.9651 / 60.7677  # vllm#23278 "Model loading took 65.9651 GiB" / the stored 60.77 GiB
+BIG_GPU = 70 * GiB  # vllm/engine/arg_utils.py: ≥ 70 GiB (not A100) gets the larger batch defaults
+PROFILES = ("v1", "v0")
+MAX_BATCHED_TOKENS = 1 << 20
+MAX_SEQS = 1 << 16
+
+
+def default_max_num_batched_tokens(mem_bytes: float) -> int:
+    """vLLM's default ``max_num_batched_tokens`` for ``vllm serve`` (EngineArgs batch defaults, OpenAI server):
+    8,192 on a GPU of ≥ 70 GiB, 2,048 below."""
+    return 8192 if mem_bytes >= BIG_GPU else 2048
+
+
+def default_max_num_seqs(mem_bytes: float) -> int:
+    """vLLM's default ``max_num_seqs`` for ``vllm serve``: 1,024 on a GPU of ≥ 70 GiB, 256 below."""
+    return 1024 if mem_bytes >= BIG_GPU else 256
+
+
+@dataclass(frozen=True)
+class EngineReserve:
+    """Per GPU, bytes: what the profile run and the runtime keep before the KV cache (``total``)."""
+
+    forward_peak: float
+    sampler_peak: float
+    activation: float  # the profiled activation peak: max(forward, hidden states kept + sampler)
+    non_torch: float
+    cuda_graph: float  # counted in the KV budget: 0 at the commit read (captured after the KV cache)
+    loaded_extra: float  # weights as loaded minus the text model as stored (MXFP4 for Marlin, vision tower, MTP)
+    max_num_batched_tokens: int
+    sampler_rows: int
+    profile: str
+
+    @property
+    def total(self) -> float:
+        return self.activation + self.non_torch + self.cuda_graph + self.loaded_extra
+
+
+def _check(tokens: int, seqs: int, tp: int, profile: str) -> None:
+    par.check_tp(tp)
+    for label, v, top in (("max_num_batched_tokens", tokens, MAX_BATCHED_TOKENS), ("max_num_seqs", seqs, MAX_SEQS)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= top:
+            raise ValueError(f"{label} 应为 1 到 {top:,} 的整数,收到 {v!r}")
+    if profile not in PROFILES:
+        raise ValueError(f"profile 应为 {' / '.join(PROFILES)},收到 {profile!r}")
+
+
+def ffn_width_per_gpu(s: ModelShape, tp: int) -> float:
+    """F_gpu: the FFN width one token runs through on one GPU — dense ff / tp; MoE (k · ff_e + shared) / tp."""
+    if s.n_experts:
+        return (s.experts_per_token * s.expert_ff + s.shared_ff) / tp
+    return s.dense_ff / tp
+
+
+def forward_peak(s: ModelShape, tokens: int, tp: int) -> float:
+    """A_fwd = T · 2 B · c · (F_gpu + h) (+ MoE: T · k · h · 2 B, fused-MoE's output cache)."""
+    c = leaf(FWD_FACTOR, "c_{fwd}", "", f"{CAL}:vllm#10517 两次 V0 剖析(2.07 / 2.99 GiB)")
+    h = leaf(s.hidden, "h", "", "config.json hidden_size")
+    f = name(ffn_width_per_gpu(s, tp), "F_{gpu}", "")
+    fwd = tokens * 2 * c * (f + h)
+    if s.n_experts:
+        fwd = fwd + tokens * leaf(s.experts_per_token, "k", "", "config.json") * h * 2
+    return name(fwd, "A_{fwd}", "B")
+
+
+def vllm_reserve(
+    s: ModelShape,
+    *,
+    tp: int,
+    max_num_batched_tokens: int,
+    max_num_seqs: int,
+    stored_weight_bytes_per_gpu: float,
+    mxfp4_marlin: bool = False,
+    vision_params: int = 0,
+    mtp_bytes: float = 0.0,
+    profile: str = "v1",
+) -> EngineReserve:
+    """Everything vLLM subtracts from η·M besides the weights as stored (see the module docstring)."""
+    _check(max_num_batched_tokens, max_num_seqs, tp, profile)
+    T = leaf(
+        max_num_batched_tokens, "T_{batch}", "token", f"max_num_batched_tokens({CODE} profile_run 的前向 token 数)"
+    )
+    fwd = forward_peak(s, T, tp)
+    V = leaf(s.vocab, "V", "", "config.json vocab_size(logits 在每个 rank 上聚齐整个词表)")
+    if profile == "v0":
+        rows = tmin(V0_SEQS, T)
+        per_logit = leaf(V0_SAMPLER_BYTES_PER_LOGIT, "b_{logit}", "B", "V0 引擎:只存 FP32 logits")
+    else:
+        seqs = leaf(max_num_seqs, "R_{max}", "", "max_num_seqs(vLLM 默认:显存 ≥ 70 GiB 的卡 1024,其余 256)")
+        rows = name(tmin(seqs, T), "R", "")
+        per_logit = leaf(SAMPLER_BYTES_PER_LOGIT, "b_{logit}", "B", f"{CAL}:gpt-oss-120b 单卡 H100(vllm#23278、#27508)")
+    sampler = name(rows * V * per_logit, "A_{samp}", "B")
+    kept = T * leaf(s.hidden, "h", "", "config.json hidden_size") * 2
+    activation = name(tmax(fwd, kept + sampler), "A_{peak}", "B")
+    base = leaf(NON_TORCH_BASE, "M_{nt,1}", "B", f"{CAL}:vllm#10517 的 non_torch_memory 0.35 GiB")
+    per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING, "M_{nt,2×}", "B", f"{CAL}:vllm#13061(tp 2)、#21348(tp 4)")
+    non_torch = name(base + per_doubling * tlog2(tp), "M_{nt}", "B")
+    graph = leaf(0.0, "M_{graph}", "B", f"{CODE} gpu_worker.py:CUDA graph 在分配 KV 之后才捕获,不从 KV 预算里扣")
+    parts = []
+    if mxfp4_marlin:
+        factor = leaf(MXFP4_MARLIN_LOADED, "f_{Marlin}", "", f"{CAL}:vllm#23278 加载 65.97 GiB / 存储 60.77 GiB")
+        parts.append(stored_weight_bytes_per_gpu * (factor - 1))
+    if vision_params:
+        n_vis = leaf(vision_params, "N_{vision}", "", "vision_config:视觉塔参数(vLLM 加载它,按 BF16、随 tp 切分)")
+        parts.append(n_vis * 2 / tp)
+    if mtp_bytes:
+        w_mtp = leaf(mtp_bytes, "W_{MTP}", "B", "MTP 层(开投机解码时 vLLM 才加载;按 checkpoint 平均每参数字节)")
+        parts.append(w_mtp / tp)
+    extra = (
+        name(sum(parts[1:], parts[0]), "ΔW_{load}", "B")
+        if parts
+        else leaf(0.0, "ΔW_{load}", "B", "按存储格式加载,无额外")
+    )
+    return EngineReserve(fwd, sampler, activation, non_torch, graph, extra, T, int(rows), profile)
