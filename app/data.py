@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+from .words import words_for
+
+W = words_for(__name__)
+
 DATA = Path(__file__).resolve().parent.parent / "data"
 
 
@@ -97,16 +101,12 @@ def parse_custom_gpu(ref: str) -> Gpu:
 
     parts = ref[len(CUSTOM_GPU) :].split(",")
     if len(parts) != len(GPU_LIMITS) or not all(is_decimal(x) for x in parts):
-        raise ValueError(
-            "自定义 GPU 的写法是 custom:显存GB,带宽TB/s,BF16 TFLOP/s(不带正负号或指数),例如 custom:80,3.35,989.4"
-        )
+        raise ValueError(W["parse_custom_gpu.valueerror"])
     for (name, (lo, hi)), x in zip(GPU_LIMITS.items(), parts):
         if not (Decimal(str(lo)) <= Decimal(x) <= Decimal(str(hi))):
-            raise ValueError(f"自定义 GPU 的 {name} 须在 {lo:g}–{hi:g} 之间,收到 {x[:20]}")
+            raise ValueError(W.f("parse_custom_gpu.valueerror_2", name=name, lo=lo, hi=hi, v=x[:20]))
     mem, bw, tf = (float(x) for x in parts)
-    return Gpu(
-        id=ref, name=f"自定义({mem:g} GB · {bw:g} TB/s · {tf:g} TFLOP/s)", mem_gb=mem, bw_tbps=bw, bf16_tflops=tf
-    )
+    return Gpu(id=ref, name=W.f("parse_custom_gpu.name", mem=mem, bw=bw, tf=tf), mem_gb=mem, bw_tbps=bw, bf16_tflops=tf)
 
 
 def gpu(gid: str) -> Gpu:
@@ -163,16 +163,16 @@ def decode_config(ref: str) -> dict:
         d = zlib.decompressobj()
         raw = d.decompress(data, MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES or d.unconsumed_tail:
-            raise ValueError("自定义模型配置过大(上限 1 MB)")
+            raise ValueError(W["decode_config.valueerror"])
         cfg = json.loads(raw)
     except ValueError as e:
-        if "过大" in str(e):
+        if W["decode_config"] in str(e):
             raise
-        raise ValueError("自定义模型配置无法解码:应为粘贴的 config.json") from None
+        raise ValueError(W["decode_config.valueerror_2"]) from None
     except Exception:
-        raise ValueError("自定义模型配置无法解码:应为粘贴的 config.json") from None
+        raise ValueError(W["decode_config.valueerror_2"]) from None
     if not isinstance(cfg, dict):
-        raise ValueError("config.json 应是一个 JSON 对象")
+        raise ValueError(W["decode_config.valueerror_3"])
     return cfg
 
 

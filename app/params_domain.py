@@ -20,6 +20,9 @@ from .calculators.model_config import ConfigError, ModelShape, shape_of
 from .data import CUSTOM_GPU, CUSTOM_MODEL, GPU_LIMITS, Gpu, gpu, model_config, parse_custom_gpu
 from .numpattern import decimal_range
 from .trace import leaf
+from .words import words_for
+
+W = words_for(__name__)
 
 
 def _check_gpu(v: str, allowed: tuple[str, ...]) -> str:
@@ -28,7 +31,9 @@ def _check_gpu(v: str, allowed: tuple[str, ...]) -> str:
     if v.startswith(CUSTOM_GPU):
         parse_custom_gpu(v)
         return v
-    raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或 custom:显存GB,带宽TB/s,TFLOP/s")
+    raise ValueError(
+        W["check_gpu.valueerror"] + W["check_gpu.valueerror_2"].join(allowed) + W["check_gpu.valueerror_3"]
+    )
 
 
 def _check_model(v: str, allowed: tuple[str, ...]) -> str:
@@ -36,13 +41,15 @@ def _check_model(v: str, allowed: tuple[str, ...]) -> str:
         return v
     if v.startswith(CUSTOM_MODEL):
         if not re.fullmatch(r"cfg:[A-Za-z0-9_-]{8,6000}", v):
-            raise ValueError("自定义模型应为 cfg: 加 8–6000 个 base64url 字符(页面粘贴 config.json 后生成)")
+            raise ValueError(W["check_model.valueerror"])
         try:
             shape_of(model_config(v))
         except (ConfigError, KeyError, TypeError) as e:
-            raise ValueError(f"自定义模型无法解析:{e}") from None
+            raise ValueError(W.f("check_model.valueerror_2", e=e)) from None
         return v
-    raise ValueError("不是可选值;可选:" + "、".join(allowed) + ",或自定义 config.json")
+    raise ValueError(
+        W["check_gpu.valueerror"] + W["check_gpu.valueerror_2"].join(allowed) + W["check_model.valueerror_3"]
+    )
 
 
 def gpu_type(ids: Sequence[str]) -> Any:
@@ -60,9 +67,9 @@ def gpu_type(ids: Sequence[str]) -> Any:
                 "type": "string",
                 "pattern": pattern,
                 "maxLength": 200,
-                "description": "预设 id,或 custom:显存GB,带宽TB/s,BF16 TFLOP/s(各在 "
-                + "、".join(f"{lo:g}–{hi:g}" for lo, hi in GPU_LIMITS.values())
-                + " 之间)",
+                "description": W["gpu_type.description"]
+                + W["check_gpu.valueerror_2"].join(f"{lo:g}–{hi:g}" for lo, hi in GPU_LIMITS.values())
+                + W["gpu_type.description_2"],
             }
         ),
     ]
@@ -87,8 +94,7 @@ def model_type(ids: Sequence[str]) -> Any:
                         "type": "string",
                         "format": MODEL_CONFIG_FORMAT,
                         "pattern": "^cfg:[A-Za-z0-9_-]{8,6000}$",
-                        "description": "cfg: + 8–6000 个 base64url 字符 = zlib 压缩的 config.json(页面粘贴 "
-                        "Hugging Face config.json 时生成),须能被 POST /api/models/derive 读出",
+                        "description": W["model_type.description"],
                     },
                 ]
             }
@@ -97,7 +103,7 @@ def model_type(ids: Sequence[str]) -> Any:
 
 
 def gpu_choice(
-    default: str, options: dict[str, str], *, label: str = "加速器", help: str = "", illustrative: bool = False
+    default: str, options: dict[str, str], *, label: str = W["module"], help: str = "", illustrative: bool = False
 ) -> Any:
     """A GPU select with a “自定义” entry (memory GB, bandwidth TB/s, dense BF16 TFLOP/s)."""
     extra: dict[str, Any] = {
@@ -110,7 +116,7 @@ def gpu_choice(
     return Field(default, description=help or label, json_schema_extra=extra)
 
 
-def model_choice(default: str, options: dict[str, str], *, label: str = "模型", help: str = "") -> Any:
+def model_choice(default: str, options: dict[str, str], *, label: str = W["module_2"], help: str = "") -> Any:
     """A model select with a “自定义” entry: paste or upload a Hugging Face config.json."""
     extra: dict[str, Any] = {"control": "select", "options": options, "label": label, "custom": "model"}
     return Field(default, description=help or label, json_schema_extra=extra)
@@ -124,7 +130,7 @@ def gpu_of(ref: str) -> Gpu:
     """The GPU's numbers as traced inputs (memory M, bandwidth β, BF16 peak Π) naming their source
     (made once per GPU: a frozen record of immutable traced numbers)."""
     g = gpu(ref)
-    src = ("自定义 GPU" if ref.startswith(CUSTOM_GPU) else f"{g.name} 预设") + "(data/gpus.json)"
+    src = (W["gpu_of"] if ref.startswith(CUSTOM_GPU) else W.f("gpu_of_2", name=g.name)) + "(data/gpus.json)"
     upd = {
         f: leaf(getattr(g, f), sym, unit, src) for f, (sym, unit) in GPU_SYMBOLS.items() if getattr(g, f) is not None
     }
@@ -155,7 +161,7 @@ def shape_of_model(ref: str, name: str = "") -> ModelShape:
     """A model's shape with its counts as traced inputs (source: its config.json). Cached: a config
     is counted once per process (the shape is frozen; traced inputs cost nothing when not tracing)."""
     s = shape_of(model_config(ref))
-    src = f"{name or ('自定义 config.json' if ref.startswith(CUSTOM_MODEL) else ref)} 的 config.json(逐层累加)"
+    src = W.f("shape_of_model", v=name or ("自定义 config.json" if ref.startswith(CUSTOM_MODEL) else ref))
     upd = {
         f: leaf(getattr(s, f), sym, "B" if "bytes" in f else "", src)
         for f, sym in _SHAPE_SYMBOLS.items()

@@ -41,13 +41,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..trace import leaf, name, tlog2, tmax, tmin
+from ..words import words_for
 from . import parallel as par
 from .model_config import ModelShape
+
+W = words_for(__name__)
 
 GiB = 2**30
 VLLM_COMMIT = "35d5cda123ec28581759b6d34cde8052314fb1e6"
 CODE = f"vllm-project/vllm@{VLLM_COMMIT[:8]}"
-CAL = "按公开 vLLM 日志标定(docs/planner.md)"
+CAL = W["cal"]
 FWD_FACTOR = 3
 SAMPLER_BYTES_PER_LOGIT = 37.3
 V0_SAMPLER_BYTES_PER_LOGIT = 4  # FP32 logits
@@ -95,9 +98,9 @@ def _check(tokens: int, seqs: int, tp: int, profile: str) -> None:
     par.check_tp(tp)
     for label, v, top in (("max_num_batched_tokens", tokens, MAX_BATCHED_TOKENS), ("max_num_seqs", seqs, MAX_SEQS)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= top:
-            raise ValueError(f"{label} 应为 1 到 {top:,} 的整数,收到 {v!r}")
+            raise ValueError(W.f("check.valueerror", label=label, top=top, v=v))
     if profile not in PROFILES:
-        raise ValueError(f"profile 应为 {' / '.join(PROFILES)},收到 {profile!r}")
+        raise ValueError(W.f("check.valueerror_2", join=" / ".join(PROFILES), profile=profile))
 
 
 def ffn_width_per_gpu(s: ModelShape, tp: int) -> float:
@@ -109,7 +112,7 @@ def ffn_width_per_gpu(s: ModelShape, tp: int) -> float:
 
 def forward_peak(s: ModelShape, tokens: int, tp: int) -> float:
     """A_fwd = T · 2 B · c · (F_gpu + h) (+ MoE: T · k · h · 2 B, fused-MoE's output cache)."""
-    c = leaf(FWD_FACTOR, "c_{fwd}", "", f"{CAL}:vllm#10517 两次 V0 剖析(2.07 / 2.99 GiB)")
+    c = leaf(FWD_FACTOR, "c_{fwd}", "", W.f("forward_peak.leaf", cal=CAL))
     h = leaf(s.hidden, "h", "", "config.json hidden_size")
     f = name(ffn_width_per_gpu(s, tp), "F_{gpu}", "")
     fwd = tokens * 2 * c * (f + h)
@@ -132,38 +135,36 @@ def vllm_reserve(
 ) -> EngineReserve:
     """Everything vLLM subtracts from η·M besides the weights as stored (see the module docstring)."""
     _check(max_num_batched_tokens, max_num_seqs, tp, profile)
-    T = leaf(
-        max_num_batched_tokens, "T_{batch}", "token", f"max_num_batched_tokens({CODE} profile_run 的前向 token 数)"
-    )
+    T = leaf(max_num_batched_tokens, "T_{batch}", "token", W.f("vllm_reserve.leaf", code=CODE))
     fwd = forward_peak(s, T, tp)
-    V = leaf(s.vocab, "V", "", "config.json vocab_size(logits 在每个 rank 上聚齐整个词表)")
+    V = leaf(s.vocab, "V", "", W["vllm_reserve.leaf_2"])
     if profile == "v0":
         rows = tmin(V0_SEQS, T)
-        per_logit = leaf(V0_SAMPLER_BYTES_PER_LOGIT, "b_{logit}", "B", "V0 引擎:只存 FP32 logits")
+        per_logit = leaf(V0_SAMPLER_BYTES_PER_LOGIT, "b_{logit}", "B", W["vllm_reserve.leaf_3"])
     else:
-        seqs = leaf(max_num_seqs, "R_{max}", "", "max_num_seqs(vLLM 默认:显存 ≥ 70 GiB 的卡 1024,其余 256)")
+        seqs = leaf(max_num_seqs, "R_{max}", "", W["vllm_reserve.leaf_4"])
         rows = name(tmin(seqs, T), "R", "")
-        per_logit = leaf(SAMPLER_BYTES_PER_LOGIT, "b_{logit}", "B", f"{CAL}:gpt-oss-120b 单卡 H100(vllm#23278、#27508)")
+        per_logit = leaf(SAMPLER_BYTES_PER_LOGIT, "b_{logit}", "B", W.f("vllm_reserve.leaf_5", cal=CAL))
     sampler = name(rows * V * per_logit, "A_{samp}", "B")
     kept = T * leaf(s.hidden, "h", "", "config.json hidden_size") * 2
     activation = name(tmax(fwd, kept + sampler), "A_{peak}", "B")
-    base = leaf(NON_TORCH_BASE, "M_{nt,1}", "B", f"{CAL}:vllm#10517 的 non_torch_memory 0.35 GiB")
-    per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING, "M_{nt,2×}", "B", f"{CAL}:vllm#13061(tp 2)、#21348(tp 4)")
+    base = leaf(NON_TORCH_BASE, "M_{nt,1}", "B", W.f("vllm_reserve.leaf_6", cal=CAL))
+    per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING, "M_{nt,2×}", "B", W.f("vllm_reserve.leaf_7", cal=CAL))
     non_torch = name(base + per_doubling * tlog2(tp), "M_{nt}", "B")
-    graph = leaf(0.0, "M_{graph}", "B", f"{CODE} gpu_worker.py:CUDA graph 在分配 KV 之后才捕获,不从 KV 预算里扣")
+    graph = leaf(0.0, "M_{graph}", "B", W.f("vllm_reserve.leaf_8", code=CODE))
     parts = []
     if mxfp4_marlin:
-        factor = leaf(MXFP4_MARLIN_LOADED, "f_{Marlin}", "", f"{CAL}:vllm#23278 加载 65.97 GiB / 存储 60.77 GiB")
+        factor = leaf(MXFP4_MARLIN_LOADED, "f_{Marlin}", "", W.f("vllm_reserve.leaf_9", cal=CAL))
         parts.append(stored_weight_bytes_per_gpu * (factor - 1))
     if vision_params:
-        n_vis = leaf(vision_params, "N_{vision}", "", "vision_config:视觉塔参数(vLLM 加载它,按 BF16、随 tp 切分)")
+        n_vis = leaf(vision_params, "N_{vision}", "", W["vllm_reserve.leaf_10"])
         parts.append(n_vis * 2 / tp)
     if mtp_bytes:
-        w_mtp = leaf(mtp_bytes, "W_{MTP}", "B", "MTP 层(开投机解码时 vLLM 才加载;按 checkpoint 平均每参数字节)")
+        w_mtp = leaf(mtp_bytes, "W_{MTP}", "B", W["vllm_reserve.leaf_11"])
         parts.append(w_mtp / tp)
     extra = (
         name(sum(parts[1:], parts[0]), "ΔW_{load}", "B")
         if parts
-        else leaf(0.0, "ΔW_{load}", "B", "按存储格式加载,无额外")
+        else leaf(0.0, "ΔW_{load}", "B", W["vllm_reserve.leaf_12"])
     )
     return EngineReserve(fwd, sampler, activation, non_torch, graph, extra, T, int(rows), profile)

@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..trace import given
+from ..words import words_for
+
+W = words_for(__name__)
 
 
 @dataclass(frozen=True)
@@ -40,39 +43,42 @@ class Format:
 
     def width(self, sym: str, what: str) -> float:
         """bits/8 as a traced input named ``sym``, its source the layout (for derivations)."""
-        return given(self.bytes_per_value, sym, "B", source=f"{what} {self.label}:{self.layout},÷ 8 得每值字节数")
+        return given(
+            self.bytes_per_value,
+            sym,
+            "B",
+            source=W.f("format.width.source", what=what, label=self.label, layout=self.layout),
+        )
 
 
 WEIGHT_FORMATS: dict[str, Format] = {
     f.id: f
     for f in (
-        Format("bf16", "BF16", Fraction(16), "bf16", "16 位"),
-        Format("fp8", "FP8 (E4M3, W8A8)", Fraction(8), "fp8", "8 位(按张量/通道的缩放可忽略)"),
-        Format("int8", "INT8 仅权重 (W8A16)", Fraction(8), "bf16", "8 位(按通道缩放可忽略)"),
+        Format("bf16", "BF16", Fraction(16), "bf16", W["weight_formats.format"]),
+        Format("fp8", "FP8 (E4M3, W8A8)", Fraction(8), "fp8", W["weight_formats.format_2"]),
+        Format("int8", W["weight_formats.format_3"], Fraction(8), "bf16", W["weight_formats.format_4"]),
         Format(
             "int4-g128",
-            "INT4 组 128 (W4A16)",
+            W["weight_formats.format_5"],
             4 + Fraction(16, 128),
             "bf16",
-            "4 位 + 每 128 个一个 FP16 缩放 = 4 + 16/128 = 4.125 位(对称,无零点)",
+            W["weight_formats.format_6"],
         ),
-        Format(
-            "nvfp4", "NVFP4 (W4A4)", 4 + Fraction(8, 16), "fp4", "4 位 E2M1 + 每 16 个一个 FP8 缩放 = 4 + 8/16 = 4.5 位"
-        ),
+        Format("nvfp4", "NVFP4 (W4A4)", 4 + Fraction(8, 16), "fp4", W["weight_formats.format_7"]),
     )
 }
 
 KV_FORMATS: dict[str, Format] = {
     f.id: f
     for f in (
-        Format("bf16", "BF16", Fraction(16), "bf16", "16 位"),
-        Format("fp8", "FP8", Fraction(8), "bf16", "8 位(按张量缩放可忽略)"),
+        Format("bf16", "BF16", Fraction(16), "bf16", W["weight_formats.format"]),
+        Format("fp8", "FP8", Fraction(8), "bf16", W["kv_formats.format"]),
         Format(
             "int4",
-            "INT4 组 64",
+            W["kv_formats.format_2"],
             4 + Fraction(32, 64),
             "bf16",
-            "4 位 + 每 64 个一个 FP16 缩放和一个 FP16 零点 = 4 + 32/64 = 4.5 位",
+            W["kv_formats.format_3"],
         ),
     )
 }
@@ -92,25 +98,25 @@ def compute_peak(weight_format: str, peaks: dict[str, float]) -> ComputePeak:
     """Peak for a weight format: the format's own (fp8 → FP8, nvfp4 → FP4) where ``peaks`` has it, else BF16."""
     fmt = WEIGHT_FORMATS[weight_format]
     if "bf16" not in peaks:
-        raise ValueError("该加速器没有收录 BF16 峰值,无法算计算时间")
+        raise ValueError(W["compute_peak.valueerror"])
     if fmt.compute == "bf16":
-        why = "" if weight_format == "bf16" else f"{fmt.label} 只压缩存储,运算时反量化为 BF16,按 BF16 峰值算"
+        why = "" if weight_format == "bf16" else W.f("compute_peak", label=fmt.label)
         return ComputePeak(peaks["bf16"], "bf16", False, why)
     if fmt.compute in peaks:
-        return ComputePeak(peaks[fmt.compute], fmt.compute, False, f"按 {fmt.compute.upper()} 峰值算")
-    return ComputePeak(
-        peaks["bf16"], "bf16", True, f"该卡未收录 {fmt.compute.upper()} 峰值(不支持或未证实),回退到 BF16 峰值"
-    )
+        return ComputePeak(
+            peaks[fmt.compute], fmt.compute, False, W.f("compute_peak.computepeak", upper=fmt.compute.upper())
+        )
+    return ComputePeak(peaks["bf16"], "bf16", True, W.f("compute_peak.computepeak_2", upper=fmt.compute.upper()))
 
 
 def weight_width(weight_format: str) -> float:
     """b_W: bytes per quantised weight (scales included), a traced input."""
-    return WEIGHT_FORMATS[weight_format].width("b_W", "权重格式")
+    return WEIGHT_FORMATS[weight_format].width("b_W", W["weight_width.width"])
 
 
 def kv_width(kv_format: str) -> float:
     """b_KV: bytes per cached KV value (scales included), a traced input."""
-    return KV_FORMATS[kv_format].width("b_{KV}", "KV 格式")
+    return KV_FORMATS[kv_format].width("b_{KV}", W["kv_width.width"])
 
 
 def weight_bytes(linear_params: int, other_params: int, weight_format: str) -> float:

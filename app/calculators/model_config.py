@@ -36,6 +36,10 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ..words import words_for
+
+W = words_for(__name__)
+
 KV_DTYPE_BYTES = 2  # BF16 cache
 MAX_FIELD = 1 << 31  # any single shape field above this is not a real model
 MAX_LAYERS = 10_000  # the reader walks the layers one by one
@@ -58,9 +62,9 @@ def _positive(key: str, v: object) -> int:
         or v <= 0
         or int(v) != v
     ):
-        raise ConfigError(f"字段 {key} 应为正整数,收到 {v!r}", key)
+        raise ConfigError(W.f("positive.configerror", v_key=key, v=v), key)
     if v > MAX_FIELD:
-        raise ConfigError(f"字段 {key} 过大({v!r}),不像真实模型的形状", key)
+        raise ConfigError(W.f("positive.configerror_2", v_key=key, v=v), key)
     return int(v)
 
 
@@ -149,7 +153,7 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
         {"num_key_value_heads": NH, "attention_bias": False, "tie_word_embeddings": False},
     ),
     "deepseek_v3": (f"{TF}/deepseek_v3/configuration_deepseek_v3.py", _DSV3),
-    "kimi_k2": (f"{TF}/deepseek_v3/configuration_deepseek_v3.py(Kimi K2 用 DeepseekV3 架构)", _DSV3),
+    "kimi_k2": (W.f("defaults.kimi_k2", tf=TF), _DSV3),
     "deepseek_v32": (
         f"{TF}/deepseek_v32/configuration_deepseek_v32.py",
         {**_DSV3, "index_head_dim": 128, "index_n_heads": 64},
@@ -266,22 +270,21 @@ DEFAULTS: dict[str, tuple[str, dict[str, object]]] = {
 
 # model_type → the rule of its blocks, with the file it is read from (for the report's steps)
 RULES: dict[str, str] = {
-    "gpt_oss": f"{TF}/gpt_oss/modular_gpt_oss.py:q/k/v/o 带偏置,每头一个 attention sink;专家 gate_up/down 融合并带偏置,路由器带偏置",
-    "llama4_text": f"{TF}/llama4/modeling_llama4.py:MoE 层 = 路由专家 + 一个共享专家(intermediate_size);稠密层用 intermediate_size_mlp;带 RoPE 的层做分块注意力,NoPE 层全局",
-    "minimax_m2": f"{TF}/minimax_m2/modular_minimax_m2.py:q_norm/k_norm 按整层宽度(n_h·d_h、n_kv·d_h);路由 e_score_correction_bias",
-    "qwen3_next": f"{TF}/qwen3_next/modular_qwen3_next.py:门控注意力 q_proj 输出 2×;Gated DeltaNet 层;共享专家 + shared_expert_gate",
-    "qwen3_5_text": f"{TF}/qwen3_5/modular_qwen3_5.py:门控注意力 q_proj 输出 2×;Gated DeltaNet(in_proj_qkv/z/b/a)",
-    "deepseek_v32": f"{TF}/deepseek_v32/modular_deepseek_v32.py:DeepSeek-V3 的 MLA + 每层一个 lightning indexer(wq_b、wk、k_norm、weights_proj),indexer 另缓存每 token 一个 index_head_dim 的键",
-    "falcon_h1": f"{TF}/falcon_h1/modeling_falcon_h1.py:每层注意力与 Mamba-2 并行(两者输出相加),再接 SwiGLU MLP;每层两个 RMSNorm;Mamba 宽度 mamba_d_ssm(未给时 mamba_expand·h),mamba_rms_norm 为真时才有门控 RMSNorm;muP 乘子不增加参数",
-    "ministral3": f"{TF}/ministral3/modeling_ministral3.py:Mistral 结构(q/k/v/o 无偏置、SwiGLU、每层两个 RMSNorm),YaRN 位置编码不增加参数;多模态包装 mistral3 的 Pixtral 视觉塔不计入",
-    "phi3": f"{TF}/phi3/modeling_phi3.py:q/k/v 融合为 qkv_proj、gate/up 融合为 gate_up_proj(参数量与分开相同),无偏置;sliding_window 作用于每一层",
-    "nemotron_h": f"{TF}/nemotron_h/modeling_nemotron_h.py:每个块只有一种部件(hybrid_override_pattern:M = Mamba-2,* = 注意力,- = MLP)加一个 RMSNorm;MLP 为 up/down 两个矩阵(ReLU²,无门控);Mamba-2 的 in_proj 一次给出 x、z、B、C 与 dt",
-    "granitemoehybrid": f"{TF}/granitemoehybrid/modeling_granitemoehybrid.py:每层 = Mamba-2 或注意力(layer_types)+ MoE(input_linear 2·ff×h、output_linear,路由器无偏置)+ 共享 MLP(shared_intermediate_size);每层两个 RMSNorm;没有专家时只有共享 MLP",
-    "olmo2": f"{TF}/olmo2/modeling_olmo2.py:q_norm / k_norm 按整层宽度(n_h·d_h、n_kv·d_h);每层两个范数在注意力与 MLP 之后(post-norm)",
-    "glm4_moe": f"{TF}/glm4_moe/modeling_glm4_moe.py:q/k/v 带偏置(attention_bias),o 无偏置;前 first_k_dense_replace 层稠密,其余 MoE = 路由专家 + n_shared_experts 个共享专家,路由偏置 e_score_correction_bias;num_nextn_predict_layers 个 MTP 层不计入",
-    "qwen3_5_moe_text": f"{TF}/qwen3_5_moe/modular_qwen3_5_moe.py:Qwen3.5 的门控注意力与 Gated DeltaNet 层 + 每层 MoE(路由专家 + 共享专家 + shared_expert_gate);mtp_num_hidden_layers 个 MTP 层不计入",
-    "kimi_k2": "Kimi K2 系列用 DeepSeek-V3 结构(moonshotai/Kimi-K2 的 config.json:architectures = DeepseekV3ForCausalLM、model_type = kimi_k2;Kimi-K2.5 的 text_config 同为 kimi_k2),按 "
-    f"{TF}/deepseek_v3/modeling_deepseek_v3.py 计",
+    "gpt_oss": W.f("rules.gpt_oss", tf=TF),
+    "llama4_text": W.f("rules.llama4_text", tf=TF),
+    "minimax_m2": W.f("rules.minimax_m2", tf=TF),
+    "qwen3_next": W.f("rules.qwen3_next", tf=TF),
+    "qwen3_5_text": W.f("rules.qwen3_5_text", tf=TF),
+    "deepseek_v32": W.f("rules.deepseek_v32", tf=TF),
+    "falcon_h1": W.f("rules.falcon_h1", tf=TF),
+    "ministral3": W.f("rules.ministral3", tf=TF),
+    "phi3": W.f("rules.phi3", tf=TF),
+    "nemotron_h": W.f("rules.nemotron_h", tf=TF),
+    "granitemoehybrid": W.f("rules.granitemoehybrid", tf=TF),
+    "olmo2": W.f("rules.olmo2", tf=TF),
+    "glm4_moe": W.f("rules.glm4_moe", tf=TF),
+    "qwen3_5_moe_text": W.f("rules.qwen3_5_moe_text", tf=TF),
+    "kimi_k2": W.f("rules.kimi_k2", tf=TF),
 }
 
 
@@ -307,7 +310,7 @@ class _Cfg:
         if key not in self.table:
             if not required:
                 return None
-            raise ConfigError(f"config.json 缺少字段 {key}", key)
+            raise ConfigError(W.f("cfg.default.configerror", v_key=key), key)
         v = self.table[key]
         if v == HD:
             v = self.num("hidden_size") // self.num("num_attention_heads")
@@ -355,11 +358,11 @@ class _Cfg:
                 v = self._default(key)
             elif default is not None:
                 v = default
-                self.note(key, default, "transformers 配置类的默认(未写即无)")
+                self.note(key, default, W["cfg.flag.note"])
             else:
-                raise ConfigError(f"config.json 缺少字段 {key}", key)
+                raise ConfigError(W.f("cfg.flag.configerror", v_key=key), key)
         if not isinstance(v, bool):
-            raise ConfigError(f"字段 {key} 应为 true/false,收到 {v!r}", key)
+            raise ConfigError(W.f("cfg.flag.configerror_2", v_key=key, v=v), key)
         return v
 
     def int_list(self, key: str) -> list[int]:
@@ -367,7 +370,7 @@ class _Cfg:
         if v is None:
             v = self._default(key, required=False) or []
         if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
-            raise ConfigError(f"字段 {key} 应为整数列表,收到 {str(v)[:60]}", key)
+            raise ConfigError(W.f("cfg.int_list.configerror", v_key=key, v=str(v)[:60]), key)
         return v
 
     def text(self, key: str) -> str | None:
@@ -487,7 +490,7 @@ class ModelShape:
     kv_bytes_per_token_bf16: int  # every attention layer as if it held every token (worst case)
     # --- beyond dense GQA (defaults describe a plain dense model) -----------------------------
     model_type: str = ""
-    architecture: str = "稠密 + GQA"
+    architecture: str = W["modelshape.architecture"]
     sliding_window: int | None = None  # tokens a sliding-window / chunked layer keeps at most
     n_sliding_layers: int = 0
     kv_window_bytes_per_token: int = 0  # the part of kv_bytes_per_token_bf16 held by sliding layers
@@ -643,12 +646,12 @@ SUPPORTED = sorted(_TEXT | set(_WRAPPERS))
 def _resolve_type(cfg: dict) -> tuple[str, dict, str | None]:
     """(model_type of the text model, the dict holding its fields, the multimodal wrapper type or None)."""
     if not isinstance(cfg, dict):
-        raise ConfigError("config.json 应为 JSON 对象")
+        raise ConfigError(W["resolve_type.configerror"])
     mt = cfg.get("model_type")
     archs = cfg.get("architectures")
     arch0 = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
     if mt is not None and not isinstance(mt, str):
-        raise ConfigError(f"字段 model_type 应为字符串,收到 {mt!r}", "model_type")
+        raise ConfigError(W.f("resolve_type.configerror_2", mt=mt), "model_type")
     tc = cfg.get("text_config")
     inner_type = tc.get("model_type") if isinstance(tc, dict) else None
     inner_type = _TEXT_ALIASES.get(inner_type, inner_type) if isinstance(inner_type, str) else inner_type
@@ -657,16 +660,16 @@ def _resolve_type(cfg: dict) -> tuple[str, dict, str | None]:
         by_arch = _ARCH_TO_TYPE.get(arch0 or "")
         if by_arch is None:
             if mt is None and arch0 is None:
-                raise ConfigError("config.json 缺少字段 model_type(也没有可识别的 architectures)", "model_type")
+                raise ConfigError(W["resolve_type.configerror_3"], "model_type")
             raise ConfigError(
-                f"不支持的架构:model_type={mt!r},architectures={archs!r};支持的 model_type:{', '.join(SUPPORTED)}",
+                W.f("resolve_type.configerror_4", mt=mt, archs=archs, join=", ".join(SUPPORTED)),
                 "model_type",
             )
         mt = by_arch
     if mt in _TEXT:
         return str(mt), cfg, None
     if not isinstance(tc, dict):
-        raise ConfigError(f"config.json(model_type={mt})缺少字段 text_config:只算语言模型部分", "text_config")
+        raise ConfigError(W.f("resolve_type.configerror_5", mt=mt), "text_config")
     inner = _WRAPPERS.get(str(mt)) or str(inner_type)
     if isinstance(inner_type, str) and inner_type in _TEXT and inner != "kimi_k2":
         inner = inner_type
@@ -699,15 +702,15 @@ def _implied_types(c: _Cfg, L: int) -> list[str] | None:
     if c.mt == "gpt_oss":  # GptOssConfig.__post_init__: even layers (from 0) slide, odd ones attend to all
         c.note(
             "layer_types",
-            "交替",
-            f"{c.source or 'transformers'}:未给 layer_types 时下标为偶数的层滑动窗口、奇数的层全注意力",
+            W["implied_types.note"],
+            W.f("implied_types.note_2", v=c.source or "transformers"),
         )
         return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(L)]
     if c.mt == "llama4_text":
         interval = c.num("no_rope_layer_interval")
         rope = c.int_list("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(L)]
         if len(rope) != L:
-            raise ConfigError(f"字段 no_rope_layers 应有 {L} 项", "no_rope_layers")
+            raise ConfigError(W.f("implied_types.configerror", l=L), "no_rope_layers")
         return ["chunked_attention" if r else "full_attention" for r in rope]
     if c.mt in _HYBRID:
         k = c.num("full_attention_interval")
@@ -719,9 +722,7 @@ def _window_of(c: _Cfg, t: str) -> int | None:
     if t == "sliding_attention":
         w = c.opt_int("sliding_window")
         if w is None:
-            raise ConfigError(
-                "layer_types 含 sliding_attention,但 config.json 缺少字段 sliding_window", "sliding_window"
-            )
+            raise ConfigError(W["window_of.configerror"], "sliding_window")
         return w
     if t == "chunked_attention":  # attention_chunk_size: null → the chunked layers attend to everything
         return c.opt_int("attention_chunk_size", null=None)
@@ -735,11 +736,11 @@ def _explicit(c: _Cfg, types: object, L: int) -> LayerPattern:
         or any(not isinstance(t, str) or t not in _LAYER_TYPES for t in types)
     ):
         raise ConfigError(
-            f"字段 layer_types 应为 {L} 个 full_attention/sliding_attention/chunked_attention/linear_attention",
+            W.f("explicit.configerror", l=L),
             "layer_types",
         )
     if "linear_attention" in types and c.mt not in _HYBRID:
-        raise ConfigError(f"model_type={c.mt} 没有 linear_attention 层", "layer_types")
+        raise ConfigError(W.f("explicit.configerror_2", mt=c.mt), "layer_types")
     mixers = tuple("linear" if t == "linear_attention" else "attn" for t in types)
     return LayerPattern(mixers, tuple(_window_of(c, t) for t in types), "layer_types")
 
@@ -750,7 +751,7 @@ def _family_pattern(c: _Cfg, L: int) -> LayerPattern:
     if mt in ("gemma2", "gemma3_text"):
         w = c.opt_int("sliding_window")
         if w is None:
-            raise ConfigError("config.json 缺少字段 sliding_window", "sliding_window")
+            raise ConfigError(W["family_pattern.configerror"], "sliding_window")
         if mt == "gemma2":
             return LayerPattern(attn, tuple(w if (i + 1) % 2 else None for i in range(L)), "alternate")
         p = c.num("sliding_window_pattern")
@@ -777,17 +778,17 @@ def _mamba_pattern(c: _Cfg, L: int) -> LayerPattern:
     if c.mt == "granitemoehybrid":
         types = c.d.get("layer_types")
         if not isinstance(types, list) or len(types) != L or any(x not in ("mamba", "attention") for x in types):
-            raise ConfigError(f"字段 layer_types 应为 {L} 个 mamba / attention", "layer_types")
+            raise ConfigError(W.f("mamba_pattern.configerror", l=L), "layer_types")
         return LayerPattern(tuple("mamba" if x == "mamba" else "attn" for x in types), (None,) * L, "layer_types")
     pat = c.d.get("hybrid_override_pattern")
     if pat is None:
         pat = c._default("hybrid_override_pattern")
     if not isinstance(pat, str) or len(pat) != L:
-        raise ConfigError(f"字段 hybrid_override_pattern 应为 {L} 个字符(M、*、-)", "hybrid_override_pattern")
+        raise ConfigError(W.f("mamba_pattern.configerror_2", l=L), "hybrid_override_pattern")
     bad = sorted(set(pat) - set(_BLOCK_CHARS))
     if bad:
-        what = "E(MoE 块)暂不支持" if bad == ["E"] else f"不认识的字符 {bad}"
-        raise ConfigError(f"hybrid_override_pattern 含 {what}", "hybrid_override_pattern")
+        what = W["mamba_pattern"] if bad == ["E"] else W.f("mamba_pattern_2", bad=bad)
+        raise ConfigError(W.f("mamba_pattern.configerror_3", what=what), "hybrid_override_pattern")
     return LayerPattern(tuple(_BLOCK_CHARS[ch] for ch in pat), (None,) * L, "blocks")
 
 
@@ -818,10 +819,8 @@ def _heads(c: _Cfg) -> tuple[int, int, int, int]:
     nkv = c.opt_int("num_key_value_heads", null=nh) or nh
     if c.has("head_dim") and c.d["head_dim"] is None or (not c.has("head_dim") and c.table.get("head_dim") == HD):
         if h % nh:
-            raise ConfigError("config.json 缺少字段 head_dim(hidden_size 不能被 num_attention_heads 整除)", "head_dim")
-        c.note(
-            "head_dim", h // nh, f"{c.source or 'transformers'}:未给 head_dim 时取 hidden_size // num_attention_heads"
-        )
+            raise ConfigError(W["heads.configerror"], "head_dim")
+        c.note("head_dim", h // nh, W.f("heads.note", v=c.source or "transformers"))
         return h, nh, nkv, h // nh
     return h, nh, nkv, c.num("head_dim")
 
@@ -838,17 +837,17 @@ def _gqa(c: _Cfg, nope_layer: bool = False) -> Mixer:
     )
     other: dict[str, int] = {}
     if mt in ("qwen2", "qwen2_moe") or (mt == "glm4_moe" and c.flag("attention_bias", default=False)):
-        other["q/k/v 偏置"] = nh * hd + 2 * nkv * hd
+        other[W["gqa"]] = nh * hd + 2 * nkv * hd
     elif mt not in ("mistral", "mixtral", "minimax_m2", "glm4_moe", "phi3", "ministral3") and c.flag(
         "attention_bias", default=False
     ):
-        other["q/k/v/o 偏置"] = nh * hd + 2 * nkv * hd + h
+        other[W["gqa_2"]] = nh * hd + 2 * nkv * hd + h
     if mt in ("qwen3", "qwen3_moe", "qwen3_vl_text", "gemma3_text") or mt in _HYBRID:
-        other["q/k 逐头 RMSNorm"] = 2 * hd
+        other[W["gqa_3"]] = 2 * hd
     if mt in ("minimax_m2", "olmo2"):
-        other["q/k 整层 RMSNorm"] = nh * hd + nkv * hd
+        other[W["gqa_4"]] = nh * hd + nkv * hd
     if mt == "glm4_moe" and c.flag("use_qk_norm"):
-        other["q/k 逐头 RMSNorm"] = 2 * hd
+        other[W["gqa_3"]] = 2 * hd
     if mt == "gpt_oss":
         other["attention sinks"] = nh
     return Mixer(
@@ -857,7 +856,7 @@ def _gqa(c: _Cfg, nope_layer: bool = False) -> Mixer:
         other,
         kv_values=2 * nkv * hd,
         dims={"h": h, "nh": nh, "nkv": nkv, "hd": hd, "gated": int(gated)},
-        rule=f"2(K,V) × {nkv} 个 KV 头 × {hd}",
+        rule=W.f("gqa.rule", nkv=nkv, hd=hd),
     )
 
 
@@ -883,20 +882,20 @@ def _mla(c: _Cfg) -> Mixer:
     ]
     other = {"q/kv 潜向量 RMSNorm": (qr or 0) + kvr}
     if c.flag("attention_bias", default=False):
-        other["偏置"] = (qr or 0) + kvr + rope + h
+        other[W["mla"]] = (qr or 0) + kvr + rope + h
     kv, rule = kvr + rope, f"kv_lora_rank + qk_rope_head_dim = {kvr} + {rope}"
     dims = {"h": h, "nh": nh, "nope": nope, "rope": rope, "v": vd, "kv_rank": kvr, "q_rank": qr or 0}
     if c.mt == "deepseek_v32":
         ih, idim = c.num("index_n_heads"), c.num("index_head_dim")
         if not qr:
-            raise ConfigError("deepseek_v32 的 indexer 从 q 潜向量取 query,须给 q_lora_rank", "q_lora_rank")
+            raise ConfigError(W["mla.configerror"], "q_lora_rank")
         mats += [
             ("self_attn.indexer.wq_b", ih * idim, qr),
             ("self_attn.indexer.wk", idim, h),
             ("self_attn.indexer.weights_proj", ih, h),
         ]
-        other["indexer k_norm(LayerNorm 权重 + 偏置)"] = 2 * idim
-        kv, rule = kv + idim, rule + f" + indexer 键 index_head_dim {idim}"
+        other[W["mla_2"]] = 2 * idim
+        kv, rule = kv + idim, rule + W.f("mla_3", idim=idim)
         dims |= {"index_heads": ih, "index_dim": idim}
     return Mixer("mla", tuple(mats), other, kv_values=kv, dims=dims, rule=rule)
 
@@ -936,11 +935,7 @@ def _gdn(c: _Cfg) -> Mixer:
         other,
         state_bytes=state,
         dims={"conv_dim": conv_dim, "kernel": kern, "nv": nv, "dk": dk, "dv": dv, "ssm_bytes": ssm_b, "h": h},
-        rule=(
-            "状态按模型 dtype(BF16,vLLM 的 mamba 缓存默认随模型 dtype)存;config.json 写 mamba_ssm_dtype = float32 时"
-            f"递推状态按 4 B({TF}/qwen3_next/modular_qwen3_next.py:conv_states 保留 kernel − 1 步的输入,"
-            "recurrent_states 为每个 value 头一个 d_k × d_v 矩阵)"
-        ),
+        rule=(W.f("gdn.rule", tf=TF)),
     )
 
 
@@ -962,7 +957,7 @@ def _mamba2(c: _Cfg) -> Mixer:
         width = c.num("mamba_expand") * h
     if granite and (c.d.get("mamba_d_head") in (None, "auto")):
         hd = (width or c.num("mamba_expand") * h) // nh
-        c.note("mamba_d_head", hd, f"{c.source}:未给或为 auto 时取 Mamba 宽度 / mamba_n_heads")
+        c.note("mamba_d_head", hd, W.f("mamba2.note", source=c.source))
     else:
         hd = c.num("mamba_d_head" if granite else "mamba_head_dim")
     ng = c.num("mamba_n_groups" if granite else _first(c, "n_groups", "mamba_n_groups"))
@@ -976,13 +971,13 @@ def _mamba2(c: _Cfg) -> Mixer:
     mats = (("mixer.in_proj", proj, h), ("mixer.out_proj", h, inter))
     other = {"conv1d 卷积核": conv_dim * kern, "dt_bias + A_log + D": 3 * nh}
     if not falcon or c.flag("mamba_rms_norm"):
-        other["门控 RMSNorm"] = inter
+        other[W["mamba2"]] = inter
     if conv_bias:
-        other["conv1d 偏置"] = conv_dim
+        other[W["mamba2_2"]] = conv_dim
     if proj_bias:
-        other["in_proj 偏置"] = proj
+        other[W["mamba2_3"]] = proj
     if (falcon and c.flag("projectors_bias")) or (not falcon and proj_bias):
-        other["out_proj 偏置"] = h
+        other[W["mamba2_4"]] = h
     ssm_b = _state_dtype_bytes(c)
     state = conv_dim * (kern - 1) * 2 + nh * hd * ds * ssm_b
     return Mixer(
@@ -991,11 +986,7 @@ def _mamba2(c: _Cfg) -> Mixer:
         other,
         state_bytes=state,
         dims={"conv_dim": conv_dim, "kernel": kern, "nv": nh, "dk": hd, "dv": ds, "ssm_bytes": ssm_b, "h": h},
-        rule=(
-            f"{TF}/nemotron_h/modeling_nemotron_h.py:conv 状态保留 kernel − 1 步的 x、B、C(conv_dim = "
-            "n_heads·head_dim + 2·n_groups·state),SSM 状态为每个头一个 head_dim × ssm_state_size 矩阵;"
-            "按模型 dtype(BF16)存,config 写 mamba_ssm_dtype = float32 时按 4 B"
-        ),
+        rule=(W.f("mamba2.rule", tf=TF)),
     )
 
 
@@ -1054,7 +1045,7 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
         E = c.num("num_experts")
     k = c.num("num_experts_per_tok")
     if k > E:
-        raise ConfigError(f"num_experts_per_tok={k} 大于专家数 {E}", "num_experts_per_tok")
+        raise ConfigError(W.f("moe_ffn.configerror", k=k, e=E), "num_experts_per_tok")
     ffe = c.num(
         "intermediate_size"
         if mt in ("mixtral", "gpt_oss", "llama4_text", "minimax_m2", "granitemoehybrid")
@@ -1097,7 +1088,7 @@ def _moe_ffn(c: _Cfg, h: int) -> Ffn:
         "minimax_m2",
         "glm4_moe",  # Glm4MoeTopkRouter always holds e_score_correction_bias
     ):
-        other["路由偏置 e_score_correction_bias"] = E
+        other[W["moe_ffn"]] = E
         other_active = E
     return Ffn(True, tuple(mats), other, other_active, dims)
 
@@ -1194,10 +1185,10 @@ def vision_tower_params(vc: object, wrapper: str | None) -> tuple[int, str]:
     if not isinstance(vc, dict):
         return 0, ""
     if wrapper not in QWEN_VL_WRAPPERS:
-        return 0, f"{wrapper} 的视觉塔结构未收录,显存里没有计入"
+        return 0, W.f("vision_tower_params", wrapper=wrapper)
     missing = [f for f in VISION_FIELDS if not isinstance(vc.get(f), int) or isinstance(vc.get(f), bool) or vc[f] <= 0]
     if missing:
-        return 0, f"vision_config 缺少字段 {missing[0]},视觉塔没有计入"
+        return 0, W.f("vision_tower_params_2", v=missing[0])
     h, mlp, m2 = vc["hidden_size"], vc["intermediate_size"], vc["spatial_merge_size"] ** 2
     patch = vc["in_channels"] * vc["temporal_patch_size"] * vc["patch_size"] ** 2 * h + h
     pos = (vc.get("num_position_embeddings") or 0) * h
@@ -1218,10 +1209,10 @@ def split_hf_quant(cfg: dict) -> tuple[dict, dict | None]:
         return cfg, None
     hq = cfg[HF_QUANT]
     if not isinstance(hq, dict) or not isinstance(hq.get("quantization"), dict):
-        raise ConfigError("hf_quant_config 应为 hf_quant_config.json 的内容:含 quantization 对象的 JSON 对象", HF_QUANT)
+        raise ConfigError(W["split_hf_quant.configerror"], HF_QUANT)
     algo = hq["quantization"].get("quant_algo")
     if not isinstance(algo, str):
-        raise ConfigError("hf_quant_config.quantization 缺少字段 quant_algo", HF_QUANT)
+        raise ConfigError(W["split_hf_quant.configerror_2"], HF_QUANT)
     return {k: v for k, v in cfg.items() if k != HF_QUANT}, hq
 
 
@@ -1232,10 +1223,10 @@ def analyze(cfg: dict) -> Analysis:
     vision, vision_note = vision_tower_params(cfg.get("vision_config"), wrapper)
     c = _Cfg(d, mt)
     if vision_note:
-        c.note("vision_config", "未计入", vision_note)
+        c.note("vision_config", W["analyze.note"], vision_note)
     L = c.num("num_hidden_layers")
     if L > MAX_LAYERS:
-        raise ConfigError(f"字段 num_hidden_layers 过大({L}),上限 {MAX_LAYERS:,}", "num_hidden_layers")
+        raise ConfigError(W.f("analyze.configerror", l=L, max_layers=MAX_LAYERS), "num_hidden_layers")
     h, V = c.num("hidden_size"), c.num("vocab_size")
     c.num("num_attention_heads")
     tied = c.flag("tie_word_embeddings", default=False)
@@ -1309,7 +1300,7 @@ def _shape(
     kv = [ly.mixer.kv_values * KV_DTYPE_BYTES for ly in layers]
     windows = {ly.window for ly in layers if ly.window is not None and ly.mixer.kind != "gdn"}
     if len(windows) > 1:
-        raise ConfigError(f"各层窗口不一致({sorted(windows)}),暂不支持", "sliding_window")
+        raise ConfigError(W.f("shape.configerror", sorted=sorted(windows)), "sliding_window")
     n_win = sum(1 for ly in layers if ly.window is not None and ly.mixer.kind != "gdn")
     n_linear = sum(1 for ly in layers if ly.mixer.kind in ("gdn", "mamba"))
     n_attn = sum(1 for ly in layers if ly.mixer.kind in ("gqa", "mla"))
@@ -1364,21 +1355,21 @@ def _shape(
 def _label(
     mt: str, E: int, k: int, n_shared: int, n_win: int, n_linear: int, L: int, mla: bool, pattern: LayerPattern
 ) -> str:
-    parts = [f"MoE {E} 选 {k}" + (f" + {n_shared} 共享专家" if n_shared else "") if E else "稠密"]
-    parts.append("MLA" + (" + DSA 稀疏注意力" if mt == "deepseek_v32" else "") if mla else "GQA")
+    parts = [W.f("label", e=E, k=k) + (W.f("label_2", n_shared=n_shared) if n_shared else "") if E else W["label_3"]]
+    parts.append("MLA" + (W["label.append"] if mt == "deepseek_v32" else "") if mla else "GQA")
     if mt == "falcon_h1":
-        parts.append("每层注意力与 Mamba-2 并行")
+        parts.append(W["label.append_2"])
     if n_linear and mt in _MAMBA:
-        parts.append(f"Mamba-2 混合({n_linear} 层 Mamba-2)")
+        parts.append(W.f("label.append_3", n_linear=n_linear))
     elif n_linear:
-        parts.append(f"线性注意力混合({n_linear} 层 Gated DeltaNet)")
+        parts.append(W.f("label.append_4", n_linear=n_linear))
     chunked = mt == "llama4_text" and n_win
     if n_win == L:
-        parts.append("滑动窗口")
+        parts.append(W["label.append_5"])
     elif chunked:
-        parts.append("分块/全局交替")
+        parts.append(W["label.append_6"])
     elif n_win:
-        parts.append("局部/全局交替")
+        parts.append(W["label.append_7"])
     return " + ".join(parts)
 
 
@@ -1432,7 +1423,7 @@ def _dtype_bytes(d: dict) -> tuple[int, str]:
         return 4, "float32"
     if dt in ("bfloat16", "float16"):
         return 2, str(dt)
-    return 2, "BF16(config.json 未写 torch_dtype)"
+    return 2, W["dtype_bytes"]
 
 
 def _qconfig(d: dict) -> dict | None:
@@ -1440,7 +1431,7 @@ def _qconfig(d: dict) -> dict | None:
     if q is None:
         return None
     if not isinstance(q, dict):
-        raise ConfigError("字段 quantization_config 应为 JSON 对象", "quantization_config")
+        raise ConfigError(W["qconfig.configerror"], "quantization_config")
     return q
 
 
@@ -1449,9 +1440,9 @@ def _qint(q: dict, key: str, default: int | None, c: _Cfg | None = None, why: st
     if v is None:
         v = default
         if v is not None and c is not None:
-            c.note(f"quantization_config.{key}", v, why or "量化工具的默认值(config 未写)")
+            c.note(f"quantization_config.{key}", v, why or W["qint.note"])
     if v is None:
-        raise ConfigError(f"quantization_config 缺少字段 {key}", "quantization_config")
+        raise ConfigError(W.f("qint.configerror", v_key=key), "quantization_config")
     if v == -1 and key == "group_size":
         return -1
     return _positive(f"quantization_config.{key}", v)
@@ -1466,9 +1457,7 @@ def _ignored(q: dict) -> list[str]:
         or []
     )
     if not isinstance(pats, list) or not all(isinstance(p, str) for p in pats):
-        raise ConfigError(
-            "quantization_config 的 modules_to_not_convert / ignore 应为字符串列表", "quantization_config"
-        )
+        raise ConfigError(W["ignored.configerror"], "quantization_config")
     return pats
 
 
@@ -1476,14 +1465,14 @@ def _ct_weights(q: dict) -> tuple[dict, list]:
     """compressed-tensors: the one config group's weight scheme and its targets."""
     groups = q.get("config_groups")
     if not isinstance(groups, dict) or len(groups) != 1:
-        raise ConfigError("compressed-tensors:只支持恰好一个 config_groups", "quantization_config")
+        raise ConfigError(W["ct_weights.configerror"], "quantization_config")
     g = next(iter(groups.values()))
     w = g.get("weights") if isinstance(g, dict) else None
     if not isinstance(w, dict):
-        raise ConfigError("compressed-tensors:config_groups 缺少 weights", "quantization_config")
+        raise ConfigError(W["ct_weights.configerror_2"], "quantization_config")
     targets = g.get("targets") or ["Linear"]
     if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
-        raise ConfigError("compressed-tensors:targets 应为字符串列表", "quantization_config")
+        raise ConfigError(W["ct_weights.configerror_3"], "quantization_config")
     return w, targets
 
 
@@ -1512,7 +1501,7 @@ def _scale_bytes(w: dict, default: int, c: _Cfg | None, what: str) -> int:
         return default
     if sd not in SCALE_DTYPES:
         raise ConfigError(
-            f"quantization_config.scale_dtype={sd!r} 不认识;认识 {', '.join(sorted(SCALE_DTYPES))}",
+            W.f("scale_bytes.configerror", sd=sd, join=", ".join(sorted(SCALE_DTYPES))),
             "quantization_config",
         )
     return SCALE_DTYPES[sd]
@@ -1522,32 +1511,30 @@ def _fp8_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[f
     """FP8 E4M3 weights with per-tensor or per-block FP32 scales (quant_method fp8)."""
     blk = q.get("weight_block_size")
     if blk is None:
-        return r * cl + 4, "FP8 E4M3 1 B/权重 + 每矩阵一个 FP32 缩放"
+        return r * cl + 4, W["fp8_bytes"]
     if not (isinstance(blk, list) and len(blk) == 2):
-        raise ConfigError("quantization_config.weight_block_size 应为两个整数", "quantization_config")
+        raise ConfigError(W["fp8_bytes.configerror"], "quantization_config")
     bn, bk = (_positive("quantization_config.weight_block_size", x) for x in blk)
     return (
         r * cl + math.ceil(r / bn) * math.ceil(cl / bk) * 4,
-        f"FP8 E4M3 1 B/权重 + 每 {bn}×{bk} 块一个 FP32 缩放(weight_scale_inv)",
+        W.f("fp8_bytes_2", bn=bn, bk=bk),
     )
 
 
 def _mxfp4_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
     """MXFP4: 4-bit E2M1 with one E8M0 scale per 32 (the experts of gpt-oss)."""
-    return r * cl / 2 + r * math.ceil(cl / 32), "MXFP4:4 位 E2M1 + 每 32 个一个 E8M0 缩放 = 4.25 位"
+    return r * cl / 2 + r * math.ceil(cl / 32), W["mxfp4_bytes"]
 
 
 def _modelopt_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
     """NVIDIA ModelOpt (hf_quant_config.json): FP8 per-tensor, or NVFP4 with FP8 scales per 16."""
     algo = str(q.get("quant_algo", "")).upper()
     if algo == "FP8":
-        return r * cl + 8, "ModelOpt FP8:E4M3 1 B/权重 + 每矩阵一个 FP32 weight_scale 与 input_scale"
+        return r * cl + 8, W["modelopt_bytes"]
     if algo == "NVFP4":
-        g = _qint(q, "group_size", 16, c, "NVFP4 的块大小固定为 16(ModelOpt 默认)")
-        return r * cl / 2 + r * math.ceil(cl / g) + 8, (
-            f"NVFP4:4 位 E2M1 + 每 {g} 个一个 FP8 E4M3 缩放 + 每矩阵 FP32 全局缩放与 input_scale"
-        )
-    raise ConfigError(f"hf_quant_config 的 quant_algo={algo!r} 不支持;支持 FP8、NVFP4", "quantization_config")
+        g = _qint(q, "group_size", 16, c, W["modelopt_bytes.qint"])
+        return r * cl / 2 + r * math.ceil(cl / g) + 8, (W.f("modelopt_bytes_2", g=g))
+    raise ConfigError(W.f("modelopt_bytes.configerror", algo=algo), "quantization_config")
 
 
 def _bnb_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
@@ -1557,35 +1544,33 @@ def _bnb_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[f
         if dq is None:
             dq = False
             if c is not None:
-                c.note("quantization_config.bnb_4bit_use_double_quant", False, "transformers BitsAndBytesConfig 默认")
+                c.note("quantization_config.bnb_4bit_use_double_quant", False, W["bnb_bytes.note"])
         n = r * cl
         if dq:
             absmax = math.ceil(n / BNB_BLOCK) + 4 * math.ceil(n / (BNB_BLOCK * BNB_DQ_BLOCK))
-            return n / 2 + absmax, (
-                f"bitsandbytes 4 位(NF4/FP4)+ 每 {BNB_BLOCK} 个一个 8 位 absmax,再每 {BNB_DQ_BLOCK} 个一个 FP32(双重量化)"
-            )
-        return n / 2 + 4 * math.ceil(n / BNB_BLOCK), f"bitsandbytes 4 位(NF4/FP4)+ 每 {BNB_BLOCK} 个一个 FP32 absmax"
+            return n / 2 + absmax, (W.f("bnb_bytes", bnb_block=BNB_BLOCK, bnb_dq_block=BNB_DQ_BLOCK))
+        return n / 2 + 4 * math.ceil(n / BNB_BLOCK), W.f("bnb_bytes_2", bnb_block=BNB_BLOCK)
     if q.get("load_in_8bit"):
-        return r * cl + 4 * r, "bitsandbytes LLM.int8:INT8 1 B/权重 + 每输出行一个 FP32 缩放(SCB)"
-    raise ConfigError("bitsandbytes 的 quantization_config 须写 load_in_4bit 或 load_in_8bit", "quantization_config")
+        return r * cl + 4 * r, W["bnb_bytes_3"]
+    raise ConfigError(W["bnb_bytes.configerror"], "quantization_config")
 
 
 def _awq_gptq_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[float, str]:
     """AWQ / GPTQ: packed b-bit weights, an FP16 scale and a b-bit zero point per group (GPTQ: g_idx too)."""
-    bits = _qint(q, "w_bit" if "w_bit" in q else "bits", 4, c, f"{method.upper()} 常用默认 4 位(config 未写)")
+    bits = _qint(q, "w_bit" if "w_bit" in q else "bits", 4, c, W.f("awq_gptq_bytes.qint", upper=method.upper()))
     g = _qint(
         q,
         "q_group_size" if "q_group_size" in q else "group_size",
         128,
         c,
-        f"{method.upper()} 常用默认每组 128(config 未写)",
+        W.f("awq_gptq_bytes.qint_2", upper=method.upper()),
     )
     groups = 1 if g == -1 else math.ceil(cl / g)
     packed = r * cl * bits / 8 + groups * r * (2 + bits / 8)  # FP16 scale + packed zero point per group
     extra = cl * 4 if method == "gptq" else 0  # GPTQ stores g_idx (int32 per input channel)
     return packed + extra, (
-        f"{method.upper()} {bits} 位 + 每组 {g if g != -1 else cl} 个一个 FP16 缩放和一个 {bits} 位零点"
-        + ("(另存 g_idx:每个输入通道 4 B)" if method == "gptq" else "")
+        W.f("awq_gptq_bytes", upper=method.upper(), bits=bits, v=g if g != -1 else cl, bits2=bits)
+        + (W["awq_gptq_bytes_2"] if method == "gptq" else "")
     )
 
 
@@ -1597,14 +1582,14 @@ def _ct_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[fl
     if kind is None:
         kind = "int"
         if c is not None:
-            c.note("quantization_config.type", "int", "compressed-tensors QuantizationArgs 默认")
+            c.note("quantization_config.type", "int", W["ct_bytes.note"])
     if kind not in ("int", "float"):
-        raise ConfigError(f"compressed-tensors:不支持 type={kind!r}(支持 int、float)", "quantization_config")
+        raise ConfigError(W.f("ct_bytes.configerror", kind=kind), "quantization_config")
     strategy = w.get("strategy")
     if strategy is None:
         strategy = "tensor"
         if c is not None:
-            c.note("quantization_config.strategy", "tensor", "compressed-tensors QuantizationArgs 默认")
+            c.note("quantization_config.strategy", "tensor", W["ct_bytes.note"])
     fp4 = kind == "float" and bits == 4  # NVFP4: FP8 scales per 16 + an FP32 global scale
     if strategy in ("group", "tensor_group"):
         g = _positive("quantization_config.group_size", w.get("group_size"))
@@ -1616,22 +1601,22 @@ def _ct_bytes(r: int, cl: int, method: str, q: dict, c: _Cfg | None) -> tuple[fl
     elif strategy == "block":
         blk = w.get("block_structure")
         if not (isinstance(blk, list) and len(blk) == 2):
-            raise ConfigError("compressed-tensors:strategy=block 须给 block_structure(两个整数)", "quantization_config")
+            raise ConfigError(W["ct_bytes.configerror_2"], "quantization_config")
         bn, bk = (_positive("quantization_config.block_structure", x) for x in blk)
         g, scales = bn * bk, math.ceil(r / bn) * math.ceil(cl / bk)
     else:
-        raise ConfigError(f"compressed-tensors:不支持 strategy={strategy!r}", "quantization_config")
+        raise ConfigError(W.f("ct_bytes.configerror_3", strategy=strategy), "quantization_config")
     default_scale = 1 if fp4 else (4 if kind == "float" else 2)
-    sb = _scale_bytes(w, default_scale, c, "compressed-tensors 的缩放按该格式的惯例 dtype 存(config 未写 scale_dtype)")
+    sb = _scale_bytes(w, default_scale, c, W["ct_bytes.scale_bytes"])
     sym = w.get("symmetric", True)
     zp = 0 if sym else scales * bits / 8
     glob = 4 if fp4 else 0
     name = ("NVFP4" if fp4 else f"FP{bits}") if kind == "float" else f"INT{bits}"
     sdt = {1: "FP8", 2: "BF16/FP16", 4: "FP32"}[sb]
     return r * cl * bits / 8 + scales * sb + zp + glob, (
-        f"{name}(compressed-tensors)+ 每 {g} 个一个 {sdt} 缩放"
-        + ("" if sym else f" + {bits} 位零点")
-        + (" + 每矩阵一个 FP32 全局缩放" if fp4 else "")
+        W.f("ct_bytes", name=name, g=g, sdt=sdt)
+        + ("" if sym else W.f("ct_bytes_2", bits=bits))
+        + (W["ct_bytes_3"] if fp4 else "")
     )
 
 
@@ -1651,7 +1636,7 @@ def _matrix_bytes(m: Matrix, method: str, q: dict, c: _Cfg | None = None) -> tup
     sizer = _SIZERS.get(method)
     if sizer is None:
         raise ConfigError(
-            f"quantization_config.quant_method={method!r} 不支持;支持 {'、'.join(QUANT_METHODS)}",
+            W.f("matrix_bytes.configerror", method=method, join="、".join(QUANT_METHODS)),
             "quantization_config",
         )
     return sizer(m.rows, m.cols, method, q, c)
@@ -1690,25 +1675,34 @@ def stored_bytes(
     ``hf_quant``: hf_quant_config.json (ModelOpt), read when config.json has no quantization_config."""
     unq, dtype_text = _dtype_bytes(d)
     q = _qconfig(d)
-    source = "config.json 的 quantization_config"
+    source = W["stored_bytes"]
     if q is None and hf_quant is not None:
         hq = hf_quant["quantization"]
         q = {"quant_method": "modelopt", **hq, "exclude_modules": hq.get("exclude_modules") or []}
         source = "hf_quant_config.json(NVIDIA ModelOpt)"
     elif q is not None and hf_quant is not None:
-        source = "config.json 的 quantization_config(同时给了 hf_quant_config.json,按 vLLM 的顺序以 config.json 为准)"
+        source = W["stored_bytes_2"]
     vectors = sum(ly.mixer.other_params + ly.ffn.other_params + ly.norms for ly in layers) + h
     mats = [embedding] + ([lm_head] if lm_head else []) + [m for ly in layers for m in ly.matrices()]
     one_expert = [m for m in layers_moe_first(layers)]
     if q is None:
         params = sum(m.params for m in mats) + vectors
-        part = StoredPart(f"全部参数({dtype_text})", params, params * unq, f"{unq} B/参数")
+        part = StoredPart(
+            W.f("stored_bytes.storedpart", dtype_text=dtype_text),
+            params,
+            params * unq,
+            W.f("stored_bytes.storedpart_2", unq=unq),
+        )
         return Storage(
-            "", f"未量化({dtype_text})", (part,), params * unq, sum(m.rows * m.cols for m in one_expert) * unq
+            "",
+            W.f("stored_bytes.storage", dtype_text=dtype_text),
+            (part,),
+            params * unq,
+            sum(m.rows * m.cols for m in one_expert) * unq,
         )
     method = q.get("quant_method")
     if not isinstance(method, str):
-        raise ConfigError("quantization_config 缺少字段 quant_method", "quantization_config")
+        raise ConfigError(W["stored_bytes.configerror"], "quantization_config")
     ignored = _ignored(q)
     quant_p, rule = 0, ""
     quant_b: float = 0.0
@@ -1724,14 +1718,12 @@ def stored_bytes(
     for m in one_expert:
         expert += _matrix_bytes(m, method, q)[0] if _converts(m, method, q, ignored) else m.rows * m.cols * unq
     parts = (
-        StoredPart("量化的矩阵", quant_p, math.ceil(quant_b), rule),
+        StoredPart(W["stored_bytes.storedpart_3"], quant_p, math.ceil(quant_b), rule),
         StoredPart(
-            f"保持 {unq * 8} 位(嵌入、LM 头、路由器、范数与偏置"
-            + ("、modules_to_not_convert / ignore 所列模块" if ignored else "")
-            + ")",
+            W.f("stored_bytes.storedpart_4", v=unq * 8) + (W["stored_bytes.storedpart_5"] if ignored else "") + ")",
             kept_p,
             kept_p * unq,
-            f"{unq} B/参数",
+            W.f("stored_bytes.storedpart_6", unq=unq),
         ),
     )
     total = math.ceil(quant_b) + kept_p * unq
@@ -1754,7 +1746,7 @@ def kv_bytes(s: ModelShape, context_tokens: int) -> int:
     """BF16 KV bytes of one sequence of ``context_tokens``: full-attention layers keep every token,
     sliding-window / chunked layers at most ``sliding_window`` (constant state not included)."""
     if isinstance(context_tokens, bool) or not isinstance(context_tokens, int) or context_tokens < 0:
-        raise ValueError(f"context_tokens 应为非负整数,收到 {context_tokens!r}")
+        raise ValueError(W.f("kv_bytes.valueerror", context_tokens=context_tokens))
     held = min(context_tokens, s.sliding_window) if s.sliding_window else context_tokens
     return s.kv_full_bytes_per_token * context_tokens + s.kv_window_bytes_per_token * held
 
@@ -1786,7 +1778,7 @@ def derived(a: Analysis) -> dict:
         "mtp_layers": a.mtp_layers,
         "weight_bytes": s.stored_bytes,
         "weight_format": a.storage.label,
-        "weight_format_source": a.storage.source or "config.json(未量化)",
+        "weight_format_source": a.storage.source or W["derived.weight_format_source"],
         "weight_bytes_bf16": weight_bytes(s, "bf16"),
         "kv_bytes_per_token": s.kv_bytes_per_token_bf16,
         "kv_bytes_per_token_full_layers": s.kv_full_bytes_per_token,

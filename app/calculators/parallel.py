@@ -29,15 +29,18 @@ import math
 from dataclasses import dataclass
 
 from ..trace import given, name, tmax, tmin
+from ..words import words_for
 from .formats import UNQUANTISED_BYTES, kv_width, weight_bytes, weight_width
 from .model_config import KV_DTYPE_BYTES, ModelShape, decode_flops
+
+W = words_for(__name__)
 
 ACTIVATION_BYTES = 2  # all-reduced activations are BF16
 
 
 def check_tp(tp: int) -> int:
     if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
-        raise ValueError(f"tp 应为正整数,收到 {tp!r}")
+        raise ValueError(W.f("check_tp.valueerror", tp=tp))
     return tp
 
 
@@ -91,7 +94,7 @@ def kv_per_gpu(s: ModelShape, kv_format: str, tp: int) -> KvPerGpu:
     state = state_per_gpu(s, tp)
     if s.mla:
         latent_values = s.kv_bytes_per_token_bf16 / KV_DTYPE_BYTES  # L · (kv_lora_rank + rope) values
-        heads = given(0, "n_{kv,gpu}", source="MLA:缓存的是压缩潜向量,没有 KV 头可分")
+        heads = given(0, "n_{kv,gpu}", source=W["kv_per_gpu.source"])
         return KvPerGpu(name(latent_values * bpv, "kv_{gpu}", "B"), 0.0, None, heads, check_tp(tp) > 1, state)
     heads, replicated = kv_heads_per_gpu(s.n_kv_heads, tp)
     per_layer = 2 * heads * s.head_dim * bpv
@@ -124,7 +127,7 @@ def allreduce_bytes_per_token_per_layer(hidden: int, tp: int, elem_bytes: int = 
     return 2 * (2 * (check_tp(tp) - 1) / tp) * hidden * elem_bytes
 
 
-NO_COMM = "tp = 1:没有卡间通信"
+NO_COMM = W["no_comm"]
 NO_COMM_TIME = given(0.0, "T_{AR}", "s", source=NO_COMM)  # an input leaf: one for every tp = 1 state
 
 
@@ -133,7 +136,7 @@ def allreduce_time(tokens: int, s: ModelShape, tp: int, link_bytes_s: float | No
     if tp == 1:
         return NO_COMM_TIME
     if not link_bytes_s:
-        raise ValueError("tp > 1 需要互连带宽,该加速器没有收录")
+        raise ValueError(W["allreduce_time.valueerror"])
     traffic = name(allreduce_bytes_per_token_per_layer(s.hidden, tp), "V_{AR}", "B")
     return name(tokens * s.n_layers * traffic / link_bytes_s, "T_{AR}", "s")
 
@@ -191,7 +194,7 @@ def kv_share(s: ModelShape, n: int) -> float:
     """s_KV, the share of every token's KV one of n ranks holds: ⌈n_kv/n⌉/n_kv (GQA: 1/n when n divides the
     KV heads, more when it does not, 1/n_kv once heads are replicated); 1 for MLA (the latent is not split)."""
     if s.mla:
-        return given(1.0, "s_{KV}", source="MLA:压缩潜向量每卡一份")
+        return given(1.0, "s_{KV}", source=W["kv_share.source"])
     heads, _ = kv_heads_per_gpu(s.n_kv_heads, n)
     return name(heads / s.n_kv_heads, "s_{KV}")
 

@@ -35,9 +35,12 @@ import math
 from dataclasses import dataclass, field
 
 from ..trace import name, tmax
+from ..words import words_for
 from . import parallel as par
 from .formats import ComputePeak, compute_peak
 from .model_config import ModelShape
+
+W = words_for(__name__)
 
 DEFAULT_MEM_UTIL = 0.9
 DEFAULT_RESERVE_BYTES = 3.3e9
@@ -119,12 +122,12 @@ class Plan:
 def _check(tp: int, mem_util: float, reserve_bytes: float, context: int, concurrency: int) -> None:
     par.check_tp(tp)
     if not 0 < mem_util <= 1:
-        raise ValueError(f"mem_util 应在 (0, 1] 内,收到 {mem_util!r}")
+        raise ValueError(W.f("check.valueerror", mem_util=mem_util))
     if reserve_bytes < 0:
-        raise ValueError(f"reserve 不能为负,收到 {reserve_bytes!r}")
+        raise ValueError(W.f("check.valueerror_2", reserve_bytes=reserve_bytes))
     for label, v in (("context", context), ("concurrency", concurrency)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{label} 应为正整数,收到 {v!r}")
+            raise ValueError(W.f("check.valueerror_3", label=label, v=v))
 
 
 def max_context(kv: par.KvPerGpu, budget: float, concurrency: int) -> int | None:
@@ -171,16 +174,12 @@ def weight_peak(s: ModelShape, weight_format: str, peaks: dict[str, float]) -> C
     if weight_format != "stored":
         return compute_peak(weight_format, peaks)
     if "bf16" not in peaks:
-        raise ValueError("该加速器没有收录 BF16 峰值,无法算计算时间")
+        raise ValueError(W["weight_peak.valueerror"])
     if s.stored_method == "fp8":
         if "fp8" in peaks:
-            return ComputePeak(peaks["fp8"], "fp8", False, "checkpoint 为 FP8(W8A8),按 FP8 峰值算")
-        return ComputePeak(peaks["bf16"], "bf16", True, "checkpoint 为 FP8,但该卡未收录 FP8 峰值,回退到 BF16 峰值")
-    why = (
-        "checkpoint 未量化,按 BF16 峰值算"
-        if not s.stored_method
-        else "checkpoint 只压缩存储(仅权重量化),运算时反量化为 BF16,按 BF16 峰值算"
-    )
+            return ComputePeak(peaks["fp8"], "fp8", False, W["weight_peak.computepeak"])
+        return ComputePeak(peaks["bf16"], "bf16", True, W["weight_peak.computepeak_2"])
+    why = W["weight_peak"] if not s.stored_method else W["weight_peak_2"]
     return ComputePeak(peaks["bf16"], "bf16", False, why)
 
 
@@ -233,7 +232,7 @@ def plan(
     """Fit (weights + KV + reserve ≤ mem_util·memory per GPU) and the decode-step lower bound at that batch."""
     _check(tp, mem_util, reserve_bytes, context, concurrency)
     if not acc.bw_bytes_s:
-        raise ValueError("该加速器没有收录显存带宽,无法算步时下界")
+        raise ValueError(W["plan.valueerror"])
     usable = usable_bytes(acc.mem_bytes, mem_util)
     weights = par.weight_bytes_per_gpu(s, weight_format, tp)
     budget = kv_budget(usable, weights, reserve_bytes)

@@ -2,7 +2,7 @@
 tokens, tokens/s). Each :class:`Row` holds the measured value, its bound, ``pct`` (how much of the bound
 the run reached: floor / measured for a time, measured / ceiling for a rate, measured / predicted for a
 capacity), the card that explains the gap and a verdict key; the words live with the page
-(app/chapters/tools/log.toml).
+(app/chapters/tools/log_page.toml).
 
 Every planner call goes through :func:`plan_at` — the one adapter to ``planner.plan`` — so a change of the
 planner's memory model is a change here only. The rows:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from ..words import words_for
 from .theme import COLORS, axis, bar, figure, layout, line, r, rounded, vline, with_refs
 
-LANE = "每卡显存"
+W = words_for(__name__)
+
+LANE = W["lane"]
 
 
 def memory_breakdown(
@@ -40,9 +43,20 @@ def memory_breakdown(
     ]
     top = max(used, capacity_gb) * 1.06
     lay = with_refs(
-        layout(axis("显存 (GB)", range_=(0, top)), axis(""), height=220, barmode="stack", margin=(16, 16, 36, 48)),
-        vline(usable_gb, f"可用 η·M = {usable_gb:.4g} GB ", "ink"),
-        vline(capacity_gb, f" 容量 M = {capacity_gb:.4g} GB", "over" if used > capacity_gb else "ink", "dot"),
+        layout(
+            axis(W["memory_breakdown.axis"], range_=(0, top)),
+            axis(""),
+            height=220,
+            barmode="stack",
+            margin=(16, 16, 36, 48),
+        ),
+        vline(usable_gb, W.f("memory_breakdown.vline", usable_gb=usable_gb), "ink"),
+        vline(
+            capacity_gb,
+            W.f("memory_breakdown.vline_2", capacity_gb=capacity_gb),
+            "over" if used > capacity_gb else "ink",
+            "dot",
+        ),
     )
     # the two labels never overlap and never leave the chart (a phone is 390 px wide): η·M's above the plot,
     # ending at its line; M's inside the plot's top edge, ending at its line
@@ -77,7 +91,9 @@ def step_terms(
     """The decode step's terms as horizontal bars (ms) with the lower bound max(read, compute) + all-reduce marked."""
     top = max([*values_ms, t_step_ms]) * 1.25
     lay = with_refs(
-        layout(axis("时间 (ms)", range_=(0, top)), axis(""), height=230, legend=False, margin=(150, 24, 36, 48)),
+        layout(
+            axis(W["step_terms.axis"], range_=(0, top)), axis(""), height=230, legend=False, margin=(150, 24, 36, 48)
+        ),
         vline(t_step_ms, step_text, "accent"),
     )
     return figure(
@@ -85,7 +101,7 @@ def step_terms(
             bar(
                 list(names),
                 list(values_ms),
-                "时间项",
+                W["step_terms.bar"],
                 list(roles),
                 horizontal=True,
                 text=list(texts),
@@ -103,8 +119,8 @@ def with_comm_bound(fig: dict, comm_ms: Sequence[float], step_ms: Sequence[float
     """图 1-11 under tensor parallel: the all-reduce B·t_AR as its own line, and the bound line lifted to
     max(read, compute) + all-reduce (the y range widened to show both)."""
     for t in fig["data"]:
-        if t.get("name") == "下界 max":
-            t.update({"y": r(list(step_ms)), "name": "下界 max + T_AR"})
+        if t.get("name") == W["with_comm_bound"]:
+            t.update({"y": r(list(step_ms)), "name": W["with_comm_bound.name"]})
     fig["data"].insert(2, *rounded([line(fig["data"][0]["x"], comm_ms, "all-reduce T_AR", "network", dash="dot")]))
     lo, hi = fig["layout"]["yaxis"]["range"]
     lo = min(lo, math.log10(max(min(comm_ms), 1e-6)) - 0.15)

@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..calculators.model_config import Analysis, Step, derivation
+from ..words import words_for
+
+W = words_for(__name__)
 
 V = dict  # a step's values
 
@@ -27,106 +30,146 @@ def _mats(mats: list) -> str:
 
 
 def _others(other: list) -> str:
-    return "、".join(f"{label} {_n(n)}" for label, n in other)
+    return W["others"].join(f"{label} {_n(n)}" for label, n in other)
 
 
 def _model(v: V) -> str:
-    return f"model_type={v['model_type']}:{v['L']} 层，hidden {_n(v['h'])}，{v['nh']} 个 query 头，词表 {_n(v['V'])}"
+    return W.f("model", v=v["model_type"], v2=v["L"], n=_n(v["h"]), v3=v["nh"], n2=_n(v["V"]))
 
 
 def _wrapper(v: V) -> str:
-    return f"多模态 config(model_type={v['wrapper']}):只算 text_config 里的语言模型({v['text_model']})，视觉塔不计"
+    return W.f("wrapper", v=v["wrapper"], v2=v["text_model"])
 
 
 def _filled(v: V) -> str:
     val = v["value"]
     shown = "null" if val is None else str(val).lower() if isinstance(val, bool) else _n(val)
-    return f"config.json 未写 {v['field']}，取 transformers 默认值 {shown}({v['source']})"
+    return W.f("filled", v=v["field"], shown=shown, v2=v["source"])
 
 
 def _rule(v: V) -> str:
-    return f"结构规则:{v['rule']}"
+    return W.f("rule", v=v["rule"])
 
 
 def _mixer(title: str) -> Callable[[V], str]:
     def line(v: V) -> str:
-        extra = f";另有 {_others(v['other'])}(合计 {_n(v['other_params'])})" if v["other"] else ""
-        return f"{title}每层的矩阵:{_mats(v['matrices'])} = {_n(v['params'])}{extra}"
+        extra = W.f("mixer.line", others=_others(v["other"]), n=_n(v["other_params"])) if v["other"] else ""
+        return W.f("mixer.line_2", title=title, mats=_mats(v["matrices"]), n=_n(v["params"]), extra=extra)
 
     return line
 
 
 def _kv_gqa(v: V) -> str:
-    return (
-        f"KV 缓存每层每 token:{v['kv_pair']}(K 和 V)× {v['nkv']} 个 KV 头 × {v['hd']} = {_n(v['kv_values'])} 个值 × "
-        f"{v['value_bytes']} B = "
-        f"{_n(v['kv_bytes'])} B"
+    return W.f(
+        "kv_gqa",
+        v=v["kv_pair"],
+        v2=v["nkv"],
+        v3=v["hd"],
+        n=_n(v["kv_values"]),
+        v4=v["value_bytes"],
+        n2=_n(v["kv_bytes"]),
     )
 
 
 def _kv_mla(v: V) -> str:
-    idx = f" + indexer 键 {v['index_dim']}" if "index_dim" in v else ""
-    return (
-        f"MLA KV 缓存每层每 token 只存压缩向量 kv_lora_rank {v['kv_rank']} + qk_rope_head_dim {v['rope']}{idx} = "
-        f"{_n(v['kv_values'])} 个值 × {v['value_bytes']} B = {_n(v['kv_bytes'])} B"
+    idx = W.f("kv_mla", v=v["index_dim"]) if "index_dim" in v else ""
+    return W.f(
+        "kv_mla_2",
+        v=v["kv_rank"],
+        v2=v["rope"],
+        idx=idx,
+        n=_n(v["kv_values"]),
+        v3=v["value_bytes"],
+        n2=_n(v["kv_bytes"]),
     )
 
 
 def _state(v: V) -> str:
     if v.get("mamba"):
-        return (
-            f"Mamba-2 不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
-            f"{v['kernel_minus_1']} = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
-            f"SSM 状态 {v['nv']} 个头 × {v['dk']} × {v['dv']} = {_n(v['rec_values'])} 个值 × {v['ssm_bytes']} B = "
-            f"{_n(v['rec_bytes'])} B;每层 {_n(v['state_bytes'])} B。{v['rule']}"
+        return W.f(
+            "state",
+            n=_n(v["conv_dim"]),
+            v=v["kernel_minus_1"],
+            n2=_n(v["conv_values"]),
+            v2=v["conv_value_bytes"],
+            n3=_n(v["conv_bytes"]),
+            v3=v["nv"],
+            v4=v["dk"],
+            v5=v["dv"],
+            n4=_n(v["rec_values"]),
+            v6=v["ssm_bytes"],
+            n5=_n(v["rec_bytes"]),
+            n6=_n(v["state_bytes"]),
+            v7=v["rule"],
         )
-    return (
-        f"Gated DeltaNet 层不存逐 token 的 KV，只存每条序列固定大小的状态:卷积状态 {_n(v['conv_dim'])} × "
-        f"{v['kernel_minus_1']}(卷积核长 {v['kernel']}，要留前 {v['kernel_minus_1']} 步的输入) = {_n(v['conv_values'])} 个值 × {v['conv_value_bytes']} B = {_n(v['conv_bytes'])} B;"
-        f"递推状态 {v['nv']} 个 value 头 × {v['dk']} × {v['dv']} = {_n(v['rec_values'])} 个值 × {v['ssm_bytes']} B = "
-        f"{_n(v['rec_bytes'])} B;每层 {_n(v['state_bytes'])} B。{v['rule']}"
+    return W.f(
+        "state_2",
+        n=_n(v["conv_dim"]),
+        v=v["kernel_minus_1"],
+        v2=v["kernel"],
+        v3=v["kernel_minus_1"],
+        n2=_n(v["conv_values"]),
+        v4=v["conv_value_bytes"],
+        n3=_n(v["conv_bytes"]),
+        v5=v["nv"],
+        v6=v["dk"],
+        v7=v["dv"],
+        n4=_n(v["rec_values"]),
+        v8=v["ssm_bytes"],
+        n5=_n(v["rec_bytes"]),
+        n6=_n(v["state_bytes"]),
+        v9=v["rule"],
     )
 
 
 def _ffn_dense(v: V) -> str:
-    bias = f";偏置 {_n(v['bias'])}" if v["bias"] else ""
+    bias = W.f("ffn_dense", n=_n(v["bias"])) if v["bias"] else ""
     if v["n_mats"] == 2:
-        return f"MLP(up/down 两个矩阵，ReLU² 不带门控):{v['n_mats']} × {_n(v['h'])} × {_n(v['ff'])} = {_n(v['params'])}{bias}"
-    return f"稠密 FFN(gate/up/down 三个矩阵):{v['n_mats']} × {_n(v['h'])} × {_n(v['ff'])} = {_n(v['params'])}{bias}"
+        return W.f("ffn_dense_2", v=v["n_mats"], n=_n(v["h"]), n2=_n(v["ff"]), n3=_n(v["params"]), bias=bias)
+    return W.f("ffn_dense_3", v=v["n_mats"], n=_n(v["h"]), n2=_n(v["ff"]), n3=_n(v["params"]), bias=bias)
 
 
 def _ffn_moe(v: V) -> str:
-    shared = f" + 共享专家 {_n(v['shared_params'])}" if v["shared_params"] else ""
+    shared = W.f("ffn_moe", n=_n(v["shared_params"])) if v["shared_params"] else ""
     other = f" + {_others(v['other'])}" if v["other"] else ""
     return (
-        f"MoE 层:{v['E']} 个路由专家，每个 {_n(v['expert_params'])}(专家 intermediate {_n(v['ffe'])})，"
-        f"合计 {_n(v['experts_params'])}{shared} + 路由器 {_n(v['router_params'])}{other} = {_n(v['total_params'])};"
-        f"每 token 只走 {v['k']} 个路由专家"
-        + ("和共享专家" if v["shared_params"] else "")
-        + f"，激活 {_n(v['active_params'])}"
+        W.f(
+            "ffn_moe_2",
+            v=v["E"],
+            n=_n(v["expert_params"]),
+            n2=_n(v["ffe"]),
+            n3=_n(v["experts_params"]),
+            shared=shared,
+            n4=_n(v["router_params"]),
+            other=other,
+            n5=_n(v["total_params"]),
+            v2=v["k"],
+        )
+        + (W["ffn_moe_3"] if v["shared_params"] else "")
+        + W.f("ffn_moe_4", n=_n(v["active_params"]))
     )
 
 
 def _moe_layers(v: V) -> str:
-    return f"{v['L']} 层里 {v['moe']} 层是 MoE、{v['dense']} 层是稠密 FFN"
+    return W.f("moe_layers", v=v["L"], v2=v["moe"], v3=v["dense"])
 
 
 def _hybrid(v: V) -> str:
     if v.get("mamba"):
-        return f"{v['L']} 个块里 {v['linear']} 个是 Mamba-2，{v['attn']} 个是注意力，{v['mlp']} 个是 MLP"
-    return f"{v['L']} 层里 {v['linear']} 层是 Gated DeltaNet(线性注意力)，{v['attn']} 层是全注意力"
+        return W.f("hybrid", v=v["L"], v2=v["linear"], v3=v["attn"], v4=v["mlp"])
+    return W.f("hybrid_2", v=v["L"], v2=v["linear"], v3=v["attn"])
 
 
 def _norms(v: V) -> str:
-    return f"每层 {v['n']} 个 RMSNorm:{v['n']} × {_n(v['h'])} = {_n(v['params'])}"
+    return W.f("norms", v=v["n"], v2=v["n"], n=_n(v["h"]), n2=_n(v["params"]))
 
 
 _MIXER_NAMES = {
-    "gqa": "注意力层",
-    "mla": "MLA 注意力层",
-    "gdn": "Gated DeltaNet 层",
-    "mamba": "Mamba-2 块",
-    "none": "MLP 块",
+    "gqa": W["mixer_names.gqa"],
+    "mla": W["mixer_names.mla"],
+    "gdn": W["mixer_names.gdn"],
+    "mamba": W["mixer_names.mamba"],
+    "none": W["mixer_names.none"],
 }
 
 
@@ -134,97 +177,94 @@ def _group(v: V) -> str:
     if v["mixer"] == "none" or not v.get("ffn", True):
         kind = _MIXER_NAMES[v["mixer"]]  # a Mamba-2 hybrid's block holds one part
     else:
-        kind = _MIXER_NAMES[v["mixer"]] + (" + MoE" if v["moe"] else " + 稠密 FFN")
+        kind = _MIXER_NAMES[v["mixer"]] + (" + MoE" if v["moe"] else W["group"])
     if v["window"]:
-        kind += f"(最多保留 {_n(v['window'])} 个 token)"
-    act = f"(激活 {_n(v['active'])})" if v["active"] != v["params"] else ""
-    return f"{kind} × {v['count']}:每层 {_n(v['params'])}{act}，合计 {_n(v['total'])}"
+        kind += W.f("group_2", n=_n(v["window"]))
+    act = W.f("group_3", n=_n(v["active"])) if v["active"] != v["params"] else ""
+    return W.f("group_4", kind=kind, v=v["count"], n=_n(v["params"]), act=act, n2=_n(v["total"]))
 
 
 def _embedding(v: V) -> str:
-    head = "与嵌入共享(tie_word_embeddings)，不另计" if v["tied"] else f"不共享，再 {_n(v['head'])}"
-    return f"嵌入表 {_n(v['V'])} × {_n(v['h'])} = {_n(v['emb'])};LM 头{head}"
+    head = W["embedding"] if v["tied"] else W.f("embedding_2", n=_n(v["head"]))
+    return W.f("embedding_3", n=_n(v["V"]), n2=_n(v["h"]), n3=_n(v["emb"]), head=head)
 
 
 def _total(v: V) -> str:
-    act = f";激活参数(每 token 经过的)= {_n(v['active'])}" if v["active"] != v["total"] else ""
+    act = W.f("total", n=_n(v["active"])) if v["active"] != v["total"] else ""
     if v.get("moe"):
-        act += (
-            f";不计输入嵌入表的激活参数 = {_n(v['active_excl_emb'])}(每 token 只读嵌入表一行)。发布方两种口径都有:"
-            "gpt-oss 模型卡的激活参数不含输入嵌入,Qwen 名字里的“A×B”也与不含嵌入的口径相符,"
-            "而 Qwen 模型卡表格里的激活参数含嵌入"
-        )
-    return (
-        f"总参数 = 各层 {_n(v['layers'])} + 嵌入/LM 头 {_n(v['emb_head'])} + 末层范数 {_n(v['final_norm'])} = "
-        f"{_n(v['total'])}{act}"
-    )
+        act += W.f("total_2", n=_n(v["active_excl_emb"]))
+    return W.f("total_3", n=_n(v["layers"]), n2=_n(v["emb_head"]), n3=_n(v["final_norm"]), n4=_n(v["total"]), act=act)
 
 
 def _mtp(v: V) -> str:
-    return f"不含 {v['n']} 个 MTP(num_nextn_predict_layers)模块:它只用于训练/投机解码，不在主模型前向里"
+    return W.f("mtp", v=v["n"])
 
 
 def _kv_total(v: V) -> str:
     per = f" {v['layers']} × {_n(v['per_layer'])} B =" if v["per_layer"] is not None else ""
-    return (
-        f"KV 缓存每 token({v['value_bits']} 位，{v['layers']} 个注意力层都按保留全部 token 的最坏情况)={per} {_n(v['bytes'])} B"
-        f"({_n(v['kib'])} KiB)"
-    )
+    return W.f("kv_total", v=v["value_bits"], v2=v["layers"], per=per, n=_n(v["bytes"]), n2=_n(v["kib"]))
 
 
 _RULE_WORDS = {
-    "alternate": "下标为偶数的层滑动窗口、奇数的层全注意力，交替",
-    "all": "全部层",
-    "layer_types": "按 layer_types",
+    "alternate": W["rule_words.alternate"],
+    "all": W["rule_words.all"],
+    "layer_types": W["rule_words.layer_types"],
 }
 
 
 def _window(v: V) -> str:
     rule = str(v["rule"])
     where = _RULE_WORDS.get(rule) or (
-        f"每 {rule.split(':')[1]} 层里最后一层全注意力、其余滑动窗口"
+        W.f("window", v=rule.split(":")[1])
         if rule.startswith("every:")
-        else f"从第 {rule.split(':')[1]} 层起滑动窗口"
+        else W.f("window_2", v=rule.split(":")[1])
         if rule.startswith("from:")
-        else f"每 {rule.split(':')[1]} 层里前 {rule.split(':')[2]} 层带 RoPE、做分块注意力,最后一层不用 RoPE(NoPE)、看全部 token"
+        else W.f("window_3", v=rule.split(":")[1], v2=rule.split(":")[2])
         if rule.startswith("nope:")
         else rule
     )
-    what = "分块注意力(attention_chunk_size)" if v["chunked"] else "滑动窗口"
-    return (
-        f"{what} {_n(v['window'])}:{where}，共 {v['n_window_layers']} 层，这些层最多保留 {_n(v['window'])} 个 token;"
-        f"全注意力层 {v['n_full_layers']} 层每 token {_n(v['full_bytes'])} B;上下文 n 个 token 时 KV = "
-        f"{_n(v['full_bytes'])}·n + {_n(v['window_bytes'])}·min(n, {_n(v['window'])}) B"
+    what = W["window_4"] if v["chunked"] else W["window_5"]
+    return W.f(
+        "window_6",
+        what=what,
+        n=_n(v["window"]),
+        where=where,
+        v=v["n_window_layers"],
+        n2=_n(v["window"]),
+        v2=v["n_full_layers"],
+        n3=_n(v["full_bytes"]),
+        n4=_n(v["full_bytes"]),
+        n5=_n(v["window_bytes"]),
+        n6=_n(v["window"]),
     )
 
 
 def _state_total(v: V) -> str:
-    return (
-        f"每条序列的固定状态 = {v['layers']} 层 × {_n(v['per_layer'])} B = {_n(v['bytes'])} B({_n(v['mib'])} MiB)，"
-        "与上下文长度无关"
-    )
+    return W.f("state_total", v=v["layers"], n=_n(v["per_layer"]), n2=_n(v["bytes"]), n3=_n(v["mib"]))
 
 
 def _storage(v: V) -> str:
-    parts = ";".join(f"{label} {_n(p)} 个参数 → {_n(b)} B({rule})" for label, p, b, rule in v["parts"])
-    head = (
-        f"按 checkpoint 存储(格式取自 {v.get('source') or 'quantization_config'})"
-        if v["method"]
-        else "checkpoint 未量化"
-    )
-    return (
-        f"{head}:{parts};合计 {_n(v['total'])} B = {_n(v['gb'])} GB，平均 {_n(v['bits'])} 位/参数"
-        f"(全按 BF16 为 {_n(v['bf16'])} B = {_n(v['bf16_gb'])} GB)"
+    parts = ";".join(W.f("storage.join", label=label, n=_n(p), n2=_n(b), rule=rule) for label, p, b, rule in v["parts"])
+    head = W.f("storage", v=v.get("source") or "quantization_config") if v["method"] else W["storage_2"]
+    return W.f(
+        "storage_3",
+        head=head,
+        parts=parts,
+        n=_n(v["total"]),
+        n2=_n(v["gb"]),
+        n3=_n(v["bits"]),
+        n4=_n(v["bf16"]),
+        n5=_n(v["bf16_gb"]),
     )
 
 
 def _read(v: V) -> str:
-    emb = f" + 整张表 {_n(v['emb_read'])}(共享的 LM 头要读)" if v["tied"] else f" + 一行 {_n(v['emb_read'])}"
-    return f"解码每步读权重(BF16)= {v['bytes_per_param']} B × (激活参数 {_n(v['active'])} − 嵌入表 {_n(v['emb'])}{emb})= {_n(v['bytes'])} B"
+    emb = W.f("read", n=_n(v["emb_read"])) if v["tied"] else W.f("read_2", n=_n(v["emb_read"]))
+    return W.f("read_3", v=v["bytes_per_param"], n=_n(v["active"]), n2=_n(v["emb"]), emb=emb, n3=_n(v["bytes"]))
 
 
 def _flops(v: V) -> str:
-    return f"每 token FLOPs(不含注意力)= {v['per_mac']} × (激活矩阵 {_n(v['linear'])} + LM 头 {_n(v['head'])}) = {_n(v['flops'])}"
+    return W.f("flops", v=v["per_mac"], n=_n(v["linear"]), n2=_n(v["head"]), n3=_n(v["flops"]))
 
 
 LINES: dict[str, Callable[[V], str]] = {
@@ -232,10 +272,10 @@ LINES: dict[str, Callable[[V], str]] = {
     "wrapper": _wrapper,
     "filled": _filled,
     "rule": _rule,
-    "mixer-gqa": _mixer("注意力层"),
-    "mixer-mla": _mixer("MLA 注意力层"),
-    "mixer-gdn": _mixer("Gated DeltaNet 层"),
-    "mixer-mamba": _mixer("Mamba-2 块"),
+    "mixer-gqa": _mixer(W["mixer_names.gqa"]),
+    "mixer-mla": _mixer(W["mixer_names.mla"]),
+    "mixer-gdn": _mixer(W["mixer_names.gdn"]),
+    "mixer-mamba": _mixer(W["mixer_names.mamba"]),
     "kv-gqa": _kv_gqa,
     "kv-mla": _kv_mla,
     "state": _state,

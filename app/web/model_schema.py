@@ -9,6 +9,9 @@ from functools import lru_cache
 from typing import Any
 
 from ..calculators.model_config import _ARCH_TO_TYPE, _TEXT, _TEXT_ALIASES, MAX_FIELD, MAX_LAYERS, SUPPORTED
+from ..words import words_for
+
+W = words_for(__name__)
 
 POS = {"type": "integer", "minimum": 1, "maximum": MAX_FIELD}
 OPT = {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_FIELD}
@@ -170,14 +173,14 @@ GENERIC_WRAPPER = {
     },
 }
 CROSS_FIELD_RULES = (
-    "hidden_size 不能被 num_attention_heads 整除时须给 head_dim",
-    "num_experts_per_tok ≤ 专家数(num_experts / num_local_experts / n_routed_experts)",
-    "layer_types 的长度 = num_hidden_layers,含 sliding_attention 时须给 sliding_window",
-    "MoE 模型有稠密层时(decoder_sparse_step > 1、mlp_only_layers、first_k_dense_replace、moe_layer_freq > 1 或没有路由专家)须给 intermediate_size",
-    "mlp_only_layers 的项须是 JSON 整数(不写成 1.0)",
-    "layer_types 含 chunked_attention 时用 attention_chunk_size,含 linear_attention 只用于 qwen3_next / qwen3_5_text / qwen3_5_moe_text",
-    "quantization_config.quant_method 须为 fp8、mxfp4、awq、gptq、compressed-tensors、bitsandbytes 或 modelopt(其余 422,不按 BF16 猜);hf_quant_config(hf_quant_config.json 的内容)的 quant_algo 须为 FP8 或 NVFP4",
-    "未写的字段取该 model_type 的 transformers 默认值(响应的 defaults_used 与 steps 列出);没有默认值的缺失字段 422",
+    W["cross_field_rules"],
+    W["cross_field_rules_2"],
+    W["cross_field_rules_3"],
+    W["cross_field_rules_4"],
+    W["cross_field_rules_5"],
+    W["cross_field_rules_6"],
+    W["cross_field_rules_7"],
+    W["cross_field_rules_8"],
 )
 
 
@@ -231,7 +234,7 @@ def config_schema() -> dict:
         "anyOf": [_family(*f) for f in FAMILIES.values()]
         + [_wrapper(t, *w) for t, w in WRAPPERS.items()]
         + [GENERIC_WRAPPER],
-        "description": "Hugging Face 的 config.json(JSON 对象)。支持的 model_type:" + "、".join(SUPPORTED),
+        "description": W["config_schema.description"] + W["config_schema.description_2"].join(SUPPORTED),
     }
 
 
@@ -249,4 +252,4 @@ def schema_error(cfg: Any) -> tuple[str, str] | None:
         return None
     path = [str(x) for x in err.instance_path]
     field = next((p for p in reversed(path) if not p.isdigit()), "body")
-    return field, f"{'.'.join(path) or 'body'}:不符合 config.json 的说明({err.message[:120]})"
+    return field, W.f("schema_error", v=".".join(path) or "body", v2=err.message[:120])

@@ -27,18 +27,21 @@ from ...data import (
 from ...outputs import data, out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type, model_choice, model_type, shape_of_model
 from ...trace import given, leaf
+from ...words import words_for
 from .. import words
 from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, peaks_flops, tp_choice
+
+W = words_for(__name__)
 
 NAMES = {
     "qwen3-8b": "Qwen3-8B",
     "deepseek-r1-distill-llama-70b": "DeepSeek-R1-Distill-Llama-70B",
-    "qwen3-vl-4b-text": "Qwen3-VL-4B(语言部分)",
+    "qwen3-vl-4b-text": W["names.qwen3_vl_4b_text"],
     "qwen3-30b-a3b": "Qwen3-30B-A3B",
     "qwen3-14b-awq": "Qwen3-14B-AWQ",
     "gpt-oss-120b": "gpt-oss-120b",
 }
-WORDS = words("tools", "fit")
+WORDS = words("tools", "fit_page")
 STORED = "stored"  # the checkpoint's own format (quantization_config), a weight-format choice
 
 
@@ -54,118 +57,128 @@ MODELS = {m: NAMES.get(m, m) for m in model_ids() if _readable(m)}  # the preset
 
 
 def _format_options(formats: dict[str, Format]) -> dict[str, str]:
-    return {k: f"{f.label} · {float(f.bits):g} 位" for k, f in formats.items()}
+    return {k: W.f("format_options", label=f.label, float=float(f.bits)) for k, f in formats.items()}
 
 
-WEIGHT_OPTIONS = {STORED: "按 checkpoint 的存储(config.json 的 quantization_config)", **_format_options(WEIGHT_FORMATS)}
+WEIGHT_OPTIONS = {STORED: W["weight_options.t"], **_format_options(WEIGHT_FORMATS)}
 WIDEST_FIRST = sorted(WEIGHT_FORMATS, key=lambda k: -WEIGHT_FORMATS[k].bits)  # what a smaller format would be
 
 
 class FitParams(Params):
-    model: model_type(MODELS) = model_choice("qwen3-8b", MODELS, label="模型")  # type: ignore[valid-type]
-    gpu: gpu_type(extended_gpu_ids()) = gpu_choice("h100-sxm", extended_gpu_options(), label="加速器")  # type: ignore[valid-type]
+    model: model_type(MODELS) = model_choice("qwen3-8b", MODELS, label=W["fitparams.model.label"])  # type: ignore[valid-type]
+    gpu: gpu_type(extended_gpu_ids()) = gpu_choice("h100-sxm", extended_gpu_options(), label=W["fitparams.gpu.label"])  # type: ignore[valid-type]
     link_gbps: float | None = link_override()
     tp: TpDegree = tp_choice()
     weight_format: Literal[tuple(WEIGHT_OPTIONS)] = choice(  # type: ignore[valid-type]
-        "bf16", WEIGHT_OPTIONS, label="权重格式(位数含缩放)"
+        "bf16", WEIGHT_OPTIONS, label=W["fitparams.weight_format.label"]
     )
     kv_format: Literal[tuple(KV_FORMATS)] = choice(  # type: ignore[valid-type]
-        "bf16", _format_options(KV_FORMATS), label="KV 缓存格式(位数含缩放)"
+        "bf16", _format_options(KV_FORMATS), label=W["fitparams.kv_format.label"]
     )
-    mem_util: float = slider(0.9, ge=0.1, le=1, step=0.01, label="显存利用率上限 η", sym="η")
+    mem_util: float = slider(0.9, ge=0.1, le=1, step=0.01, label=W["fitparams.mem_util.label"], sym="η")
     reserve_gb: float | None = slider(
         None,
         ge=0,
         le=64,
         step=0.1,
-        label="每卡预留(固定值,留空按 vLLM 剖析估算)",
+        label=W["fitparams.reserve_gb.label"],
         unit="GB",
         sym="M_{res}",
-        placeholder="按 vLLM 剖析估算",
-        help="留空:按 vLLM 的显存剖析逐项估算(激活峰值、非 torch 显存、CUDA graph);填数:每卡固定预留这么多(旧算法,例如 3.3 GB)",
+        placeholder=W["fitparams.reserve_gb.placeholder"],
+        help=W["fitparams.reserve_gb.help"],
     )
     max_num_batched_tokens: int | None = slider(
         None,
         ge=1,
         le=engine_memory.MAX_BATCHED_TOKENS,
         step=1,
-        label="每步最多 token 数 max_num_batched_tokens",
+        label=W["fitparams.max_num_batched_tokens.label"],
         unit="token",
         log=True,
         sym="T_{batch}",
-        placeholder="vLLM 默认",
-        help="vLLM 剖析时跑一次这么多 token 的前向;留空取 vLLM 的默认值(显存 ≥ 70 GiB 的卡 8192,其余 2048)",
+        placeholder=W["fitparams.max_num_batched_tokens.placeholder"],
+        help=W["fitparams.max_num_batched_tokens.help"],
     )
     mtp: bool = toggle(
         False,
-        label="加载 MTP 层(投机解码)",
-        help="checkpoint 带 MTP 层时(DeepSeek-V3、GLM-4.5、Qwen3.5 等),开投机解码 vLLM 才加载它们,显存里多算这些权重",
+        label=W["fitparams.mtp.label"],
+        help=W["fitparams.mtp.help"],
     )
-    context: int = slider(8192, ge=1, le=1_048_576, step=1, label="上下文长度 S", unit="token", log=True)
-    concurrency: int = slider(16, ge=1, le=1000, step=1, label="并发请求数 C", unit="个", log=True)
+    context: int = slider(8192, ge=1, le=1_048_576, step=1, label=W["fitparams.context.label"], unit="token", log=True)
+    concurrency: int = slider(
+        16,
+        ge=1,
+        le=1000,
+        step=1,
+        label=W["fitparams.concurrency.label"],
+        unit=W["fitparams.concurrency.unit"],
+        log=True,
+    )
     cross_field_rules = (LINK_RULE,)
 
 
 FIT = outputs(
     fits=out(
-        "放得下吗?",
+        W["fit.fits"],
         em=True,
-        text={True: "放得下(KV 预算还余 [[free_gb|n]] GB)", False: "[[not_fit_text]]还差 [[short_gb|n]] GB"},
+        text={True: W["fit.t"], False: W["fit.t_2"]},
     ),
-    model_fits=out("模型本身放得下吗?", text={True: "放得下", False: "放不下(还差 [[model_short_gb|n]] GB)"}),
-    kv_capacity_tokens=out("KV 能放下的 token 数", unit="token", em=True, sym="N_{KV}"),
+    model_fits=out(W["fit.model_fits"], text={True: W["fit.t_3"], False: W["fit.t_4"]}),
+    kv_capacity_tokens=out(W["fit.kv_capacity_tokens"], unit="token", em=True, sym="N_{KV}"),
     max_context_at_concurrency=out(
-        "并发 [[concurrency|n]] 时最长上下文", unit="token", none="不受显存限制", sym="S_{max}"
+        W["fit.max_context_at_concurrency"], unit="token", none=W["fit.none"], sym="S_{max}"
     ),
-    max_concurrency_at_context=out("上下文 [[context|n]] 时最多并发", unit="个", sym="C_{max}"),
-    t_step_lb_ms=out("decode 单步下界 T_step", sig=4, em=True, sym="T_{step}", none="无(模型放不下)"),
-    tokens_per_s_ideal=out("理想吞吐(整组卡)", unit="token/s", sig=4, none="无(模型放不下)"),
-    weights_per_gpu_gb=out("每卡权重 W_gpu", digits=2, sym="W_{gpu}"),
-    kv_bytes_per_token_per_gpu=out("每卡每 token 的 KV", unit="B", sym="kv_{gpu}"),
-    kv_budget_gb=out("每卡 KV 预算 M_KV", digits=2, sym="M_{KV}", none="无(权重与预留已超出可用显存)"),
-    kv_held_gb=out("当前批的 KV([[concurrency|n]] × [[context|n]] token)", digits=2, sym="KV_{held}"),
-    usable_gb=out("每卡可用 η·M", digits=2, sym="M_{use}"),
-    t_mem_ms=out("读取项 R/β", sig=4, sym="T_{mem}", none="—"),
-    t_compute_ms=out("计算项 F/Π", sig=4, sym="T_{comp}", none="—"),
-    t_allreduce_ms=out("all-reduce 通信 T_AR(另加的一项)", sig=4, sym="T_{AR}", none="—"),
-    bound=out("读取与计算谁大", text={"memory": "读取(memory)", "compute": "计算(compute)", "none": "—(模型放不下)"}),
-    peak_used_tflops=out("计算峰值 Π(按 [[peak_name]])", sig=5, sym="Π"),
-    peak_fell_back=out("回退到 BF16 峰值?", text={True: "是:[[peak_reason]]", False: "否([[peak_name]])"}),
-    kv_heads_per_gpu=out("每卡 KV 头数", unit="个", tile="gqa", sym="n_{kv,gpu}"),
-    kv_replicated=out("KV 在卡间复制?", text={True: "[[replication]]", False: "否"}),
-    distinct_experts=out("每层平均触及的专家数 E_B", sig=4, tile="moe", sym="E_B"),
-    state_per_seq_per_gpu_mb=out("每条序列的固定状态(每卡)", unit="MB", digits=2, tile="hybrid", sym="S_{seq,gpu}"),
-    weight_read_per_gpu_gb=out("每卡每步读权重", digits=2, sym="R_{W,gpu}"),
-    kv_read_per_gpu_gb=out("每卡每步读 KV", digits=2, tile=False),
-    flops_per_gpu_gflop=out("每卡每步运算", sig=4, tile=False, sym="F_{gpu}"),
-    params_total=out("总参数(显存按它)", tile="moe", sym="N"),
-    params_active=out("激活参数(读取按它)", tile="moe", sym="N_{act}"),
-    weight_bits=out("每个权重的位数(含缩放)", unit="bit", trim=True, tile=False),
-    kv_bits=out("每个 KV 值的位数(含缩放)", unit="bit", trim=True, tile=False),
-    weights_per_gpu_bytes=out("每卡权重(字节)", unit="B", tile=False, sym="W_{gpu}"),
-    capacity_gb=out("每卡显存 M(驱动报告)", digits=2, tile=False, sym="M"),
-    marketed_gb=out("每卡标称显存", tile=False),
-    reserve_per_gpu_gb=out("每卡预留 M_res", digits=2, tile=False, sym="M_{res}"),
-    reserve_activation_gb=out("其中激活峰值 A_peak", digits=2, tile=False, sym="A_{peak}", none="—(固定预留)"),
-    reserve_non_torch_gb=out("其中非 torch 显存 M_nt", digits=2, tile=False, sym="M_{nt}", none="—(固定预留)"),
-    reserve_cuda_graph_gb=out("其中 CUDA graph(计入 KV 预算的部分)", digits=2, tile=False, none="—(固定预留)"),
-    reserve_loaded_extra_gb=out("其中权重加载时多出的部分 ΔW_load", digits=2, tile=False, none="—(固定预留)"),
-    batched_tokens_used=out("剖析用的 max_num_batched_tokens", unit="token", tile=False, none="—(固定预留)"),
-    vllm_kv_tokens=out(
-        "vLLM 日志会打印的 GPU KV cache size", unit="token", tile="hybrid", sym="N_{vLLM}", none="无(模型放不下)"
+    max_concurrency_at_context=out(
+        W["fit.max_concurrency_at_context"], unit=W["fitparams.concurrency.unit"], sym="C_{max}"
     ),
-    vllm_max_concurrency=out(
-        "vLLM 日志的 Maximum concurrency(上下文 [[context|n]])", sig=4, tile=False, none="无(模型放不下)"
+    t_step_lb_ms=out(W["fit.t_step_lb_ms"], sig=4, em=True, sym="T_{step}", none=W["fit.none_2"]),
+    tokens_per_s_ideal=out(W["fit.tokens_per_s_ideal"], unit="token/s", sig=4, none=W["fit.none_2"]),
+    weights_per_gpu_gb=out(W["fit.weights_per_gpu_gb"], digits=2, sym="W_{gpu}"),
+    kv_bytes_per_token_per_gpu=out(W["fit.kv_bytes_per_token_per_gpu"], unit="B", sym="kv_{gpu}"),
+    kv_budget_gb=out(W["fit.kv_budget_gb"], digits=2, sym="M_{KV}", none=W["fit.none_3"]),
+    kv_held_gb=out(W["fit.kv_held_gb"], digits=2, sym="KV_{held}"),
+    usable_gb=out(W["fit.usable_gb"], digits=2, sym="M_{use}"),
+    t_mem_ms=out(W["fit.t_mem_ms"], sig=4, sym="T_{mem}", none="—"),
+    t_compute_ms=out(W["fit.t_compute_ms"], sig=4, sym="T_{comp}", none="—"),
+    t_allreduce_ms=out(W["fit.t_allreduce_ms"], sig=4, sym="T_{AR}", none="—"),
+    bound=out(W["fit.bound"], text={"memory": W["fit.memory"], "compute": W["fit.compute"], "none": W["fit.none_4"]}),
+    peak_used_tflops=out(W["fit.peak_used_tflops"], sig=5, sym="Π"),
+    peak_fell_back=out(W["fit.peak_fell_back"], text={True: W["fit.t_5"], False: W["fit.t_6"]}),
+    kv_heads_per_gpu=out(W["fit.kv_heads_per_gpu"], unit=W["fitparams.concurrency.unit"], tile="gqa", sym="n_{kv,gpu}"),
+    kv_replicated=out(W["fit.kv_replicated"], text={True: "[[replication]]", False: W["fit.t_7"]}),
+    distinct_experts=out(W["fit.distinct_experts"], sig=4, tile="moe", sym="E_B"),
+    state_per_seq_per_gpu_mb=out(
+        W["fit.state_per_seq_per_gpu_mb"], unit="MB", digits=2, tile="hybrid", sym="S_{seq,gpu}"
     ),
-    free_gb=out("KV 预算余量", digits=2, tile=False),
-    short_gb=out("还差", digits=2, tile=False),
-    model_short_gb=out("权重与预留超出可用显存", digits=2, tile=False),
-    peak_format=out("计算格式", tile=False, text={"bf16": "BF16", "fp8": "FP8", "fp4": "FP4"}),
-    link_used_gbps=out("所用互连带宽 β_link(单向)", unit="GB/s", sig=4, tile=False, none="—"),
-    fix_tp=out("换更大的 tp", tile=False, none="到 tp = 8 也放不下"),
-    fix_weight_format=out("换更小的权重格式", tile=False, none="列出的格式都放不下"),
-    fix_gpu=out("换显存更大的加速器", tile=False, none="预设里没有放得下的"),
-    measured=data("公开实测与本页下界:id, engine, setup, measured_ms, bound_ms, ratio_pct, source", type=list),
+    weight_read_per_gpu_gb=out(W["fit.weight_read_per_gpu_gb"], digits=2, sym="R_{W,gpu}"),
+    kv_read_per_gpu_gb=out(W["fit.kv_read_per_gpu_gb"], digits=2, tile=False),
+    flops_per_gpu_gflop=out(W["fit.flops_per_gpu_gflop"], sig=4, tile=False, sym="F_{gpu}"),
+    params_total=out(W["fit.params_total"], tile="moe", sym="N"),
+    params_active=out(W["fit.params_active"], tile="moe", sym="N_{act}"),
+    weight_bits=out(W["fit.weight_bits"], unit="bit", trim=True, tile=False),
+    kv_bits=out(W["fit.kv_bits"], unit="bit", trim=True, tile=False),
+    weights_per_gpu_bytes=out(W["fit.weights_per_gpu_bytes"], unit="B", tile=False, sym="W_{gpu}"),
+    capacity_gb=out(W["fit.capacity_gb"], digits=2, tile=False, sym="M"),
+    marketed_gb=out(W["fit.marketed_gb"], tile=False),
+    reserve_per_gpu_gb=out(W["fit.reserve_per_gpu_gb"], digits=2, tile=False, sym="M_{res}"),
+    reserve_activation_gb=out(
+        W["fit.reserve_activation_gb"], digits=2, tile=False, sym="A_{peak}", none=W["fit.none_5"]
+    ),
+    reserve_non_torch_gb=out(W["fit.reserve_non_torch_gb"], digits=2, tile=False, sym="M_{nt}", none=W["fit.none_5"]),
+    reserve_cuda_graph_gb=out(W["fit.reserve_cuda_graph_gb"], digits=2, tile=False, none=W["fit.none_5"]),
+    reserve_loaded_extra_gb=out(W["fit.reserve_loaded_extra_gb"], digits=2, tile=False, none=W["fit.none_5"]),
+    batched_tokens_used=out(W["fit.batched_tokens_used"], unit="token", tile=False, none=W["fit.none_5"]),
+    vllm_kv_tokens=out(W["fit.vllm_kv_tokens"], unit="token", tile="hybrid", sym="N_{vLLM}", none=W["fit.none_2"]),
+    vllm_max_concurrency=out(W["fit.vllm_max_concurrency"], sig=4, tile=False, none=W["fit.none_2"]),
+    free_gb=out(W["fit.free_gb"], digits=2, tile=False),
+    short_gb=out(W["fit.short_gb"], digits=2, tile=False),
+    model_short_gb=out(W["fit.model_short_gb"], digits=2, tile=False),
+    peak_format=out(W["fit.peak_format"], tile=False, text={"bf16": "BF16", "fp8": "FP8", "fp4": "FP4"}),
+    link_used_gbps=out(W["fit.link_used_gbps"], unit="GB/s", sig=4, tile=False, none="—"),
+    fix_tp=out(W["fit.fix_tp"], tile=False, none=W["fit.none_6"]),
+    fix_weight_format=out(W["fit.fix_weight_format"], tile=False, none=W["fit.none_7"]),
+    fix_gpu=out(W["fit.fix_gpu"], tile=False, none=W["fit.none_8"]),
+    measured=data(W["fit.measured"], type=list),
 )
 
 
@@ -174,7 +187,7 @@ def model_shape(ref: str) -> ModelShape:
     s = shape_of_model(ref, MODELS.get(ref, ""))
     if not s.n_experts:
         return s
-    src = f"{MODELS.get(ref, '自定义')} 的 config.json"
+    src = W.f("model_shape", get=MODELS.get(ref, "自定义"))
     return dataclasses.replace(
         s,
         n_experts=leaf(s.n_experts, "E", "", src),
@@ -188,10 +201,10 @@ def runtime_memory(ref: str) -> float:
     said so, where no report was found and for a reader's own card."""
     g = gpu(ref)
     if g.mem_bytes:
-        return leaf(float(g.mem_bytes), "M", "B", f"{g.name}:驱动报告的显存 {g.mem_source}")
+        return leaf(float(g.mem_bytes), "M", "B", W.f("runtime_memory.leaf", name=g.name, mem_source=g.mem_source))
     if ref.startswith(CUSTOM_GPU):
-        return leaf(g.mem_gb * GB, "M", "B", f"自定义 GPU:按填写的 {g.mem_gb:g} GB")
-    return leaf(g.mem_gb * GB, "M", "B", f"{g.name}:未找到驱动报告值,按标称 {g.mem_gb:g} GB")
+        return leaf(g.mem_gb * GB, "M", "B", W.f("runtime_memory.leaf_2", mem_gb=g.mem_gb))
+    return leaf(g.mem_gb * GB, "M", "B", W.f("runtime_memory.leaf_3", name=g.name, mem_gb=g.mem_gb))
 
 
 def planner_link(ref: str, override_gbps: float | None, tp: int) -> float | None:
@@ -201,7 +214,7 @@ def planner_link(ref: str, override_gbps: float | None, tp: int) -> float | None
     g = gpu(ref)
     peer = g.link_peer_bytes_s
     if g.topology == "mesh" and peer:
-        src = f"{g.name} 预设(data/gpus.json):{g.interconnect},每条单向"
+        src = W.f("planner_link", name=g.name, interconnect=g.interconnect)
         return parallel.link_for_tp("mesh", None, given(g.link_peer_gbps, "β_{peer}", "GB/s", source=src) * 1e9, tp)
     return link_bytes_s(ref, None)
 
@@ -279,7 +292,7 @@ def alternatives(p: FitParams, s: ModelShape, mem: float) -> planner.Alternative
 def _bits(p: FitParams, s: ModelShape) -> float:
     if p.weight_format == STORED:
         bits = round(8 * (s.stored_bytes or 2 * s.params_total) / s.params_total, 3)
-        return given(bits, "q_W", "bit", source=f"checkpoint:{s.stored_label or 'BF16'}(全部参数的平均)")
+        return given(bits, "q_W", "bit", source=W.f("bits.source", v=s.stored_label or "BF16"))
     wf = WEIGHT_FORMATS[p.weight_format]
     return given(float(wf.bits), "q_W", "bit", source=f"{wf.label}:{wf.layout}")
 
@@ -395,9 +408,16 @@ def measured_rows() -> tuple[dict[str, Any], ...]:
                 "engine": pt["engine"],
                 "model": pt["model"],
                 "gpu": pt["gpu"],
-                "setup": f"{NAMES.get(pt['model'], pt['model'])} · {pt['tp']} × {gpu(pt['gpu']).name} · "
-                f"{WEIGHT_OPTIONS[pt['weight_format']].split(' · ')[0]} · 输入 {pt['input_tokens']:,} / 输出 "
-                f"{pt['output_tokens']:,} · 并发 {pt['concurrency']}",
+                "setup": W.f(
+                    "measured_rows.setup",
+                    get=NAMES.get(pt["model"], pt["model"]),
+                    v=pt["tp"],
+                    name=gpu(pt["gpu"]).name,
+                    v2=WEIGHT_OPTIONS[pt["weight_format"]].split(" · ")[0],
+                    v3=pt["input_tokens"],
+                    v4=pt["output_tokens"],
+                    v5=pt["concurrency"],
+                ),
                 "metric": pt["metric"],
                 "measured_ms": pt["measured_ms"],
                 "bound_ms": bound,
@@ -412,7 +432,14 @@ def measured_table(p: FitParams) -> Table:
     rows = measured_rows()
     here = [i for i, r in enumerate(rows) if r["model"] == p.model and r["gpu"] == p.gpu]
     return Table(
-        ["公开实测的设置", "引擎", "实测", "本页下界(ms)", "实测 / 下界(%)", "来源"],
+        [
+            W["measured_table.table"],
+            W["measured_table.table_2"],
+            W["measured_table.table_3"],
+            W["measured_table.table_4"],
+            W["measured_table.table_5"],
+            W["measured_table.table_6"],
+        ],
         [
             [
                 r["setup"],
@@ -424,9 +451,15 @@ def measured_table(p: FitParams) -> Table:
             ]
             for r in rows
         ],
-        title="实测离下界有多远",
+        title=W["measured_table.title"],
         note=WORDS["measured_note"]
-        + ("(与当前模型和加速器相同的行:第 " + "、".join(str(i + 1) for i in here) + " 行)" if here else ""),
+        + (
+            W["measured_table.note"]
+            + W["measured_table.note_2"].join(str(i + 1) for i in here)
+            + W["measured_table.note_3"]
+            if here
+            else ""
+        ),
         formats=(None, None, None, FIT["t_step_lb_ms"], out("", unit="%", digits=0), None),
     )
 
@@ -440,21 +473,21 @@ def context_flags(pl: planner.Plan, s: ModelShape, p: FitParams, o: dict[str, An
     link = o.get("link_used_gbps")
     peak_names = {"bf16": "BF16", "fp8": "FP8", "fp4": "FP4"}
     if not pl.model_fits:
-        verdict, not_fit = "✗ 模型放不下", "模型放不下:权重与预留"
+        verdict, not_fit = W["context_flags"], W["context_flags_2"]
     elif not pl.fits:
-        verdict, not_fit = "模型放得下 · ✗ 这批放不下", "模型放得下,这批放不下:KV "
+        verdict, not_fit = W["context_flags_3"], W["context_flags_4"]
     else:
-        verdict, not_fit = "✓ 放得下", ""
+        verdict, not_fit = W["context_flags_5"], ""
     return {
         "verdict": verdict,
         "not_fit_text": not_fit,
-        "model_name": MODELS.get(p.model, "自定义模型"),
+        "model_name": MODELS.get(p.model, W["context_flags.model_name"]),
         "gpu_name": ref.name,
-        "peak_name": peak_names[pl.peak.used] + " 峰值",
-        "peak_reason": pl.peak.reason or "BF16 权重按 BF16 峰值算",
+        "peak_name": peak_names[pl.peak.used] + W["context_flags.peak_name"],
+        "peak_reason": pl.peak.reason or W["context_flags.peak_reason"],
         "fell_back": pl.peak.fell_back,
         "weight_only": bool(pl.peak.reason) and not pl.peak.fell_back and pl.peak.used == "bf16",
-        "replication": "是:潜向量每卡一份" if s.mla else "是:KV 头不够分,每个头复制到多张卡",
+        "replication": W["context_flags.replication"] if s.mla else W["context_flags.replication_2"],
         "replicated_gqa": pl.kv_replicated and not s.mla,
         "mla_split": pl.kv_replicated and s.mla,
         "gqa": not s.mla,
@@ -471,7 +504,7 @@ def context_flags(pl: planner.Plan, s: ModelShape, p: FitParams, o: dict[str, An
         "model_out": not pl.model_fits,
         "batch_out": pl.model_fits and not pl.fits,
         "stored": p.weight_format == STORED,
-        "stored_label": s.stored_label or "未量化",
+        "stored_label": s.stored_label or W["context_flags.stored_label"],
         "marketed_only": not ref.mem_bytes and not p.gpu.startswith(CUSTOM_GPU),
         "engine": p.reserve_gb is None,
         "fixed_reserve": p.reserve_gb is not None,
@@ -500,11 +533,11 @@ def figures(o: dict[str, Any], fits: bool) -> list[Figure]:
         "outside": o["capacity_gb"] - o["usable_gb"],
     }
     labels = {
-        "weights": "权重",
-        "reserve": "预留",
-        "kv": "当前批的 KV",
-        "free": "KV 预算余量",
-        "outside": "η 之外(引擎不用)",
+        "weights": W["figures.weights"],
+        "reserve": W["figures.reserve"],
+        "kv": W["figures.kv"],
+        "free": W["fit.free_gb"],
+        "outside": W["figures.outside"],
     }
     mem = memory_breakdown(
         parts, {"weights": gb("weights_per_gpu_gb"), "kv": gb("kv_held_gb")}, o["usable_gb"], o["capacity_gb"], labels
@@ -512,9 +545,8 @@ def figures(o: dict[str, Any], fits: bool) -> list[Figure]:
     out_figs = [
         Figure(
             mem,
-            "每卡显存怎么分",
-            "每卡:权重 [[weights_per_gpu_gb]] + 预留 [[reserve_per_gpu_gb]] + 当前批 KV "
-            "[[kv_held_gb]],对可用 [[usable_gb]](驱动报告的显存 [[capacity_gb]]):[[verdict]]。",
+            W["figures.figure"],
+            W["figures.figure_2"],
             height=220,
         )
     ]
@@ -522,19 +554,18 @@ def figures(o: dict[str, Any], fits: bool) -> list[Figure]:
         return out_figs
     keys = ["t_mem_ms", "t_compute_ms", "t_allreduce_ms"]
     steps = step_terms(
-        ["读取 R/β", "计算 F/Π", "all-reduce T_AR"],
+        [W["figures.step_terms"], W["figures.step_terms_2"], "all-reduce T_AR"],
         [o[k] for k in keys],
         ["read", "compute", "network"],
         [FIT[k].fmt(o[k]) for k in keys],
         o["t_step_lb_ms"],
-        "下界 " + FIT["t_step_lb_ms"].fmt(o["t_step_lb_ms"]),
+        W["figures.step_terms_3"] + FIT["t_step_lb_ms"].fmt(o["t_step_lb_ms"]),
     )
     out_figs.append(
         Figure(
             steps,
-            "decode 一步的时间下界",
-            "读取 [[t_mem_ms]]、计算 [[t_compute_ms]] 取大者,再加 all-reduce "
-            "[[t_allreduce_ms]],得下界 [[t_step_lb_ms]]。",
+            W["figures.figure_3"],
+            W["figures.figure_4"],
             height=230,
         )
     )
@@ -543,13 +574,12 @@ def figures(o: dict[str, Any], fits: bool) -> list[Figure]:
 
 @card(
     "fit-planner",
-    title="放得下吗,最快多快:显存与速度规划",
+    title=W["fit_planner.title"],
     section="tools",
     kind="calculator",
     params=FitParams,
     outputs=FIT,
-    lead="选模型(或粘贴 config.json)、加速器、张量并行和数值格式:每张卡的权重、KV 预算、能放的 token 数、"
-    "最长上下文与最多并发,以及 decode 一步的时间下界,和公开实测离它多远。",
+    lead=W["fit_planner.lead"],
 )
 def fit_planner(p: FitParams) -> View:
     s = model_shape(p.model)
@@ -561,7 +591,7 @@ def fit_planner(p: FitParams) -> View:
     ctx = context_flags(pl, s, p, o)
     return View(
         o,
-        headline="[[verdict]] · [[model_name]] · [[tp|n]] × [[gpu_name]] · 并发 [[concurrency|n]] × [[context]]",
+        headline=W["fit_planner.headline"],
         ctx=ctx,
         figures=figures(o, pl.model_fits),
         tables=[measured_table(p)],

@@ -1,5 +1,5 @@
 """/tools/log, "bring your lab log" (issue 41): the page's declaration — its settings, the fields a result
-address may carry, and its words (log.toml; a second language is a second file of the same keys). The
+address may carry, and its words (log_page.toml; a second language is a second file of the same keys). The
 parsing is ``calculators.logparse``, the bounds ``calculators.reconcile``; this module turns settings into a
 :class:`reconcile.Setup` and rows into words. No card is registered: the page is not a slider card."""
 
@@ -22,7 +22,7 @@ from ...params_domain import gpu_type, model_type
 from ...words import localize
 from .. import words
 
-WORDS = words("tools", "log")
+WORDS = words("tools", "log_page")
 STORED = "stored"
 
 
