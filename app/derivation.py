@@ -18,7 +18,7 @@ from typing import Any
 
 from . import format as fmt
 from .trace import Node, node_of
-from .words import words_for
+from .words import localize, words_for
 
 W = words_for(__name__)
 
@@ -39,6 +39,7 @@ def short(x: float) -> str:
 def with_unit(value: float, unit: str, *, given: bool = False, precise: bool = False) -> str:
     """A value and its unit: a given value as given; a derived one to 4 significant figures with the
     SI prefix its magnitude asks for (70 GB, 3.35 TB/s, 20.9 ms)."""
+    unit = localize(unit)  # a word unit (Text, 项/条) in the edition served
     if given:
         return fmt.with_unit_text(fmt.GIVEN.text(value), unit)
     return fmt.si_text(value, unit, PRECISE if precise else fmt.BRIEF)
@@ -46,7 +47,7 @@ def with_unit(value: float, unit: str, *, given: bool = False, precise: bool = F
 
 def sym_text(sym: str) -> str:
     """``T_{step}`` → ``T_step``; ``\\beta`` → ``β`` (plain text for JSON)."""
-    s = sym.replace("{", "").replace("}", "")
+    s = localize(sym).replace("{", "").replace("}", "")  # a label (Text) in the edition served
     return re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK.get(m.group(1), m.group(1)), s)
 
 
@@ -70,6 +71,7 @@ _GREEK = {
 
 def sym_tex(sym: str) -> str:
     """A symbol for TeX: words that are not a symbol (Chinese labels) go in ``\\text{}``."""
+    sym = localize(sym)  # a label (Text) in the edition served
     if re.fullmatch(r"[A-Za-z\u0370-\u03ff\\{}_^*'0-9,.]+", sym):
         return sym
     return r"\text{" + sym.replace("{", "").replace("}", "") + "}"
@@ -291,7 +293,7 @@ def _bytes_as_words(d: Derivation) -> Derivation:
     not 1 B beside B = 16)."""
 
     def w(t: str) -> str:
-        return _BYTE_UNIT.sub(W["bytes_as_words.w.sub"], t)
+        return _BYTE_UNIT.sub(localize(W["bytes_as_words.w.sub"]), t)  # built per request: in its edition
 
     return replace(
         d,
@@ -322,7 +324,7 @@ def derive(
         ins = "; ".join(f"{text.atom(x)} = {sub.atom(x)}" for x in top.args if isinstance(x, Node))
         return Derivation(
             sym=sym,
-            formula=f"{sym_text(sym)}:{top.text}",
+            formula=f"{sym_text(sym)}:{localize(top.text)}",
             tex="",
             substituted=ins or result,
             result=result,
@@ -343,7 +345,7 @@ def derive(
     steps = []
     for m in named:
         if m.kind == "rule":
-            steps.append(Step(sym_text(m.sym) or "…", m.text, "", with_unit(m.value, m.unit)))
+            steps.append(Step(sym_text(m.sym) or "…", localize(m.text), "", with_unit(m.value, m.unit)))
         else:
             mf, _, ms = _define(m, text, tex, sub)
             steps.append(Step(sym_text(m.sym), mf, ms, with_unit(m.value, m.unit)))

@@ -21,7 +21,7 @@ from typing import Any
 
 from . import format as fmt
 from .trace import node_of
-from .words import words_for
+from .words import localize, words_for
 
 W = words_for(__name__)
 
@@ -162,7 +162,8 @@ class Out:
     def words(self, value: Any) -> str:
         """A bool/str/None output in words."""
         if self.text is not None:
-            return str(self.text(value) if callable(self.text) else self.text.get(value, str(value)))
+            said = self.text(value) if callable(self.text) else self.text.get(value, str(value))
+            return said if isinstance(said, str) else str(said)  # a Text stays a Text: the English page says it
         if isinstance(value, bool):
             return W["out.words"] if value else W["out.words_2"]
         return self.none if value is None else str(value)
@@ -224,10 +225,11 @@ def fill(template: str, lookup: Callable[[str, str], tuple[str, str] | None]) ->
     (the slot is left as written, so a typo shows rather than vanishes)."""
     if "[[" not in template:
         return template
+    template = localize(template)  # a Text filled per request: its words in the edition served
     out = []
     for written, key, flag in split(template):
         hit = lookup(key, flag) if key else None
-        out.append(hit[0] if hit else written)
+        out.append(str(localize(hit[0])) if hit else written)  # a slot holding a word (Text): its edition
     return "".join(out)
 
 

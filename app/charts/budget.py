@@ -244,7 +244,7 @@ def a100_figure(
 ) -> tuple[dict, str]:
     """图 3-30: reported GPU-hours as A100 equivalents, horizontal log bars coloured by the original GPU;
     and the figure's one-line summary."""
-    labels = [f"{r['model']}({gpu_names[r['gpu']]},{r['scope']})" for r in reports]
+    labels = [W.f("a100_figure.label", model=r["model"], gpu=gpu_names[r["gpu"]], scope=r["scope"]) for r in reports]
     traces = []
     for g in roles:
         idx = [i for i, r in enumerate(reports) if r["gpu"] == g]

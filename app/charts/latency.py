@@ -31,6 +31,11 @@ def fmt_ns(ns: float) -> str:
     return f"{g(ns)} ns"
 
 
+def op_name(op: Op) -> str:
+    """A row's name as words: the Chinese from the data, the slide's English wording in the English edition."""
+    return W.f("op_name", zh=op.zh, label=op.label)
+
+
 def latency_bars(ops: Sequence[Op], a: Op, b: Op) -> dict:
     """One horizontal bar per row on a log axis, coloured by category; rows A and B outlined and marked."""
     traces = []
@@ -38,7 +43,7 @@ def latency_bars(ops: Sequence[Op], a: Op, b: Op) -> dict:
         rows = [op for op in ops if op.category == cat]
         sel = [op.id in (a.id, b.id) for op in rows]
         t = bar(
-            [op.zh for op in rows],
+            [op_name(op) for op in rows],
             [op.ns for op in rows],
             zh,
             cat,
@@ -58,7 +63,7 @@ def latency_bars(ops: Sequence[Op], a: Op, b: Op) -> dict:
     ticks = [10.0**k for k in range(-1, 10)]
     lay = layout(
         axis(W["latency_bars.axis"], log=True, range_=(-1, 9.3), ticks=ticks, ticktext=[fmt_ns(t) for t in ticks]),
-        axis("", categoryorder="array", categoryarray=[op.zh for op in ops], autorange="reversed"),
+        axis("", categoryorder="array", categoryarray=[op_name(op) for op in ops], autorange="reversed"),
         height=440,
         margin=(190, 20, 16, 56),
         barmode="overlay",

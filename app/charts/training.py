@@ -55,7 +55,7 @@ def mat_boxes(m: int, k: int, n: int) -> dict:
 def state_figure(n: float, parts: Sequence[tuple[str, float, str]], k: int, card_gb: float) -> dict:
     """例题 3-3: the state per card (GB) stacked part by part, split evenly over k cards, against one card."""
     xs = [W["state_figure"]] if k == 1 else [W.f("state_figure_2", v=i + 1) for i in range(k)]
-    series = [(f"{name}({b:g} B)", [n * b / 1e9 / k] * k, role) for name, b, role in parts]
+    series = [(W.f("state_figure.part", name=name, b=b), [n * b / 1e9 / k] * k, role) for name, b, role in parts]
     return stacked(
         xs,
         series,

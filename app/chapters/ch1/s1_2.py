@@ -43,7 +43,7 @@ def gpu_short(gid: str) -> str:
 
 LADIS = W["ladis"]
 OPS = latency.numbers_2009(read_json("latency_numbers_2009.json")["rows"])
-ROW_OPTIONS = {o.id: f"{o.zh}({o.label})" for o in OPS}
+ROW_OPTIONS = {o.id: W.f("row_option", zh=o.zh, label=o.label) for o in OPS}
 RowId = Literal[tuple(ROW_OPTIONS)]  # type: ignore[valid-type]
 OP_KEYS = {op.id: op.id.replace("-", "_") + "_ns" for op in OPS}
 
@@ -58,7 +58,10 @@ FIG16 = outputs(
     row_b_ns=shared.shown_out("B · [[b_name]]", lat_charts.fmt_ns, unit="ns", sym="t_B"),
     ratio=out(W["fig16.ratio"], unit="×", sig=3, em=True),
     slower=out(W["fig16.slower"], tile=False),
-    **{k: shared.shown_out(o.zh, lat_charts.fmt_ns, unit="ns", tile=False) for o, k in zip(OPS, OP_KEYS.values())},
+    **{
+        k: shared.shown_out(lat_charts.op_name(o), lat_charts.fmt_ns, unit="ns", tile=False)
+        for o, k in zip(OPS, OP_KEYS.values())
+    },
     rows=data(W["fig16.rows"]),
 )
 
@@ -75,14 +78,15 @@ FIG16 = outputs(
 )
 def fig_1_6(p: LatencyParams) -> View:
     a, b = latency.op(OPS, p.row_a), latency.op(OPS, p.row_b)
-    ta, tb = given(a.ns, "t_A", "ns", source=f"{a.zh}:{LADIS}"), given(b.ns, "t_B", "ns", source=f"{b.zh}:{LADIS}")
+    ta = given(a.ns, "t_A", "ns", source=W.f("op_source", name=lat_charts.op_name(a), src=LADIS))
+    tb = given(b.ns, "t_B", "ns", source=W.f("op_source", name=lat_charts.op_name(b), src=LADIS))
     slower, faster = (b, a) if b.ns >= a.ns else (a, b)
     o = {
         "row_a_ns": ta,
         "row_b_ns": tb,
         "ratio": latency.ratio(ta, tb),
         "slower": slower.id,
-        **{k: given(op.ns, op.zh, "ns", source=LADIS) for op, k in zip(OPS, OP_KEYS.values())},
+        **{k: given(op.ns, lat_charts.op_name(op), "ns", source=LADIS) for op, k in zip(OPS, OP_KEYS.values())},
         "rows": [{"id": op.id, "label": op.label, "ns": op.ns, "category": op.category} for op in OPS],
     }
     rows = [
@@ -101,7 +105,12 @@ def fig_1_6(p: LatencyParams) -> View:
     return View(
         o,
         headline=W["fig_1_6.headline"],
-        ctx={"a_name": a.zh, "b_name": b.zh, "slower_name": slower.zh, "faster_name": faster.zh},
+        ctx={
+            "a_name": lat_charts.op_name(a),
+            "b_name": lat_charts.op_name(b),
+            "slower_name": lat_charts.op_name(slower),
+            "faster_name": lat_charts.op_name(faster),
+        },
         figures=[
             Figure(
                 lat_charts.latency_bars(OPS, a, b),
@@ -208,7 +217,7 @@ def amdahl_team(p: AmdahlParams) -> View:
         s,
         o["speedup"],
         lim if finite else None,
-        W["amdahl_team.speedup_curve_2"] + shared.shown(AMDAHL, o, "speedup_limit"),
+        W.f("amdahl_team.limit_joined", a=W["amdahl_team.speedup_curve_2"], v=shared.shown(AMDAHL, o, "speedup_limit")),
     )
     return View(
         o,
@@ -223,7 +232,11 @@ def amdahl_team(p: AmdahlParams) -> View:
             Figure(
                 curve,
                 W["amdahl_team.figures_3"],
-                W["amdahl_team.figures_4"] + (W["amdahl_team.figures_5"] if finite else W["amdahl_team.figures_6"]),
+                W.f(
+                    "amdahl_team.figures_joined",
+                    a=W["amdahl_team.figures_4"],
+                    b=W["amdahl_team.figures_5"] if finite else W["amdahl_team.figures_6"],
+                ),
                 height=300,
             ),
         ],
@@ -266,7 +279,7 @@ CHEAT_METRICS = {
 CHEAT = outputs(
     **{
         f"{g.replace('-', '_')}_{m}": out(
-            f"{gpu_short(g)} · {name}", digits={"mem_gb": 0, "read_1gb_ms": 2}.get(m), tile=False
+            W.f("cheat.label", gpu=gpu_short(g), name=name), digits={"mem_gb": 0, "read_1gb_ms": 2}.get(m), tile=False
         )
         for m, (name, _, _, _) in CHEAT_METRICS.items()
         for g in CHEAT_GPUS
@@ -514,8 +527,8 @@ def fig_1_7(p: BudgetParams) -> View:
         o["capacity_gb"],
         {
             "weights": shared.shown(BUDGET, o, "per_gpu_weights_gb", "n"),
-            "over": W["fig_1_7.over"] + shared.shown(BUDGET, o, "over_gb"),
-            "capacity": W["fig_1_7.capacity"] + shared.shown(BUDGET, o, "capacity_gb"),
+            "over": W.f("fig_1_7.over_joined", a=W["fig_1_7.over"], v=shared.shown(BUDGET, o, "over_gb")),
+            "capacity": W.f("fig_1_7.over_joined", a=W["fig_1_7.capacity"], v=shared.shown(BUDGET, o, "capacity_gb")),
         },
     )
     fit = W["budget.t"] if o["fits"] else W["budget.t_2"]
@@ -528,7 +541,7 @@ def fig_1_7(p: BudgetParams) -> View:
             Figure(
                 fig,
                 W["fig_1_7.figures"],
-                W["fig_1_7.figures_2"] + fit + W["fig_1_7.figures_3"],
+                W.f("fig_1_7.figures_joined", a=W["fig_1_7.figures_2"], b=fit, c=W["fig_1_7.figures_3"]),
                 illustrative=multi,
                 height=340,
             )
@@ -614,7 +627,7 @@ EX12 = outputs(
     },
     mixed_weight_room_gb=out(W["ex12.mixed_weight_room_gb"], digits=2, tile=False),
     **{
-        f"mixed_{k}_{m}": out(f"A6000 + H100 · {zh} · {label}", digits=2, tile=False, text=text)
+        f"mixed_{k}_{m}": out(W.f("ex12.mixed", zh=zh, label=label), digits=2, tile=False, text=text)
         for k, zh in EX12_CASES.items()
         for m, label, text in (
             ("margin_gb", W["budget.headroom_gb"], None),

@@ -165,7 +165,9 @@ def eg_1_1(p: Eg11Params) -> View:
     )
     return View(
         o,
-        headline=head + (" · tp = [[tp|n]]" if p.tp > 1 else "") + W["eg_1_1.headline"],
+        headline=W.f(
+            "eg_1_1.headline_joined", head=head, tp=" · tp = [[tp|n]]" if p.tp > 1 else "", b=W["eg_1_1.headline"]
+        ),
         ctx={"model_name": MODEL_NAMES.get(p.model, W["eg_1_1.model_name"]), "multi": p.tp > 1},
         figures=[
             Figure(

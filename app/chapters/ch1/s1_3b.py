@@ -109,7 +109,7 @@ EX13_CASES = {
     "b16_half": (16, 0.5),
     "b64_half": (64, 0.5),
 }
-CASE_NAMES = {c: f"B = {b}" + (W["case_names"] if w != 1.0 else "") for c, (b, w) in EX13_CASES.items()}
+CASE_NAMES = {c: W.f("case_names.b", b=b, half=W["case_names"] if w != 1.0 else "") for c, (b, w) in EX13_CASES.items()}
 METRICS = {
     "t_step_ms": (W["metrics.t_step_ms"], "T_{step}", "ms"),
     "t_mem_ms": (W["metrics.t_mem_ms"], "T_{mem}", "ms"),
@@ -140,7 +140,9 @@ EX13 = outputs(
         "bw_eff_tbps": out("β_eff", sig=4, tile=False, sym="β_{eff}"),
         "peak_eff_tflops": out("Π_eff", sig=4, tile=False, sym="Π_{eff}"),
         **{
-            f"{m}_{c}": out(f"{CASE_NAMES[c]} · {label}", unit=unit, sig=4, tile=False, sym=sym)
+            f"{m}_{c}": out(
+                W.f("case_names.metric", case=CASE_NAMES[c], label=label), unit=unit, sig=4, tile=False, sym=sym
+            )
             for m, (label, sym, unit) in METRICS.items()
             for c in EX13_CASES
             if f"{m}_{c}" not in ("t_step_ms_b1", "t_step_ms_b64_half")

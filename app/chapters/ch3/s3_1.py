@@ -89,7 +89,7 @@ def eg_3_1(p: Eg31Params) -> View:
         Note(W["eg_3_1.note_2"]),
         Note(W["eg_3_1.note_3"]),
         Note(
-            W["eg_3_1.note_4"] + same + W["eg_3_1.note_5"],
+            W.f("eg_3_1.note_joined", a=W["eg_3_1.note_4"], b=same, c=W["eg_3_1.note_5"]),
             "book",
         ),
         Note(W["eg_3_1.note_6"]),
@@ -337,7 +337,11 @@ def ex_3_1(p: Ex31Params) -> View:
                     log=True,
                 ),
                 W["ex_3_1.figures_3"],
-                W["ex_3_1.figures_4"] + (W["ex_3_1.figures_5"] if n == 1 else W["ex_3_1.figures_6"]),
+                W.f(
+                    "ex_3_1.figures_joined",
+                    a=W["ex_3_1.figures_4"],
+                    b=W["ex_3_1.figures_5"] if n == 1 else W["ex_3_1.figures_6"],
+                ),
             ),
             Figure(
                 rq.grouped_counts(
@@ -385,8 +389,11 @@ def ex_3_1(p: Ex31Params) -> View:
                 kind="open",
                 prompt=W["ex_3_1.prompt_5"],
                 answer_text=s(
-                    (W["ex_3_1.answer_text"] if n == 1 else W.f("ex_3_1.answer_text_2", n=n))
-                    + W["ex_3_1.answer_text_3"]
+                    W.f(
+                        "ex_3_1.answer_joined",
+                        a=W["ex_3_1.answer_text"] if n == 1 else W.f("ex_3_1.answer_text_2", n=n),
+                        b=W["ex_3_1.answer_text_3"],
+                    )
                 ),
             ),
         ],
@@ -735,7 +742,11 @@ REPLAY = outputs(
     kv_pool_tokens=out(W["replay.kv_pool_tokens"], digits=1),
     max_resident_long_input=out(W["replay.max_resident_long_input"], unit=W["eg31.unit"]),
     max_resident_long_output=out(W["replay.max_resident_long_output"], unit=W["eg31.unit"]),
-    **{f"{k}_{m}": quiet(f"{lab}({ml})", unit=u) for k, (lab, u, _) in MEASURES.items() for m, ml in MIXES.items()},
+    **{
+        f"{k}_{m}": quiet(W.f("measures.in_mix", lab=lab, ml=ml), unit=u)
+        for k, (lab, u, _) in MEASURES.items()
+        for m, ml in MIXES.items()
+    },
     total_requests=quiet(W["eg31.total_requests"], unit=W["eg31.unit"]),
     arrival_window_s=quiet(W["eg31.duration_s"]),
     max_seqs=quiet(W["replayparams.max_seqs.fixed"], unit=W["eg31.unit"]),
@@ -755,7 +766,7 @@ REPLAY = outputs(
 def real_replay(p: ReplayParams) -> View:
     mixes = read_json("real-replay.json")["mixes"]
     o: dict = {
-        f"{k}_{m}": given(mixes[m][k], f"{lab}({ml})", u, W["real_replay.o.given"])
+        f"{k}_{m}": given(mixes[m][k], W.f("measures.in_mix", lab=lab, ml=ml), u, W["real_replay.o.given"])
         for k, (lab, u, _) in MEASURES.items()
         for m, ml in MIXES.items()
     }

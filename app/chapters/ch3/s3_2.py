@@ -215,7 +215,16 @@ def prefix_cache_4round(p: FourRoundParams) -> View:
     src = [W["prefix_cache_4round"] if not bk else W["prefix_cache_4round_2"] for *_, bk in ROUNDS]
     inputs, hits = (
         [
-            given(r[j], f"{sym}_{i}", "token", s + W["prefix_cache_4round.given"] * (s == W["prefix_cache_4round"]))
+            given(
+                r[j],
+                f"{sym}_{i}",
+                "token",
+                W.f(
+                    "prefix_cache_4round.source",
+                    what=s,
+                    split=W["prefix_cache_4round.given"] if s == W["prefix_cache_4round"] else "",
+                ),
+            )
             for i, (r, s) in enumerate(zip(ROUNDS, src), 1)
         ]
         for j, sym in ((0, "I"), (1, "K"))
@@ -541,7 +550,7 @@ def agent_trace(p: Params) -> View:
         [
             W.f("agent_trace", n=n),
             what,
-            f"{m:.3f} s" + (W["agent_trace_2"] if n == 1 else ""),
+            W.f("agent_trace.time", t=f"{m:.3f} s", note=W["agent_trace_2"] if n == 1 else ""),
             f"{t:.3f} s",
             f"{c:.3f} s",
         ]

@@ -95,13 +95,22 @@ def fig_3_15(p: VisionParams) -> View:
     ]
     return View(
         o,
-        headline=W.f("fig_3_15.headline", img_w_px=p.img_w_px, img_h_px=p.img_h_px) + W["fig_3_15.headline_2"] * txt,
+        headline=W.f(
+            "fig_3_15.headline_joined",
+            a=W.f("fig_3_15.headline", img_w_px=p.img_w_px, img_h_px=p.img_h_px),
+            b=W["fig_3_15.headline_2"] if txt else "",
+        ),
         ctx={"ec_kib": o["ec_bytes_per_token"] / KIB},
         figures=[
             Figure(
                 mm_charts.sizes_figure(bars),
                 W["fig_3_15.figures"],
-                W["fig_3_15.figures_2"] + W["fig_3_15.figures_3"] * txt + W["fig_3_15.figures_4"],
+                W.f(
+                    "fig_3_15.figures_joined",
+                    a=W["fig_3_15.figures_2"],
+                    b=W["fig_3_15.figures_3"] if txt else "",
+                    c=W["fig_3_15.figures_4"],
+                ),
             )
         ],
         blocks=[
@@ -209,7 +218,12 @@ def vision_reuse_table(p: ReuseParams) -> View:
                 [
                     [
                         W["reuse_out.screenshot_mb"],
-                        sh.SCREENSHOT_TEXT.replace(" ≈", W["vision_reuse_table.tables_5"]) + ")",
+                        W.f(
+                            "vision_reuse_table.screenshot",
+                            mb=sh.SCREENSHOT_TEXT.split(" ≈ ")[0],
+                            given=W["vision_reuse_table.tables_5"],
+                            mib=sh.SCREENSHOT_TEXT.split(" ≈ ")[1],
+                        ),
                         W["vision_reuse_table.tables_6"],
                         W["vision_reuse_table.tables_7"],
                     ],
@@ -525,7 +539,7 @@ def fig_3_18(p: sh.JitterParams) -> View:
     late = W["fig_3_18"] if j.late >= 0 else W["fig_3_18_2"]
     return View(
         o,
-        headline=W["fig_3_18.headline"] + late,
+        headline=W.f("fig_3_18.headline_joined", a=W["fig_3_18.headline"], b=late),
         ctx={"late": j.late},
         figures=[
             Figure(

@@ -181,7 +181,7 @@ def eg_3_3(p: StateP) -> View:
         ],
         notes=[
             Note(W["eg_3_3.notes"], "formula"),
-            Note(W["eg_3_3.notes_2"] + left),
+            Note(W.f("eg_3_3.notes_joined", a=W["eg_3_3.notes_2"], b=left)),
             Note(
                 W["eg_3_3.notes_3"],
                 "illustrative",
@@ -356,7 +356,13 @@ def doc_split_8192(p: SplitP) -> View:
 class UpdateP(Params):
     micro_batches: int = slider(8, ge=1, le=64, step=1, label=W["updatep.micro_batches.label"])
     seqs_per_micro: int = slider(
-        2, ge=1, le=32, step=1, label=W["updatep.seqs_per_micro.label"], unit=W["updatep.seqs_per_micro.unit"]
+        2,
+        ge=1,
+        le=32,
+        step=1,
+        label=W["updatep.seqs_per_micro.label"],
+        unit=W["updatep.seqs_per_micro.unit"],
+        sym=W["updatep.seqs_per_micro.label"],
     )
     seq_len: int = slider(4096, ge=512, le=32768, step=512, label=W["updatep.seq_len.label"], unit="token")
     label_tokens: int = slider(1024, ge=0, le=32768, step=1, label=W["updatep.label_tokens.label"], unit="token")
@@ -599,7 +605,7 @@ def fig_3_23(p: ItemP) -> View:
                     [(n, b, h, role, f(k, "n,d3")) for n, b, h, role, k in steps], max(six, o["itemized_tflop"])
                 ),
                 W["fig_3_23.figures"],
-                W["fig_3_23.figures_2"] + rec + W["fig_3_23.figures_3"],
+                W.f("fig_3_23.figures_joined", a=W["fig_3_23.figures_2"], b=rec, c=W["fig_3_23.figures_3"]),
             ),
             Figure(
                 charts.items_stack(items, o["recompute_tflop"] if p.recompute else None),

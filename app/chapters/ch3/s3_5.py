@@ -81,7 +81,11 @@ def fig_3_24(p: LoopP) -> View:
     ] + ([Note(W["fig_3_24.note_3"], "illustrative")] if p.mode == "async" else [])
     return View(
         o,
-        headline=(W["fig_3_24.headline"] if p.mode == "sync" else W["fig_3_24.headline_2"]) + W["fig_3_24.headline_3"],
+        headline=W.f(
+            "fig_3_24.headline_joined",
+            a=W["fig_3_24.headline"] if p.mode == "sync" else W["fig_3_24.headline_2"],
+            b=W["fig_3_24.headline_3"],
+        ),
         notes=notes,
         blocks=[Block("diagrams/fig-3-24.html", {"roles": roles, "mode": p.mode, "teacher": p.teacher, "C": COLORS})],
     )
@@ -130,7 +134,12 @@ def group_advantage(p: GroupP) -> View:
     ]
     return View(
         o,
-        headline=W["group_advantage.headline"] + " · ".join(str(x) for x in rw) + W["group_advantage.headline_2"],
+        headline=W.f(
+            "group_advantage.headline_joined",
+            a=W["group_advantage.headline"],
+            rewards=" · ".join(str(x) for x in rw),
+            b=W["group_advantage.headline_2"],
+        ),
         blocks=[Block("diagrams/group-advantage.html", {"tiles": tiles, "all_zero": o["all_zero"], "C": COLORS})],
         notes=[
             Note(W["group_advantage.notes"], "formula"),

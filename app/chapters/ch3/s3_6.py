@@ -17,7 +17,7 @@ from ...format import sci
 from ...outputs import out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type
 from ...trace import given
-from ...words import words_for
+from ...words import localize, words_for
 from ..shared import ch3_budget as cb
 
 W = words_for(__name__)
@@ -192,7 +192,7 @@ def eg_3_5(p: HoldoutParams) -> View:
     }
     fitted = [pool[x] for x in p.fit_runs] if fit else []
     context = [r for r in pool.values() if r.epochs == 1 and not r.seed and r.run not in cb.HOLDOUTS]
-    leak = W["eg_3_5"].join(x for x in p.fit_runs if x in cb.HOLDOUTS or x in cb.SEED_RUNS) if fit else ""
+    leak = localize(W["eg_3_5"]).join(x for x in p.fit_runs if x in cb.HOLDOUTS or x in cb.SEED_RUNS) if fit else ""
     label = W["eg_3_5_2"] if not fit else (W["eg_3_5_3"] if p.tied else W["eg_3_5_4"])
     picker = {
         "pool": POOL,
@@ -436,6 +436,18 @@ LLAMA_OUT = outputs(
 )
 
 
+def _model_name(m: dict) -> str:
+    """A model's row name from the budget data (``Llama 2 · 约 7B``, tag ``系列披露``) as words of this
+    catalogue, so the English edition writes ``~`` and the tag in English."""
+    approx = W["tab_llama_qwen"]
+    name, sep, size = m["name"].partition(approx)
+    named = W.f("tab_llama_qwen.model", name=name, approx=approx if sep else "", size=size)
+    if not m["tag"]:
+        return named
+    tag = W["tab_llama_qwen.tag"] if m["tag"] == W["tab_llama_qwen.tag"] else m["tag"]
+    return W.f("tab_llama_qwen.tagged", name=named, tag=tag)
+
+
 @card(
     "tab-llama-qwen",
     title=W["tab_llama_qwen.title"],
@@ -458,10 +470,10 @@ def tab_llama_qwen(p: LlamaQwenParams) -> View:
 
     rows = [
         [
-            m["name"] + (f"({m['tag']})" if m["tag"] else ""),
-            f"{a}{m['tokens'] / 1e12:g}T",
-            a + cell(f"row{i}_d_over_n"),
-            a + cell(f"row{i}_six_nd_flop"),
+            _model_name(m),
+            W.f("tab_llama_qwen.approx", a=a, v=f"{m['tokens'] / 1e12:g}T"),
+            W.f("tab_llama_qwen.approx", a=a, v=cell(f"row{i}_d_over_n")),
+            W.f("tab_llama_qwen.approx", a=a, v=cell(f"row{i}_six_nd_flop")),
             cell(f"row{i}_x_chinchilla", "u"),
         ]
         for i, (m, a) in enumerate(zip(models, approx), 1)
@@ -607,6 +619,11 @@ class A100Params(Params):
     gpu: gpu_type(["h100-sxm", "h800", "a100-sxm"]) = gpu_choice("h100-sxm", GPU_NAMES, label=W["a100params.gpu.label"])  # type: ignore[valid-type]
 
 
+# a report's scope in the data (budget JSON, written in Chinese) as a word of this catalogue, so the
+# English edition says it in English
+SCOPES = {str(w): w for w in (W["scope.pretrain"], W["scope.pretrain_only"], W["scope.model_card"])}
+
+
 @card(
     "fig-3-30",
     title=W["fig_3_30.title"],
@@ -630,7 +647,7 @@ def fig_3_30(p: A100Params) -> View:
     a100_peak = given(a100.bf16_tflops, "Π_{A100}", "TFLOP/s", W.f("fig_3_30.given", name=a100.name))
     q = {k: given(v, f"H_{{{k.upper()}}}", GPU_H, qsrc) for k, v in b["qwen3_post_training_gpu_h"].items()}
     o = bd.a100_outputs(p.gpu_hours, peak_tflops(p.gpu), a100_peak, q["rl"], q["opd"])
-    reports = b["gpu_hours_reports"]
+    reports = [r | {"scope": SCOPES.get(r["scope"], r["scope"])} for r in b["gpu_hours_reports"]]
     eq = [lt.a100_equivalent(r["gpu_hours"], peak_tflops(r["gpu"]), a100_peak) for r in reports]
     fig, summary = charts.a100_figure(
         reports, eq, GPU_NAMES, {"a100-sxm": "state", "h100-sxm": "decode", "h800": "prefill"}

@@ -17,7 +17,13 @@ W = words_for(__name__)
 class Ex36P(Params):
     micro_batches: int = slider(8, ge=8, le=8, step=1, label=W["ex36p.micro_batches.label"])
     seqs_per_micro: int = slider(
-        2, ge=2, le=2, step=1, label=W["ex36p.seqs_per_micro.label"], unit=W["ex36p.seqs_per_micro.unit"]
+        2,
+        ge=2,
+        le=2,
+        step=1,
+        label=W["ex36p.seqs_per_micro.label"],
+        unit=W["ex36p.seqs_per_micro.unit"],
+        sym=W["ex36p.seqs_per_micro.sym"],
     )
     seq_len: int = slider(4096, ge=4096, le=4096, step=1, label=W["ex36p.seq_len.label"], unit="token")
     label_tokens: int = slider(

@@ -16,7 +16,7 @@ from ...cards import Note
 from ...data import c4_points, read_json
 from ...outputs import out, outputs
 from ...trace import given
-from ...words import words_for
+from ...words import localize, words_for
 from .. import words
 
 W = words_for(__name__)
@@ -25,7 +25,8 @@ W = words_for(__name__)
 def big(x: float, sym: str, exp: int | None, source: str, unit: str = "") -> float:
     """A large count as an input written the book's way (2.81×10⁹): a leaf in units of 10^exp (None: x's own order)."""
     exp = math.floor(math.log10(abs(x))) if exp is None else exp
-    return given(x / 10**exp, sym, f"×10{fmt.superscript(exp)}{unit}", source) * 10**exp
+    scaled = W.f("big.unit", exp=fmt.superscript(exp), unit=unit)  # ×10⁸ 项: the unit word stays a Text
+    return given(x / 10**exp, sym, scaled, source) * 10**exp
 
 
 WORDS: dict[str, Any] = words("ch3", "budget")
@@ -34,7 +35,13 @@ FIGURES: dict[str, tuple[str, str]] = {k: (t, s) for k, (t, s) in WORDS["figures
 
 def notes(*keys: str) -> list[Note]:
     """The notes filed under ``keys`` in budget.toml, in order (empty keys skipped)."""
-    return [Note(t.replace("{LAW}", WORDS["law"]), kind) for key in keys if key for kind, t in WORDS["notes"][key]]
+    return [Note(_law_in(t), kind) for key in keys if key for kind, t in WORDS["notes"][key]]
+
+
+def _law_in(t: str) -> str:
+    """A note with the fitted law written in: a note without ``{LAW}`` stays a word (Text) its edition
+    renders; one with it is filled per request in the edition served (both texts from budget.toml)."""
+    return localize(t).replace("{LAW}", localize(WORDS["law"])) if "{LAW}" in t else t
 
 
 BOOK = W["book"]

@@ -172,7 +172,9 @@ class Eg31Params(Params):
     weight_gb: float = fixed(WEIGHT_GB, W["eg31params.weight_gb.fixed"], "GB", sym="W")
     kv_kib_per_token: float = fixed(KV_KIB, W["eg31params.kv_kib_per_token.fixed"], "KiB", sym="c_{KV}")
     bandwidth_tbps: float = fixed(BW_TBPS, W["eg31params.bandwidth_tbps.fixed"], "TB/s", sym="β")
-    dt_s: float = slider(1, ge=0.1, le=10, step=0.1, label=W["eg31params.dt_s.label"], unit="s")
+    dt_s: float = slider(
+        1, ge=0.1, le=10, step=0.1, label=W["eg31params.dt_s.label"], unit="s", sym=W["eg31params.dt_s.label"]
+    )
 
 
 def scenario(p: Any) -> dict[str, Any]:

@@ -72,8 +72,24 @@ class JitterParams(Params):
     proc_ms: float = slider(12, ge=0, le=50, step=1, label=W["jitterparams.proc_ms.label"], unit="ms", sym="T_{proc}")
     send_ms: float = slider(1, ge=0, le=10, step=1, label=W["jitterparams.send_ms.label"], unit="ms", sym="T_{send}")
     net_ms: float = slider(5, ge=0, le=100, step=1, label=W["jitterparams.net_ms.label"], unit="ms", sym="T_{net}")
-    n_chunks: int = slider(12, ge=4, le=50, step=1, label=W["jitterparams.n_chunks.label"], illustrative=True)
-    late_chunk: int = slider(3, ge=-1, le=49, step=1, label=W["jitterparams.late_chunk.label"], illustrative=True)
+    n_chunks: int = slider(
+        12,
+        ge=4,
+        le=50,
+        step=1,
+        label=W["jitterparams.n_chunks.label"],
+        illustrative=True,
+        sym=W["jitterparams.n_chunks.label"],
+    )
+    late_chunk: int = slider(
+        3,
+        ge=-1,
+        le=49,
+        step=1,
+        label=W["jitterparams.late_chunk.label"],
+        illustrative=True,
+        sym=W["jitterparams.late_chunk.sym"],
+    )
     late_net_ms: float = slider(
         55,
         ge=5,
