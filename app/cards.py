@@ -213,7 +213,7 @@ def symbol_of(label: str) -> str:
     """The book symbol a label ends with (“批大小 B” → B, “带宽 β(覆盖)” → β), else the label."""
     core = re.sub(r"[((][^))]*[))]\s*$", "", label).strip()
     m = _SYMBOL_END.search(" " + core)
-    return m.group(1) if m else core
+    return m.group(1) if m else (label if core == label else core)  # a label kept whole stays words
 
 
 class ControlExtra(TypedDict, total=False):
@@ -427,7 +427,7 @@ class Card:
 
     @property
     def display_title(self) -> str:
-        return f"{self.label} · {self.title}" if self.label else self.title
+        return W.f("display_title", label=self.label, title=self.title) if self.label else self.title
 
     def parse(self, data: dict[str, Any]) -> Params:
         return self.params.model_validate(data)
@@ -608,7 +608,7 @@ _UNFILLED: Any = object()
 def _fill_slot(card: Card, view: View, params: Params | None, key: str, flag: str) -> tuple[str, str] | None:
     if key in view.ctx:
         v = view.ctx[key]
-        return (plain(v), "ctx")
+        return (plain(localize(v)), "ctx")
     if key in view.outputs:
         decl = card.outputs.get(key) or undeclared(key)
         return decl.fmt(view.outputs[key], flags=flag), "output"

@@ -111,6 +111,37 @@ class Text(str):
     def __reduce__(self) -> tuple[Any, ...]:
         return (str, (str(self),))
 
+    # Words glued to other words stay words: ``W["a"] + ":" + W["b"]``, ``W["sep"].join(…)``,
+    # ``W["t"].replace("{LAW}", x)`` and ``W["t"].format(n=…)`` render in the edition served, each part
+    # in its own language (an f-string cannot be intercepted: use ``W.f`` there).
+    def __add__(self, other: str) -> Text:  # type: ignore[override]
+        return Composite((self, other)) if _plain_text(other) else NotImplemented
+
+    def __radd__(self, other: str) -> Text:
+        return Composite((other, self)) if _plain_text(other) else NotImplemented
+
+    def join(self, parts: Any) -> str:  # type: ignore[override]
+        parts = list(parts)
+        if not parts:
+            return ""
+        out: list[Any] = [parts[0]]
+        for x in parts[1:]:
+            out += [self, x]
+        return Composite(tuple(out))
+
+    def replace(self, old: str, new: str, count: int = -1) -> str:  # type: ignore[override]
+        return Derived(
+            str.replace(self, old, new, count), lambda lang: self.localized(lang).replace(old, _in(new, lang), count)
+        )
+
+    def format(self, *args: Any, **kw: Any) -> str:  # type: ignore[override]
+        def say(lang: str) -> str:
+            return self.localized(lang).format(
+                *(_in(a, lang) for a in args), **{k: _in(v, lang) for k, v in kw.items()}
+            )
+
+        return Derived(str.format(self, *args, **kw), say)
+
     def localized(self, lang: str) -> str:
         """The same words in ``lang`` (the Chinese where that edition has no such key)."""
         if lang == DEFAULT_LANG:
@@ -120,6 +151,46 @@ class Text(str):
             return str(self)
         args = {k: v.localized(lang) if isinstance(v, Text) else v for k, v in self.args.items()}
         return template.format(**args) if args else template
+
+
+def _plain_text(x: Any) -> bool:
+    """A str that is text, not markup (Markup + Text stays Markup's business: it escapes the words)."""
+    return isinstance(x, str) and not hasattr(x, "__html__")
+
+
+def _in(value: Any, lang: str) -> Any:
+    return value.localized(lang) if isinstance(value, Text) else value
+
+
+class Composite(Text):
+    """Words and text glued together: each part says itself in the edition asked."""
+
+    def __new__(cls, parts: tuple[Any, ...]) -> Composite:
+        flat: list[Any] = []
+        for x in parts:
+            flat += list(x.parts) if isinstance(x, Composite) else [x]
+        t = str.__new__(cls, "".join(str(x) for x in flat))
+        t.parts, t.catalogue, t.key, t.args = tuple(flat), None, "", {}  # type: ignore[assignment]
+        return t
+
+    parts: tuple[Any, ...]
+
+    def localized(self, lang: str) -> str:
+        return str(self) if lang == DEFAULT_LANG else "".join(str(_in(x, lang)) for x in self.parts)
+
+
+class Derived(Text):
+    """Words changed by a str method (replace, format): the same change made to the words of the edition asked."""
+
+    def __new__(cls, text: str, say: Any) -> Derived:
+        t = str.__new__(cls, text)
+        t.say, t.catalogue, t.key, t.args = say, None, "", {}  # type: ignore[assignment]
+        return t
+
+    say: Any
+
+    def localized(self, lang: str) -> str:
+        return str(self) if lang == DEFAULT_LANG else self.say(lang)
 
 
 class Catalogue:

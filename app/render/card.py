@@ -99,7 +99,7 @@ def fill_html(
         elif hit[1] == "output" and _is_number(view.outputs.get(key)):
             out.append(slot_button(key, hit[0]))
         else:
-            out.append(escape(hit[0]))
+            out.append(escape(localize(hit[0])))
     return Markup("".join(out))
 
 
