@@ -5,7 +5,18 @@
 (function () {
   "use strict";
 
-  var PLOT_CONFIG = { displaylogo: false, responsive: true, locale: "zh-CN", topojsonURL: "/static/vendor/",
+  // the words of the edition served (base.html's ui-words block, built by app/render/env.py ui_words)
+  var WORDS = (function () {
+    var el = document.getElementById("ui-words");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  })();
+  function word(key) { return Object.prototype.hasOwnProperty.call(WORDS, key) ? WORDS[key] : key; }
+  // a site page or fragment keeps the edition's folder (/en/…); the JSON API takes lang=en instead
+  var EDITION = document.documentElement.lang === "en" ? "en" : "";
+  function sitePath(path) { return (EDITION ? "/" + EDITION : "") + path; }
+  function apiUrl(url) { return EDITION ? url + (url.indexOf("?") >= 0 ? "&" : "?") + "lang=" + EDITION : url; }
+
+  var PLOT_CONFIG = { displaylogo: false, responsive: true, locale: EDITION === "en" ? "en" : "zh-CN", topojsonURL: "/static/vendor/",
     modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"] };
 
   // ---------------------------------------------------------------- theme
@@ -320,7 +331,7 @@
         var items = fs.querySelectorAll("input.item");
         var last = items[items.length - 1];
         var n = last.cloneNode();
-        n.setAttribute("aria-label", (last.getAttribute("aria-label") || "").replace(/\d+ 项$/, (items.length + 1) + " 项"));
+        n.setAttribute("aria-label", (last.getAttribute("aria-label") || "").replace(/\d+(?=\D*$)/, String(items.length + 1)));   // the label ends with the item's number
         fs.insertBefore(n, add);
         n.dispatchEvent(new Event("input", { bubbles: true }));
       });
@@ -422,7 +433,7 @@
       if (document.body.classList.contains("present")) rememberPresented(card.dataset.card, q);
     }
     var back = document.querySelector(".present-bar a.back");
-    if (back) back.setAttribute("href", "/cards/" + card.dataset.card + (q ? "?" + q : ""));
+    if (back) back.setAttribute("href", sitePath("/cards/" + card.dataset.card + (q ? "?" + q : "")));
   }
   function join(a, b) { return a && b ? a + "&" + b : a || b; }
   function viewFlags(form) {
@@ -494,7 +505,7 @@
   function toggleControls(bar) {
     var hidden = document.body.classList.toggle("controls-hidden");
     var b = bar.querySelector(".toggle-controls");
-    if (b) { b.setAttribute("aria-pressed", String(hidden)); b.textContent = hidden ? "显示控件" : "隐藏控件"; }
+    if (b) { b.setAttribute("aria-pressed", String(hidden)); b.textContent = hidden ? word("show_controls") : word("hide_controls"); }
     redrawAll();
   }
   function presenter() {
@@ -658,18 +669,18 @@
         box.querySelector(".apply-model").addEventListener("click", apply);
         function apply() {
           var cfg;
-          try { cfg = JSON.parse(ta.value); } catch (err) { status.textContent = "不是有效的 JSON:" + err.message; return; }
-          if (!cfg || typeof cfg !== "object" || Array.isArray(cfg)) { status.textContent = "config.json 应是一个 JSON 对象"; return; }
+          try { cfg = JSON.parse(ta.value); } catch (err) { status.textContent = word("bad_json") + err.message; return; }
+          if (!cfg || typeof cfg !== "object" || Array.isArray(cfg)) { status.textContent = word("not_object"); return; }
           Object.keys(cfg).forEach(function (k) { if (k.charAt(0) === "_") delete cfg[k]; });
           var text = JSON.stringify(cfg);
-          status.textContent = "正在推导…";
-          fetch("/api/models/derive", { method: "POST", headers: { "Content-Type": "application/json" }, body: text })
+          status.textContent = word("deriving");
+          fetch(apiUrl("/api/models/derive"), { method: "POST", headers: { "Content-Type": "application/json" }, body: text })
             .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); })
             .then(function (res) {
-              if (!res.ok) { status.textContent = (res.j.detail && res.j.detail[0] && res.j.detail[0].msg) || "无法解析这个配置"; return; }
+              if (!res.ok) { status.textContent = (res.j.detail && res.j.detail[0] && res.j.detail[0].msg) || word("bad_config"); return; }
               var d = res.j;
-              status.textContent = (d.architecture ? d.architecture + " · " : "") + "总参数 " + Number(d.params_total).toLocaleString("en-US") +
-                " · 激活 " + Number(d.params_active).toLocaleString("en-US") + " · KV " + Number(d.kv_bytes_per_token).toLocaleString("en-US") + " B/token";
+              status.textContent = (d.architecture ? d.architecture + " · " : "") + word("params_total") + " " + Number(d.params_total).toLocaleString("en-US") +
+                " · " + word("params_active") + " " + Number(d.params_active).toLocaleString("en-US") + " · KV " + Number(d.kv_bytes_per_token).toLocaleString("en-US") + " B/token";
               return compress(text).then(function (bytes) {
                 opt.value = "cfg:" + b64url(bytes);
                 sel.value = opt.value;

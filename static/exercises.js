@@ -2,6 +2,16 @@
 // parameters; attempts stay in this browser (localStorage), never on the server.
 (function () {
   "use strict";
+  // the words of the edition served (base.html's ui-words block, built by app/render/env.py ui_words)
+  var WORDS = (function () {
+    var el = document.getElementById("ui-words");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  })();
+  function word(key) { return Object.prototype.hasOwnProperty.call(WORDS, key) ? WORDS[key] : key; }
+  // a site page or fragment keeps the edition's folder (/en/…); the JSON API takes lang=en instead
+  var EDITION = document.documentElement.lang === "en" ? "en" : "";
+  function sitePath(path) { return (EDITION ? "/" + EDITION : "") + path; }
+  function apiUrl(url) { return EDITION ? url + (url.indexOf("?") >= 0 ? "&" : "?") + "lang=" + EDITION : url; }
   function within(root, sel) {
     root = root || document;
     var out = Array.prototype.slice.call(root.querySelectorAll ? root.querySelectorAll(sel) : []);
@@ -55,15 +65,15 @@
     var isNum = form.closest(".q").classList.contains("q-numeric");
     var isBool = form.closest(".q").classList.contains("q-bool");   // the API takes a JSON boolean
     var val = isNum ? Number(raw.replace(/,/g, "")) : (isBool ? raw === "true" : raw);
-    if (isNum && !isFinite(val)) { showVerdict(form, { verdict: "incorrect", text: "请输入一个数" }); return; }
+    if (isNum && !isFinite(val)) { showVerdict(form, { verdict: "incorrect", text: word("enter_number") }); return; }
     var body = { params: cardParams(card), answers: {}, units: {} };
     body.answers[key] = val;
     if (unitSel) body.units[key] = unitSel.value;
     var url = sec.dataset.check + (card.querySelector("form.controls[data-solutions=off]") ? "?solutions=off" : "");
-    fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
+    fetch(apiUrl(url), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
       .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); })
       .then(function (res) {
-        if (!res.ok) { showVerdict(form, { verdict: "incorrect", text: (res.j.detail && res.j.detail[0] && res.j.detail[0].msg) || "无法检查" }); return; }
+        if (!res.ok) { showVerdict(form, { verdict: "incorrect", text: (res.j.detail && res.j.detail[0] && res.j.detail[0].msg) || word("cannot_check") }); return; }
         var r = res.j.results[key];
         // the card may have been redrawn meanwhile (a reveal): the verdict goes to the form on the page now
         var now = document.querySelector('.card[data-card="' + card.dataset.card + '"] form.answer[data-key="' + key + '"]');
@@ -90,7 +100,7 @@
           var us = form.querySelector("select[name=unit]");
           if (us && rec.unit) us.value = rec.unit;
           var now = checkedNow.has(card.dataset.card + ":" + form.dataset.key);   // checked on this page: no "上次"
-          showVerdict(form, { verdict: rec.verdict, text: (now ? "" : "上次:") + rec.text, hint: rec.hint, diagnosis: now ? rec.diagnosis : null });
+          showVerdict(form, { verdict: rec.verdict, text: (now ? "" : word("last_time")) + rec.text, hint: rec.hint, diagnosis: now ? rec.diagnosis : null });
         }
         var hint = li.querySelector("details.hint"), sol = li.querySelector("details.solution");
         if (sol) {
@@ -133,7 +143,7 @@
     var form = card.querySelector("form.controls");
     if (form) { window.htmx.trigger(form, "change"); return; }
     var res = card.querySelector(".result");
-    if (res) window.htmx.ajax("GET", "/cards/" + card.dataset.card + "/fragment", { target: res, swap: "innerHTML" });
+    if (res) window.htmx.ajax("GET", sitePath("/cards/" + card.dataset.card + "/fragment"), { target: res, swap: "innerHTML" });
   }
   function reveal(card, key) {
     var keys = revealed(card.dataset.card);
@@ -165,7 +175,7 @@
       form.appendChild(inp);
     }
     b.setAttribute("aria-pressed", showsAll(card) ? "true" : "false");
-    b.textContent = showsAll(card) ? "隐藏答案" : "显示答案";
+    b.textContent = showsAll(card) ? word("hide_answers") : word("show_answers");
     refresh(card);
   });
   function initPractice() {
@@ -173,7 +183,7 @@
       var toggle = card.querySelector("[data-answers-toggle]");
       if (toggle && card.querySelector(".questions")) {
         toggle.hidden = false;
-        toggle.textContent = showsAll(card) ? "隐藏答案" : "显示答案";
+        toggle.textContent = showsAll(card) ? word("hide_answers") : word("show_answers");
       }
       if (card.querySelector(".questions") && !showsAll(card) && revealed(card.dataset.card).length) refresh(card);
     });

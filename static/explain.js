@@ -4,6 +4,13 @@
 (function () {
   "use strict";
 
+  // the words of the edition served (base.html's ui-words block, built by app/render/env.py ui_words)
+  var WORDS = (function () {
+    var el = document.getElementById("ui-words");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  })();
+  function word(key) { return Object.prototype.hasOwnProperty.call(WORDS, key) ? WORDS[key] : key; }
+
   var pages = new Map();      // explain URL → Promise<HTMLTemplateElement>
   var open = new Map();       // card id → key whose derivation is shown
 
@@ -44,7 +51,7 @@
       var closeBtn = document.createElement("button");
       closeBtn.type = "button";
       closeBtn.className = "why-close";
-      closeBtn.setAttribute("aria-label", "收起推导");
+      closeBtn.setAttribute("aria-label", word("collapse"));
       closeBtn.textContent = "×";
       closeBtn.addEventListener("click", function () { close(card); });
       panel.appendChild(closeBtn);
@@ -57,7 +64,7 @@
       if (focusPanel) panel.focus({ preventScroll: true });
     }).catch(function () {
       panel.hidden = false;
-      panel.textContent = "推导暂时载入失败,请稍后再试。";
+      panel.textContent = word("explain_failed");
     });
   }
 

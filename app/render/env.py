@@ -147,6 +147,12 @@ def html_lang() -> str:
     return HTML_LANG[current_lang()]
 
 
+def ui_words() -> dict[str, str]:
+    """The browser scripts' words (chrome keys ``js.…``, without the prefix) in the edition served:
+    base.html writes them into one ``<script type="application/json" id="ui-words">`` block."""
+    return {k[3:]: str(localize(CHROME[k])) for k in sorted(CHROME.keys()) if k.startswith("js.")}
+
+
 env.globals.update(
     edition_templates=edition_templates,
     t=t,
@@ -154,6 +160,7 @@ env.globals.update(
     t_in=t_in,
     lang=current_lang,
     html_lang=html_lang,
+    ui_words=ui_words,
     editions=editions,
 )
 env.filters.update(rich=rich, gloss=gloss, num=fmt.num, wire=wire)
