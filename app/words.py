@@ -153,6 +153,15 @@ class Text(str):
         return template.format(**args) if args else template
 
 
+def joined(sep: str, parts: Any) -> str:
+    """``sep.join(parts)`` that keeps any words among the parts as words (each said in the edition served)."""
+    parts = list(parts)
+    out: list[Any] = []
+    for i, x in enumerate(parts):
+        out += [sep, x] if i else [x]
+    return Composite(tuple(out)) if any(isinstance(x, Text) for x in parts) else sep.join(parts)
+
+
 def _plain_text(x: Any) -> bool:
     """A str that is text, not markup (Markup + Text stays Markup's business: it escapes the words)."""
     return isinstance(x, str) and not hasattr(x, "__html__")

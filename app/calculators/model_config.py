@@ -36,7 +36,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..words import words_for
+from ..words import joined, words_for
 
 W = words_for(__name__)
 
@@ -1370,7 +1370,7 @@ def _label(
         parts.append(W["label.append_6"])
     elif n_win:
         parts.append(W["label.append_7"])
-    return " + ".join(parts)
+    return joined(" + ", parts)
 
 
 def shape_of(cfg: dict) -> ModelShape:

@@ -13,11 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from .. import exercises
 from ..cards import REGISTRY, Card, explain, run
-from ..errors import ErrorBody
+from ..errors import ErrorBody, error_item, error_response
 from ..render import card_json, dumps
 from ..state import ParamError, validate
 from ..trace import plain
-from ..words import words_for
+from ..words import localize_deep, words_for
 from .lookup import CardRef, reading_of, state_of
 from .responses import NO_STORE, public
 from .schemas import result_model
@@ -192,16 +192,17 @@ def _check_endpoint(card: Card):
         try:
             params = validate(card, dict(body.params.items()))
         except ParamError as e:
-            return JSONResponse({"detail": [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors]}, 422)
+            return error_response(422, [{**x, "loc": ["body", "params", x["field"]]} for x in e.errors])
         solutions = reading_of(request).solutions
         reveal = body.reveal and solutions
         held = getattr(request.app.state, "live_withheld", None)  # app/live/checks.py, set in create_app
         withheld = await held(request, card.id, answers, reveal) if held else frozenset()  # 429 past its budget
         view, _ = explain(card, params)  # traced: each answer is also held against its derivation's slips
         results = _verdicts(card, view, answers, units, reveal, withheld)
-        return JSONResponse(
-            {"card": card.id, "results": results, "solutions": solutions}, headers={"Cache-Control": NO_STORE}
-        )
+        body = localize_deep(
+            {"card": card.id, "results": results, "solutions": solutions}
+        )  # words in the edition asked
+        return JSONResponse(body, headers={"Cache-Control": NO_STORE})
 
     endpoint.__annotations__["body"] = body_model
     endpoint.__name__ = "check_" + card.id.replace("-", "_")
@@ -245,11 +246,4 @@ def register_card_routes(app: FastAPI) -> None:
 
 def api_alias(card: CardRef) -> Response:
     """An alias or printed label redirects (the lookup does it); a registered id never gets here."""
-    return JSONResponse(
-        {
-            "detail": [
-                {"loc": ["path", "name"], "field": "name", "type": "not_found", "msg": W.f("api_alias.msg", id=card.id)}
-            ]
-        },
-        404,
-    )
+    return error_response(404, [error_item("name", W.f("api_alias.msg", id=card.id), "not_found", ["path", "name"])])

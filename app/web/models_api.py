@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from ..calculators.model_config import ConfigError, analyze, derive, derived
 from ..data import model_config, model_ids
 from ..errors import ErrorBody
-from ..words import words_for
+from ..words import localize_deep, words_for
 from .model_report import steps
 from .model_schema import CROSS_FIELD_RULES, config_schema, schema_error
 
@@ -148,7 +148,8 @@ async def derive_config(request: Request):
     bad = schema_error(cfg)  # the published schema holds too (types of fields this family ignores)
     if bad is not None:
         return _error("schema_error", bad[1], bad[0])
-    return JSONResponse(DerivedModel(**out).model_dump(mode="json"), headers={"Cache-Control": "no-store"})
+    body = DerivedModel(**localize_deep(out)).model_dump(mode="json")  # words in the edition asked (lang=en)
+    return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
 
 @lru_cache(maxsize=1)
@@ -178,4 +179,4 @@ def _presets() -> tuple[dict, ...]:
 
 @router.get("/api/models", response_model=PresetList, summary=W["api_models.summary"])
 def list_models() -> dict:
-    return {"models": list(_presets())}
+    return localize_deep({"models": list(_presets())})
