@@ -5,6 +5,7 @@ between fields that a schema cannot state are listed in ``CROSS_FIELD_RULES``.""
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any
 
@@ -242,7 +243,7 @@ def config_schema() -> dict:
 def _validator():
     import jsonschema_rs
 
-    return jsonschema_rs.Draft202012Validator(config_schema())
+    return jsonschema_rs.Draft202012Validator(json.loads(json.dumps(config_schema())))  # plain JSON types only
 
 
 def schema_error(cfg: Any) -> tuple[str, str] | None:
