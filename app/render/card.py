@@ -23,7 +23,7 @@ from ..text import markdown, rich
 from ..text.cond import Conditional, conditionals
 from ..text.glossary import Scope
 from ..words import localize, localize_deep, words_for
-from .env import env, gloss, json_script
+from .env import edition_templates, env, gloss, json_script
 from .figures import LegendItem, legend_items, wire_figure
 
 W = words_for(__name__)
@@ -387,7 +387,10 @@ def fragment_context(card: Card, params: Any, view: View, reading: Reading = Rea
 def render_fragment(card: Card, params: Any, view: View, reading: Reading = Reading()) -> str:
     """The result fragment of ``view`` (a card's own template includes the generic ``_result.html``)."""
     ctx = fragment_context(card, params, view, reading)
-    return mask(env.get_template(card.template or "_result.html").render(**ctx), ctx["s"].texts)
+    template = (
+        env.select_template(edition_templates(card.template)) if card.template else env.get_template("_result.html")
+    )
+    return mask(template.render(**ctx), ctx["s"].texts)
 
 
 def fragment_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
