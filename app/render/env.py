@@ -143,6 +143,11 @@ def t_in(lang: str, key: str) -> str:
     return w.localized(lang) if isinstance(w, Text) else w
 
 
+def jump_label(card: Any) -> str:
+    """What the jump box suggests for a card: its first printed label in the edition served, else its id."""
+    return str(localize(card.label)).split(" / ")[0] if card.label else card.id
+
+
 def html_lang() -> str:
     return HTML_LANG[current_lang()]
 
@@ -155,6 +160,7 @@ def ui_words() -> dict[str, str]:
 
 env.globals.update(
     edition_templates=edition_templates,
+    jump_label=jump_label,
     t=t,
     tl=tl,
     t_in=t_in,
