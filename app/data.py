@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
-from .words import words_for
+from .words import said, words_for
 
 W = words_for(__name__)
 
@@ -198,7 +198,10 @@ def read_csv(name: str) -> list[dict[str, str]]:
 @cache
 def measured_decode() -> tuple[dict, ...]:
     """Public decode-step measurements with their setups (``data/measured_decode.json``)."""
-    return tuple(read_json("measured_decode.json")["points"])
+    points = read_json("measured_decode.json")["points"]
+    return tuple(
+        {k: said(v, p.get("en", {}).get(k) and {"en": p["en"][k]}) for k, v in p.items() if k != "en"} for p in points
+    )
 
 
 def read_json(name: str) -> dict:

@@ -131,13 +131,14 @@ class Text(str):
 
     def replace(self, old: str, new: str, count: int = -1) -> str:  # type: ignore[override]
         return Derived(
-            str.replace(self, old, new, count), lambda lang: self.localized(lang).replace(old, _in(new, lang), count)
+            str.replace(self, old, new, count),
+            lambda lang: self.localized(lang).replace(old, in_edition(new, lang), count),
         )
 
     def format(self, *args: Any, **kw: Any) -> str:  # type: ignore[override]
         def say(lang: str) -> str:
             return self.localized(lang).format(
-                *(_in(a, lang) for a in args), **{k: _in(v, lang) for k, v in kw.items()}
+                *(in_edition(a, lang) for a in args), **{k: in_edition(v, lang) for k, v in kw.items()}
             )
 
         return Derived(str.format(self, *args, **kw), say)
@@ -151,6 +152,14 @@ class Text(str):
             return str(self)
         args = {k: v.localized(lang) if isinstance(v, Text) else v for k, v in self.args.items()}
         return template.format(**args) if args else template
+
+
+def said(text: str, editions: dict[str, str] | None) -> str:
+    """A data file's words (``text`` is the Chinese) with their other editions beside them
+    (``{"en": "…"}``): rendered in the edition served like a catalogue's words."""
+    if not editions:
+        return text
+    return Derived(text, lambda lang: editions.get(lang, text))
 
 
 def joined(sep: str, parts: Any) -> str:
@@ -167,7 +176,7 @@ def _plain_text(x: Any) -> bool:
     return isinstance(x, str) and not hasattr(x, "__html__")
 
 
-def _in(value: Any, lang: str) -> Any:
+def in_edition(value: Any, lang: str) -> Any:
     return value.localized(lang) if isinstance(value, Text) else value
 
 
@@ -185,7 +194,7 @@ class Composite(Text):
     parts: tuple[Any, ...]
 
     def localized(self, lang: str) -> str:
-        return str(self) if lang == DEFAULT_LANG else "".join(str(_in(x, lang)) for x in self.parts)
+        return str(self) if lang == DEFAULT_LANG else "".join(str(in_edition(x, lang)) for x in self.parts)
 
 
 class Derived(Text):

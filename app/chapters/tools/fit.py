@@ -27,7 +27,7 @@ from ...data import (
 from ...outputs import data, out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type, model_choice, model_type, shape_of_model
 from ...trace import given, leaf
-from ...words import words_for
+from ...words import LANGS, in_edition, said, words_for
 from .. import words
 from ..shared.tp import LINK_RULE, TpDegree, link_bytes_s, link_override, peaks_flops, tp_choice
 
@@ -396,6 +396,11 @@ def point_bound_ms(pt: dict[str, Any]) -> float | None:
     return plan.t_step_lb_ms
 
 
+def _short(option: str) -> str:
+    """A weight format's name without its description (``BF16 · 16 位`` → ``BF16``), in every edition."""
+    return said(option.split(" · ")[0], {lang: in_edition(option, lang).split(" · ")[0] for lang in LANGS})
+
+
 @cache
 def measured_rows() -> tuple[dict[str, Any], ...]:
     """Every public point with its bound and 实测 / 下界 (data/measured_decode.json)."""
@@ -413,7 +418,7 @@ def measured_rows() -> tuple[dict[str, Any], ...]:
                     get=NAMES.get(pt["model"], pt["model"]),
                     v=pt["tp"],
                     name=gpu(pt["gpu"]).name,
-                    v2=WEIGHT_OPTIONS[pt["weight_format"]].split(" · ")[0],
+                    v2=_short(WEIGHT_OPTIONS[pt["weight_format"]]),
                     v3=pt["input_tokens"],
                     v4=pt["output_tokens"],
                     v5=pt["concurrency"],
@@ -444,7 +449,7 @@ def measured_table(p: FitParams) -> Table:
             [
                 r["setup"],
                 r["engine"],
-                f"{r['measured_ms']:g} ms({r['metric']})",
+                W.f("measured_cell", v=f"{r['measured_ms']:g}", metric=r["metric"]),
                 r["bound_ms"],
                 r["ratio_pct"],
                 r["source"],
