@@ -83,7 +83,14 @@ class Gpu:
 @cache
 def gpus() -> dict[str, Gpu]:
     raw = json.loads((DATA / "gpus.json").read_text(encoding="utf-8"))["gpus"]
-    return {k: Gpu(id=k, **{**v, "source": tuple(v.get("source", ()))}) for k, v in raw.items()}
+    return {k: Gpu(id=k, **{**_worded(v), "source": tuple(v.get("source", ()))}) for k, v in raw.items()}
+
+
+def _worded(record: dict) -> dict:
+    """A data record whose Chinese fields say themselves in another edition where it sits beside them
+    (``"en": {field: …}``); the ``en`` object itself is not a field."""
+    other = record.get("en", {})
+    return {k: said(v, {"en": other[k]} if k in other else None) for k, v in record.items() if k != "en"}
 
 
 CUSTOM_GPU = "custom:"
