@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.aio import run_async
@@ -42,7 +43,9 @@ def test_no_test_calls_asyncio_run():
 
 
 def test_run_async_works_inside_a_running_loop():
-    """Where asyncio.run refuses (a loop already running in this thread), run_async answers."""
+    """Where asyncio.run refuses (a loop already running in the calling thread), run_async answers.
+    The loop runs in a thread of its own here: this worker's main thread may already hold one that
+    is marked running (Playwright's), where even ``run_until_complete`` of a new loop is refused."""
 
     async def answer() -> int:
         await asyncio.sleep(0)
@@ -51,8 +54,12 @@ def test_run_async_works_inside_a_running_loop():
     async def outer() -> int:
         return run_async(answer())  # blocks this loop's thread while a loop of its own runs `answer`
 
-    loop = asyncio.new_event_loop()
-    try:
-        assert loop.run_until_complete(outer()) == 42
-    finally:
-        loop.close()
+    def in_a_running_loop() -> int:
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(outer())
+        finally:
+            loop.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(in_a_running_loop).result() == 42
