@@ -359,14 +359,14 @@ def report(m: dict, secs: float, smoke: bool) -> bool:
     )
     heads = [f"round {i + 1}" for i in range(n)]
     print("guard rows: each the median of", n, "interleaved rounds (every row once a round)\n")
-    print(f"{'measure':54} {'target':>12} " + " ".join(f"{h:>10}" for h in heads) + f" {'median':>12}  ok")
-    print("-" * (84 + 11 * n))
+    print(f"{'measure':58} {'target':>14} " + " ".join(f"{h:>14}" for h in heads) + f" {'median':>14}  ok")
+    print("-" * (92 + 15 * n))
 
     def guard(name: str, target: str, per_round: list[str], median: str, ok: bool) -> None:
         print(
-            f"{name:54} {target:>12} "
-            + " ".join(f"{v:>10}" for v in per_round)
-            + f" {median:>12}  {'✓' if ok else '✗'}"
+            f"{name:58} {target:>14} "
+            + " ".join(f"{v:>14}" for v in per_round)
+            + f" {median:>14}  {'✓' if ok else '✗'}"
         )
         oks.append(ok)
 
