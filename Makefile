@@ -51,7 +51,7 @@ lint: setup
 	$(BIN)/mypy
 
 # The whole check: lint (ruff), types (mypy), then every test on two processes (xdist), in a shuffled
-# order (pytest-randomly; its seed is printed first: PYTEST_ARGS=--randomly-seed=N repeats an order,
+# order (pytest-randomly; the run ends with its seed: PYTEST_ARGS=--randomly-seed=N repeats an order,
 # PYTEST_ARGS="-p no:randomly" keeps the file order). Grids that repeat one check over every card run on a
 # sample (tests/sampling.py); test-full runs them whole too (.ci/run runs both).
 test: lint

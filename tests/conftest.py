@@ -36,6 +36,13 @@ def pytest_configure(config):
     register(config)
 
 
+def pytest_terminal_summary(terminalreporter, config):
+    """The shuffled order's seed (pytest-randomly), so a failure that depends on the order can be rerun."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if isinstance(seed, int) and config.pluginmanager.has_plugin("randomly"):
+        terminalreporter.write_line(f"order shuffled by pytest-randomly; repeat it: PYTEST_ARGS=--randomly-seed={seed}")
+
+
 def pytest_collection_modifyitems(config, items):
     """Without ``--full``, the exhaustive parts of sampled grids are deselected (reported as such)."""
     if config.getoption("--full"):
