@@ -24,7 +24,7 @@ def test_dragging_b_draws_30_states_a_second_and_ends_on_the_final_value(browser
             watch.assert_clean()
         finally:
             ctx.close()
-        assert d["moves"] >= 5 and d["states"] >= 2, d  # the drag moved the slider and the card followed
+        assert d["inputs"] >= 2 and d["states"] >= 2, d  # the slider moved and the card followed
         assert d["requests"] <= d["inputs"], d  # one request at most per value (none twice, none on mouse-up)
         assert d["final_shown"] and d["lag_ms"] is not None, d  # the released value is what the card shows…
         assert d["stale_after"] == 0, d  # …and nothing older is drawn over it
