@@ -8,7 +8,7 @@ PORT    ?= 8000
 STAMP   := $(VENV)/.installed
 ASSETS  := static/vendor/.installed
 
-.PHONY: setup run serve-prod lint test test-fast golden bench bench-smoke load nginx-demo live-bench live-fault clean
+.PHONY: setup run serve-prod lint test test-full test-fast golden bench bench-smoke load nginx-demo live-bench live-fault clean
 
 setup: $(STAMP) $(ASSETS)
 
@@ -42,14 +42,20 @@ run: setup
 serve-prod: setup
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn 'app.main:create_app()' -c deploy/gunicorn.conf.py
 
-# The whole check: lint (ruff), types (mypy), then every test on two processes (xdist)
 lint: setup
 	$(BIN)/ruff format --check app tests bench scripts
 	$(BIN)/ruff check app tests bench scripts
 	$(BIN)/mypy
 
+# The whole check: lint (ruff), types (mypy), then every test on two processes (xdist), in a shuffled
+# order (pytest-randomly; the run ends with its seed: PYTEST_ARGS=--randomly-seed=N repeats an order,
+# PYTEST_ARGS="-p no:randomly" keeps the file order). Grids that repeat one check over every card run on a
+# sample (tests/sampling.py); test-full runs them whole too (.ci/run runs both).
 test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n $${TEST_WORKERS:-2} $(PYTEST_ARGS)
+
+test-full: lint
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $${TEST_WORKERS:-2} --full $(PYTEST_ARGS)
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser" $(PYTEST_ARGS)

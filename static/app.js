@@ -284,12 +284,16 @@
       r.min = 0; r.max = 1000; r.step = 1;
       syncRange(box, r);
     }
-    r.addEventListener("input", function () {
+    // The box's input event carries the value to the form (htmx sends it); the range's own input and
+    // change stop here, or every move of a drag would send the same state twice (and mouse-up once more)
+    r.addEventListener("input", function (e) {
+      e.stopPropagation();
       var v = r.dataset.log ? snap(logVal(+r.value, min, max), step, min) : +r.value;
       box.value = String(v);
       box.classList.remove("bad");
       box.dispatchEvent(new Event("input", { bubbles: true }));
     });
+    r.addEventListener("change", function (e) { e.stopPropagation(); });
     box.addEventListener("input", function (e) { if (e.target === box) syncRange(box, r); });
   }
   function stepBox(box, dir) {

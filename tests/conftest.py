@@ -22,10 +22,35 @@ from tests.apps import build_app  # noqa: E402
 load_all()  # every card registers before tests are collected (they are parametrised over the registry)
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="also run the exhaustive grids (tests marked full; make test-full): make test runs their samples",
+    )
+
+
 def pytest_configure(config):
     from tests.skip_report import register
 
     register(config)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The shuffled order's seed (pytest-randomly), so a failure that depends on the order can be rerun."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if isinstance(seed, int) and config.pluginmanager.has_plugin("randomly"):
+        terminalreporter.write_line(f"order shuffled by pytest-randomly; repeat it: PYTEST_ARGS=--randomly-seed={seed}")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without ``--full``, the exhaustive parts of sampled grids are deselected (reported as such)."""
+    if config.getoption("--full"):
+        return
+    full = [it for it in items if it.get_closest_marker("full")]
+    if full:
+        config.hook.pytest_deselected(items=full)
+        items[:] = [it for it in items if not it.get_closest_marker("full")]
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,15 @@
 """No chart label is cut off by its chart's bounds: a reference line's label over the top (a
 projector's larger type) or beside a side (a phone's narrow chart) is moved inside once drawn. Before
 this, 11 cards' labels were cut in the presenter (B*≈148 on 例题 1-1) and 4 on a phone (图 3-9's
-and tpu-scale-cost's ran off the right by up to 89 px)."""
+and tpu-scale-cost's ran off the right by up to 89 px). ``make test`` opens a sample of the cards
+(tests/sampling.py), ``make test-full`` every card with a chart."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_presenter_fit import each_chart_card
+from tests.browser.test_presenter_fit import WITH_CHART, each_chart_card
+from tests.sampling import sample_and_rest
 
 CUT_LABELS = """() => [...document.querySelectorAll('.plot')].flatMap(el => {
   const svg = el.querySelector('.main-svg'); if (!svg) return [];
@@ -20,10 +22,11 @@ CUT_LABELS = """() => [...document.querySelectorAll('.plot')].flatMap(el => {
 SETTLED = "() => [...document.querySelectorAll('.plot')].every(el => !el.data || el.querySelector('.main-svg'))"
 
 
+@pytest.mark.parametrize("cards", sample_and_rest(WITH_CHART))
 @pytest.mark.parametrize("view,width,height", [("present", 1366, 768), ("cards", 390, 844)])
-def test_no_chart_label_is_cut_off(browser, server, view, width, height):
+def test_no_chart_label_is_cut_off(browser, server, view, width, height, cards):
     cut = {}
-    for cid, page in each_chart_card(browser, server, view, width, height):
+    for cid, page in each_chart_card(browser, server, view, width, height, cards):
         page.wait_for_function(SETTLED)
         page.wait_for_timeout(100)  # the one relayout that moves a label inside
         got = page.evaluate(CUT_LABELS)

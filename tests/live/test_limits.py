@@ -14,6 +14,8 @@ from app.live.store import Full
 from fastapi import HTTPException
 from starlette.requests import Request
 
+from tests.aio import run_async
+
 from .conftest import from_, new_address, start_class
 
 
@@ -38,7 +40,7 @@ def ask(client, k, key="b_star"):
 
 
 def run(coro):
-    return asyncio.run(coro)
+    return run_async(coro)
 
 
 # ------------------------------------------------------------------ classes

@@ -4,14 +4,14 @@ prediction and share needs it; one counted answer per participant per question."
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from app.live.credentials import Keys
 from app.live.hub import Hub
 from app.live.sqlite_store import SQLiteStore
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
+
+from tests.aio import run_async
 
 from .conftest import PROXY, start_class
 
@@ -111,7 +111,7 @@ def test_a_later_class_with_the_same_code_does_not_take_an_old_credential(client
     assert client.delete(f"/api/live/{k.code}", headers=k.auth).status_code == 204
     db = store._conn(create=False)
     db.execute("DELETE FROM sessions WHERE code=?", (k.code,))  # gone (past ENDED_KEEP_S)
-    asyncio.run(store.create(k.code, "another-token-hash", "eg-1-1", "", "someone"))
+    run_async(store.create(k.code, "another-token-hash", "eg-1-1", "", "someone"))
     r = client.post(f"/api/live/{k.code}/join", json={"participant": old})
     assert r.status_code == 200 and r.json()["participant"] != old
 
@@ -131,7 +131,7 @@ def test_the_credential_outlives_a_restart_with_the_key_kept_in_the_store(app, t
             assert _answer(c, k, qid, cred).status_code == 200
             assert c.post(f"/api/live/{k.code}/join", json={"participant": cred}).json()["participant"] == cred
         # another deployment's key
-        assert asyncio.run(SQLiteStore(path, Hub().deliver).secret()) != asyncio.run(
+        assert run_async(SQLiteStore(path, Hub().deliver).secret()) != run_async(
             SQLiteStore(tmp_path / "elsewhere.db", Hub().deliver).secret()
         )
     finally:
@@ -146,7 +146,7 @@ def test_a_configured_secret_signs_instead(tmp_path):
         k = start_class(c)
         cred = k.who(c, "me")
     assert Keys(b"x" * 40).open(cred) is not None  # signed with AIINFRA_SECRET…
-    assert Keys(asyncio.run(app.state.live.store.secret())).open(cred) is None  # …not with a key the store made
+    assert Keys(run_async(app.state.live.store.secret())).open(cred) is None  # …not with a key the store made
 
 
 def test_the_secret_must_be_long_enough():

@@ -13,6 +13,8 @@ import pytest
 from app.live import limits, serving
 from bench.live_cluster import free_port, start_uvicorn
 
+from tests.aio import run_async
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
@@ -170,7 +172,7 @@ def test_a_body_that_never_completes_closes_the_connection(monkeypatch):
         await asyncio.sleep(0.6)
         return transport
 
-    transport = asyncio.run(go())
+    transport = run_async(go())
     assert transport.closed and b"done" not in transport.written
 
 
@@ -183,7 +185,7 @@ def test_a_complete_body_in_time_is_served(monkeypatch):
         await asyncio.sleep(0.6)
         return transport
 
-    transport = asyncio.run(go())
+    transport = run_async(go())
     assert transport.written.startswith(b"HTTP/1.1 200 ") and b"done" in transport.written and not transport.closed
 
 
@@ -195,5 +197,5 @@ def test_a_silent_connection_is_closed_at_the_header_deadline(monkeypatch):
         await asyncio.sleep(0.6)
         return transport
 
-    transport = asyncio.run(go())
+    transport = run_async(go())
     assert transport.closed and transport.written.startswith(b"HTTP/1.1 408 ")

@@ -4,11 +4,12 @@ and predictions intact, under the new name."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 
 from app.live.sqlite_store import SQLiteStore
+
+from tests.aio import run_async
 
 OLD = """
 CREATE TABLE answers(code TEXT, qid INTEGER, device TEXT, ans TEXT NOT NULL, PRIMARY KEY(code, qid, device));
@@ -41,10 +42,10 @@ def test_a_file_with_device_columns_opens_with_everything_in_it(tmp_path):
             await store.assign("ABCD", 1, "p-2", 12),  # the second owner: point 1
         )
 
-    answers, predictions, kept, second = asyncio.run(read())
+    answers, predictions, kept, second = run_async(read())
     assert answers == {"p-1": {"value": 42}} and predictions == {"p-1": {"value": 7}}
     assert (kept, second) == (3, 1)
     for table in ("answers", "sweep_owners", "predictions"):
         assert "participant" in columns(path, table) and "device" not in columns(path, table), table
     store2 = SQLiteStore(path, lambda event: None)  # opened again: nothing left to rename, nothing lost
-    assert asyncio.run(store2.answers("ABCD", 1)) == {"p-1": {"value": 42}}
+    assert run_async(store2.answers("ABCD", 1)) == {"p-1": {"value": 42}}

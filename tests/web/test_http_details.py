@@ -126,9 +126,9 @@ def test_real_server_gzip_and_vary(real_server):
 
 def test_drain_stops_at_its_hard_cap():
     """An endless body is read up to the drain cap only, then answered 413 (and the connection closed)."""
-    import asyncio
-
     from app.web.limits import BodyLimit
+
+    from tests.aio import run_async
 
     async def app(scope, receive, send):  # never reached
         raise AssertionError("the route must not see an oversized body")
@@ -145,7 +145,7 @@ def test_drain_stops_at_its_hard_cap():
     for headers in ([(b"content-length", b"99999999")], [(b"transfer-encoding", b"chunked")]):
         read[0], sent[:] = 0, []
         mw = BodyLimit(app, max_body=5_000, drain_cap=50_000)
-        asyncio.run(mw({"type": "http", "method": "POST", "headers": headers}, receive, send))
+        run_async(mw({"type": "http", "method": "POST", "headers": headers}, receive, send))
         assert 50_000 <= read[0] <= 52_000, (headers, read[0])
         assert sent[0]["status"] == 413 and (b"connection", b"close") in sent[0]["headers"]
         assert json.loads(sent[1]["body"])["detail"][0]["type"] == "too_large"

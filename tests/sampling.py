@@ -1,0 +1,36 @@
+"""Grids that repeat one check over every card run on a sample in ``make test`` and whole in
+``make test-full`` (``pytest --full``, which .ci/run also runs): the same assertions, on fewer items.
+
+A grid is split into two parameters of one test: ``sample`` (run always) and ``rest`` (marked
+``full``: deselected unless ``--full``), so the full run checks every item exactly once. The sample
+takes one card of each kind in each chapter (a kind's cards share their templates and scripts, so
+they share most of what a page-wide check looks at) and the cards named in ``ALWAYS``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+from app.cards import REGISTRY
+
+# 例题 1-1 (the slider the bench and drag test use) and 例题 3-1 (the one card with its own template)
+ALWAYS = ("eg-1-1", "eg-3-1")
+
+
+def card_sample(ids: Iterable[str]) -> list[str]:
+    """The first card (by id) of each (chapter, kind) among ``ids``, and those of ``ALWAYS``."""
+    ids = sorted(ids)
+    first: dict[tuple[str, str], str] = {}
+    for cid in ids:
+        card = REGISTRY[cid]
+        first.setdefault((card.chapter, card.kind), cid)
+    return sorted(set(first.values()) | (set(ALWAYS) & set(ids)))
+
+
+def sample_and_rest(ids: Iterable[str], sample: Iterable[str] | None = None) -> list:
+    """Two parameters over ``ids``: ``sample`` (``card_sample`` unless given) and the ``rest``,
+    marked ``full``. Each is a sorted list of ids."""
+    ids = sorted(ids)
+    picked = sorted(card_sample(ids) if sample is None else set(sample) & set(ids))
+    rest = [cid for cid in ids if cid not in picked]
+    return [pytest.param(picked, id="sample"), pytest.param(rest, id="rest", marks=pytest.mark.full)]
