@@ -52,6 +52,7 @@ lint: setup
 # PYTEST_ARGS="-p no:randomly" keeps the file order). Grids that repeat one check over every card run on a
 # sample (tests/sampling.py); test-full runs them whole too (.ci/run runs both).
 test: lint
+	$(BIN)/python scripts/words_check.py en --report
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n $${TEST_WORKERS:-2} $(PYTEST_ARGS)
 
 test-full: lint
