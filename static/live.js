@@ -12,8 +12,21 @@
 
   var TOKEN_KEY = "aiinfra:live:token:", CRED_KEY = "aiinfra:live:participant:", NICK_KEY = "aiinfra:live:nick";
   var CARD_KEY = "aiinfra:live:card:", ANSWERS_KEY = "aiinfra:live:answers:";
-  var VERDICT = { correct: "正确", close: "接近", incorrect: "不对" };
-  var RUG = "全班答案";
+  // the page's words in its own language: <script type="application/json" id="live-words"> (app/live/pages.py)
+  var LANG = document.documentElement.lang === "en" ? "en" : "zh";
+  var EP = LANG === "en" ? "/en" : "";   // the edition's folder: every page or fragment URL built here keeps it
+  var WORDS = (function () {
+    var s = document.getElementById("live-words");
+    try { return s ? JSON.parse(s.textContent) : {}; } catch (e) { return {}; }
+  })();
+  function tw(key, args) {
+    var t = WORDS[key] !== undefined ? WORDS[key] : "";
+    return args ? t.replace(/\{(\w+)\}/g, function (m, k) { return args[k] !== undefined ? String(args[k]) : m; }) : t;
+  }
+  // a question, a snapshot or a summary carries its words in every edition (words: {zh: …, en: …}): this page's
+  function inLang(x) { return x && x.words && x.words[LANG] ? Object.assign({}, x, x.words[LANG]) : x; }
+  var VERDICT = { correct: tw("correct"), close: tw("close"), incorrect: tw("incorrect") };
+  var RUG = tw("rug");
 
   // ---------------------------------------------------------------- small helpers
   function $(sel, root) { return (root || document).querySelector(sel); }
@@ -32,6 +45,7 @@
     var headers = {};
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (token) headers.Authorization = "Bearer " + token;
+    if (LANG === "en" && url.indexOf("/api/") === 0) url += (url.indexOf("?") < 0 ? "?" : "&") + "lang=en";   // the answer's words in English
     return fetch(url, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" })
       .then(function (r) {
         var retry = Number(r.headers.get("Retry-After")) || 0;
@@ -41,7 +55,7 @@
   }
   function errorText(res, fallback) {
     var d = res.j && res.j.detail;
-    var m = (d && d[0] && d[0].msg) || fallback || ("出错了(" + res.status + ")");
+    var m = (d && d[0] && d[0].msg) || fallback || (tw("error", { status: res.status }) || "HTTP " + res.status);
     return m.replace(/^[a-z_.-]+:/, "");   // "code:本课堂已满…" → the message alone
   }
   function formQuery(form) {
@@ -59,8 +73,8 @@
     return a !== 0 && (a >= 1e6 || a < 1e-3) ? x.toExponential(3) : Number(x.toPrecision(4)).toLocaleString("en-US");
   }
   function truthText(res) {
-    if (typeof res.true_value === "number") return fmt(res.true_value) + (res.unit ? " " + res.unit : "");
-    return res.true_value === true ? "是" : res.true_value === false ? "否" : String(res.true_value);
+    if (typeof res.true_value === "number") return fmt(res.true_value) + (res.unit ? " " + (res.unit_text || res.unit) : "");
+    return res.true_value === true ? tw("yes") : res.true_value === false ? tw("no") : String(res.true_value);
   }
   function plotColors() {
     var ink = getComputedStyle(document.body).color || "#1f2933";
@@ -93,11 +107,11 @@
   function maskParams(q, card) { return maskOf(hideKeys(q, card)); }
   function stageUrl(card, query, q) {
     var extra = maskParams(q, card), qs = [query, extra, answersShown ? "answers=shown" : ""].filter(Boolean).join("&");
-    return "/live/card/" + encodeURIComponent(card) + (qs ? "?" + qs : "");
+    return EP + "/live/card/" + encodeURIComponent(card) + (qs ? "?" + qs : "");
   }
   document.addEventListener("htmx:configRequest", function (e) {
     var elt = e.detail.elt, path = e.detail.path || "";
-    if (!elt || !elt.closest || path.indexOf("/live/card/") === 0) return;
+    if (!elt || !elt.closest || path.indexOf(EP + "/live/card/") === 0) return;
     var box = elt.closest("#live-stage, .live-snap-body"), card = elt.closest(".card");
     var keys = card ? hideKeys(currentQ, card.dataset.card) : [];
     if (!box || !keys.length) return;
@@ -174,7 +188,7 @@
     ["correct", "close", "incorrect"].forEach(function (k) {
       var d = el("div", "live-verdict live-verdict-" + k);
       d.appendChild(el("span", "live-verdict-pct", Math.round(100 * (s[k] || 0)) + "%"));
-      d.appendChild(el("span", "live-verdict-name", VERDICT[k] + " " + ((res.verdicts || {})[k] || 0) + " 人"));
+      d.appendChild(el("span", "live-verdict-name", VERDICT[k] + " " + tw("people", { n: (res.verdicts || {})[k] || 0 })));
       box.appendChild(d);
     });
     return box;
@@ -184,7 +198,7 @@
       height: big ? 340 : 230, margin: { l: big ? 64 : 44, r: 16, t: 30, b: big ? 64 : 48 },
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", bargap: 0.04,
       font: { color: c.ink, size: font }, showlegend: false,
-      yaxis: { title: { text: "人数" }, rangemode: "tozero", dtick: undefined, gridcolor: "rgba(128,128,128,0.25)" }
+      yaxis: { title: { text: tw("count") }, rangemode: "tozero", dtick: undefined, gridcolor: "rgba(128,128,128,0.25)" }
     };
     if (h) {
       var t = function (x) { return h.log ? Math.log10(x) : x; };
@@ -199,7 +213,7 @@
       var top = Math.max(1, Math.max.apply(null, h.counts));
       layout.yaxis.range = [0, top * 1.25];
       if (top <= 10) layout.yaxis.dtick = 1;
-      layout.xaxis = { title: { text: (res.label || "") + (res.unit ? "(" + res.unit + ")" : "") + (h.log ? ",对数刻度" : "") } };
+      layout.xaxis = { title: { text: (res.label || "") + (res.unit ? tw("unit", { unit: res.unit_text || res.unit }) : "") + (h.log ? tw("log") : "") } };
       if (h.log) {   // log bins drawn on a linear axis of log10 values, ticked in the values themselves
         var lo = Math.floor(t(h.edges[0])), hi = Math.ceil(t(h.edges[h.edges.length - 1])), tv = [], tt = [];
         for (var k = lo; k <= hi; k++) { tv.push(k); tt.push(fmt(Math.pow(10, k))); }
@@ -209,10 +223,10 @@
       var x = t(res.true_value);
       layout.shapes = [{ type: "line", xref: "x", yref: "paper", x0: x, x1: x, y0: 0, y1: 1, line: { color: c.truth, width: 4 } }];
       layout.annotations = [{ xref: "x", yref: "paper", x: x, y: 1.02, yanchor: "bottom", showarrow: false,
-        text: "真值 " + truthText(res), font: { color: c.truth, size: font + 2 } }];
+        text: tw("truth", { v: truthText(res) }), font: { color: c.truth, size: font + 2 } }];
     } else {
       var keys = Object.keys(res.options || {});
-      data = [{ type: "bar", x: keys.map(function (k) { return k === "true" ? "是" : k === "false" ? "否" : k; }),
+      data = [{ type: "bar", x: keys.map(function (k) { return k === "true" ? tw("yes") : k === "false" ? tw("no") : k; }),
         y: keys.map(function (k) { return res.options[k]; }), marker: { color: c.fill, line: { color: c.accent, width: 2 } },
         text: keys.map(function (k) { return String(res.options[k]); }), textposition: "outside", cliponaxis: false }];
       layout.yaxis.range = [0, Math.max(1, Math.max.apply(null, data[0].y)) * 1.25];
@@ -224,7 +238,7 @@
     box.hidden = false;
     box.textContent = "";
     var head = el("div", "live-res-head");
-    head.appendChild(el("p", "live-res-text", "真值 " + truthText(res) + " · " + res.answered + " 人作答"));
+    head.appendChild(el("p", "live-res-text", tw("truth", { v: truthText(res) }) + " · " + tw("answered", { n: res.answered })));
     box.appendChild(head);
     var body = el("div", "live-res-body");
     var plot = el("div", "live-hist");
@@ -232,12 +246,12 @@
     body.appendChild(sharesBox(res));
     box.appendChild(body);
     if (res.histogram && (res.histogram.below || res.histogram.above)) {
-      box.appendChild(el("p", "muted", "图外:偏小 " + res.histogram.below + " 人 · 偏大 " + res.histogram.above + " 人"));
+      box.appendChild(el("p", "muted", tw("outside", { below: res.histogram.below, above: res.histogram.above })));
     }
     // the slips the server named in the class's answers, most common first (the same rule as a page's 检查)
     var slips = (res.diagnoses || []).slice(0, 3);
     if (slips.length) {
-      box.appendChild(el("p", "live-slips", "常见失误:" + slips.map(function (d) { return d.text + "(" + d.count + " 人)"; }).join(";")));
+      box.appendChild(el("p", "live-slips", tw("slips") + slips.map(function (d) { return d.text + tw("slip_count", { n: d.count }); }).join(tw("sep"))));
     }
     if (window.Plotly) histPlot(plot, res, !!opts.big);
     if (opts.rug) rug(res);
@@ -270,9 +284,9 @@
     b.addEventListener("click", function () {
       b.disabled = true;
       api("POST", "/api/live", { card: b.dataset.card, query: location.search.replace(/^\?/, "") }).then(function (res) {
-        if (!res.ok) { b.disabled = false; b.textContent = errorText(res, "开课失败"); return; }
+        if (!res.ok) { b.disabled = false; b.textContent = errorText(res, tw("start_failed")); return; }
         store("sessionStorage", TOKEN_KEY + res.j.code, res.j.token);
-        location.href = res.j.control_url;
+        location.href = EP + res.j.control_url;
       });
     });
   }
@@ -281,7 +295,7 @@
   function csvButton(code, token) {
     var b = $(".live-csv");
     if (!b) return;
-    if (!token) { b.disabled = true; b.title = "没有教师令牌"; return; }
+    if (!token) { b.disabled = true; b.title = tw("no_token"); return; }
     b.addEventListener("click", function () {
       var msg = $(".live-csv-msg");
       fetch("/api/live/" + code + "/results.csv", { headers: { Authorization: "Bearer " + token }, cache: "no-store" })
@@ -296,9 +310,9 @@
           document.body.appendChild(a);
           a.click();
           setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-          if (msg) msg.textContent = "已下载";
+          if (msg) msg.textContent = tw("downloaded");
         })
-        .catch(function (e) { if (msg) msg.textContent = "下载失败(" + e.message + ")"; });
+        .catch(function (e) { if (msg) msg.textContent = tw("download_failed", { e: e.message }); });
     });
   }
 
@@ -309,8 +323,8 @@
     var auth = $(".live-auth");
     c.say = function (t) { auth.textContent = t; };
     c.call = function (method, path, body) { return api(method, "/api/live/" + c.code + path, body, c.token); };
-    if (!c.token) { c.say("没有教师令牌:此页只能看,不能操作"); document.body.classList.add("live-readonly"); }
-    else c.say("已授权");
+    if (!c.token) { c.say(tw("read_only")); document.body.classList.add("live-readonly"); }
+    else c.say(tw("authorized"));
     currentQ = c.question;
     currentSweep = c.sweep;
     answersShown = store("sessionStorage", ANSWERS_KEY + c.code) === "1";
@@ -355,7 +369,7 @@
         var body = JSON.stringify(pub.next);
         if (body === pub.sent) return;
         pub.sent = body; pub.last = Date.now();
-        c.call("PUT", "/state", pub.next).then(function (res) { if (!res.ok) c.say(errorText(res, "同步失败")); });
+        c.call("PUT", "/state", pub.next).then(function (res) { if (!res.ok) c.say(errorText(res, tw("sync_failed"))); });
       }, Math.max(0, 120 - (Date.now() - pub.last)));
     };
     c.current = function () { var s = stageState(); s.frame = c.frame; return s; };
@@ -440,7 +454,7 @@
       c.call("POST", locked ? "/unlock" : "/lock").then(function (res) {
         if (!res.ok) { c.say(errorText(res)); return; }
         btn.setAttribute("aria-pressed", res.j.locked ? "true" : "false");
-        btn.textContent = res.j.locked ? "解除锁定" : "锁定全班";
+        btn.textContent = res.j.locked ? tw("unlock") : tw("lock");
       });
     });
   }
@@ -449,12 +463,12 @@
     var b = $(".live-end");
     if (!b) return;
     b.addEventListener("click", function () {
-      if (!window.confirm("下课?学生会看到“课堂已结束”和小结,之后不能再作答。结果仍可下载 CSV。")) return;
+      if (!window.confirm(tw("end_confirm"))) return;
       b.disabled = true;
       c.call("DELETE", "").then(function (res) {
-        if (res.status === 204 || res.status === 410) { location.replace("/live/" + c.code + "/ended?view=control"); return; }
+        if (res.status === 204 || res.status === 410) { location.replace(EP + "/live/" + c.code + "/ended?view=control"); return; }
         b.disabled = false;
-        c.say(errorText(res, "下课失败"));
+        c.say(errorText(res, tw("end_failed")));
       });
     });
   }
@@ -483,7 +497,7 @@
       var st = stageState();
       if (!sel.value) return;
       c.call("POST", "/questions", { card: st.card, key: sel.value, query: st.query }).then(function (res) {
-        if (!res.ok) { c.say(errorText(res, "提问失败")); return; }
+        if (!res.ok) { c.say(errorText(res, tw("ask_failed"))); return; }
         c.refresh();
       });
     });
@@ -504,8 +518,8 @@
       qbox.hidden = !q;
       c.remask(function () { shown = null; c.refreshResults(); });
       if (!q) return;
-      $(".live-q-title").innerHTML = q.prompt_html;   // the server's own rendering of the card's text
-      $(".live-q-status").textContent = { open: "作答中", closed: "已收卷", revealed: "已公布" }[q.status];
+      $(".live-q-title").innerHTML = inLang(q).prompt_html;   // the server's own rendering of the card's text
+      $(".live-q-status").textContent = { open: tw("open"), closed: tw("closed"), revealed: tw("revealed") }[q.status];
       $(".live-close").disabled = q.status !== "open";
       $(".live-reveal").disabled = q.status === "revealed";
       c.refreshResults();
@@ -531,8 +545,8 @@
     c.refresh = function () {
       api("GET", "/api/live/" + c.code).then(function (res) {
         if (res.status === 410) { location.replace(location.pathname); return; }
-        if (!res.ok) { if (res.status === 503 || res.status === 0) c.say(errorText(res, "连接中断,正在重试…")); return; }
-        if (c.token) c.say("已授权");
+        if (!res.ok) { if (res.status === 503 || res.status === 0) c.say(errorText(res, tw("retrying"))); return; }
+        if (c.token) c.say(tw("authorized"));
         $(".live-followers").textContent = res.j.followers;
         if (c.hallFollowers) c.hallFollowers(res.j.followers);
         var q = res.j.question;
@@ -576,14 +590,14 @@
     api("GET", "/api/live/askable/" + encodeURIComponent(st.card) + (st.query ? "?" + st.query : "")).then(function (res) {
       sel.textContent = "";
       if (!res.ok) return;
-      var groups = { exercise: "练习题", tile: "预测这个数" };
+      var groups = { exercise: tw("exercise"), tile: tw("tile") };
       Object.keys(groups).forEach(function (src) {
         var items = res.j.askable.filter(function (a) { return a.source === src; });
         if (!items.length) return;
         var g = document.createElement("optgroup");
         g.label = groups[src];
         items.forEach(function (a) {
-          var o = el("option", "", a.label + (a.unit ? "(" + a.unit + ")" : ""));
+          var o = el("option", "", a.label + (a.unit ? tw("unit", { unit: a.unit }) : ""));
           o.value = a.key;
           g.appendChild(o);
         });
@@ -594,7 +608,7 @@
   function namesList(answers) {
     var ul = el("ul", "live-names-list");
     answers.forEach(function (a) {
-      ul.appendChild(el("li", "", (a.nick || "匿名") + ":" + a.value + (a.unit ? " " + a.unit : "") + " · " + (VERDICT[a.verdict] || a.verdict)));
+      ul.appendChild(el("li", "", (a.nick || tw("anonymous")) + tw("colon") + a.value + (a.unit ? " " + a.unit : "") + " · " + (VERDICT[a.verdict] || a.verdict)));
     });
     return ul;
   }
@@ -634,25 +648,26 @@
   }
   function snapLabel(s) {
     // the server's words for the state ("批大小 B = 64 请求 · …"): whole items, never cut mid-number
-    return s.label || (s.query ? "自定义设置" : "默认设置");
+    s = inLang(s);
+    return s.label || (s.query ? tw("custom") : tw("default"));
   }
   function snapshotItem(s) {
     var li = el("li"), label = el("label"), cb = el("input", "live-snap-pick");
     cb.type = "checkbox"; cb.value = s.sid;
     label.appendChild(cb);
-    label.appendChild(document.createTextNode(" " + (s.nick || "匿名") + " · " + s.title));
+    label.appendChild(document.createTextNode(" " + (s.nick || tw("anonymous")) + " · " + inLang(s).title));
     li.appendChild(label);
     li.appendChild(el("span", "live-snap-state", snapLabel(s)));
     return li;
   }
   function snapshotCell(s, i, q) {
     var cell = el("div", "live-snap"), body = el("div", "live-snap-body");
-    cell.appendChild(el("h3", "", (s.nick || "匿名") + " · " + s.title));
+    cell.appendChild(el("h3", "", (s.nick || tw("anonymous")) + " · " + inLang(s).title));
     cell.appendChild(el("p", "live-snap-state", snapLabel(s)));
     body.dataset.snap = "s" + i;
     cell.appendChild(body);
     var extra = maskParams(q, s.card), qs = [s.query, extra].filter(Boolean).join("&");
-    window.htmx.ajax("GET", "/cards/" + encodeURIComponent(s.card) + "/fragment" + (qs ? "?" + qs : ""), { target: body, swap: "innerHTML" })
+    window.htmx.ajax("GET", EP + "/cards/" + encodeURIComponent(s.card) + "/fragment" + (qs ? "?" + qs : ""), { target: body, swap: "innerHTML" })
       .then(function () { maskFor(q); });
     return cell;
   }
@@ -662,8 +677,8 @@
   // the predicted output held back) and predicts it; after 公布 the projector draws every point in
   // the card's units, the frontier as a line, each point coloured by its prediction's verdict.
   var SWEEP_COLOR = { correct: "#2f9e44", close: "#f08c00", incorrect: "#e03131", none: "#868e96" };
-  var SWEEP_NAME = { correct: "正确", close: "接近", incorrect: "不对", none: "未作答" };
-  function axisTitle(a) { return a.label + (a.unit ? "(" + a.unit + ")" : "") + (a.better === "lower" ? " ↓ 越小越好" : " ↑ 越大越好"); }
+  var SWEEP_NAME = { correct: VERDICT.correct, close: VERDICT.close, incorrect: VERDICT.incorrect, none: tw("none") };
+  function axisTitle(a) { return a.label + (a.unit ? tw("unit", { unit: a.unit }) : "") + (a.better === "lower" ? tw("lower") : tw("higher")); }
   // the server says how each axis is drawn (log or not, and a log axis's labels: the cards' own rule)
   function sweepAxis(title, scale) {
     var ax = { title: { text: title }, type: scale && scale.log ? "log" : "linear", gridcolor: "rgba(128,128,128,0.25)", automargin: true };
@@ -679,17 +694,17 @@
       if (!mine.length) return;
       data.push({ type: "scatter", mode: "markers", name: SWEEP_NAME[v] + " " + mine.length, liveVerdict: v,
         x: mine.map(function (p) { return p.x; }), y: mine.map(function (p) { return p.y; }),
-        text: mine.map(function (p) { return p.label + (p.prediction === null ? "" : "<br>预测 " + fmt(p.prediction)) + "<br>真值 " + fmt(p.truth); }),
+        text: mine.map(function (p) { return p.label + (p.prediction === null ? "" : "<br>" + tw("prediction", { v: fmt(p.prediction) })) + "<br>" + tw("truth", { v: fmt(p.truth) }); }),
         hoverinfo: "text", marker: { color: SWEEP_COLOR[v], size: big ? 14 : 10, line: { color: c.ink, width: 1 } } });
     });
     var front = pts.filter(function (p) { return p.frontier; }).sort(function (a, b) { return a.x - b.x || a.y - b.y; });
-    data.push({ type: "scatter", mode: "lines+markers", name: "前沿", liveFrontier: true, x: front.map(function (p) { return p.x; }),
+    data.push({ type: "scatter", mode: "lines+markers", name: tw("frontier"), liveFrontier: true, x: front.map(function (p) { return p.x; }),
       y: front.map(function (p) { return p.y; }), hoverinfo: "skip", line: { color: c.ink, width: 3, shape: "linear" },
       marker: { size: big ? 18 : 13, color: "rgba(0,0,0,0)", line: { color: c.ink, width: 2 } } });
     if (opts.mine !== undefined && opts.mine !== null) {
       var m = res.points[opts.mine];
       if (m && typeof m.x === "number") {
-        data.push({ type: "scatter", mode: "markers+text", name: "你的点", liveMine: opts.mine, x: [m.x], y: [m.y], text: ["你的点"],
+        data.push({ type: "scatter", mode: "markers+text", name: tw("your_point"), liveMine: opts.mine, x: [m.x], y: [m.y], text: [tw("your_point")],
           textposition: "top center", hoverinfo: "skip", marker: { size: 26, color: "rgba(0,0,0,0)", line: { color: c.accent, width: 4 } },
           textfont: { color: c.accent, size: font } });
       }
@@ -713,9 +728,9 @@
         document.body.appendChild(a);
         a.click();
         setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-        if (msg) msg.textContent = "已下载";
+        if (msg) msg.textContent = tw("downloaded");
       })
-      .catch(function (e) { if (msg) msg.textContent = "下载失败(" + e.message + ")"; });
+      .catch(function (e) { if (msg) msg.textContent = tw("download_failed", { e: e.message }); });
   }
   function controlSweeps(c) {
     var box = $(".live-sweep-params"), msg = $(".live-sweep-msg"), status = $(".live-sweep-status"), drawn = null, specs = {};
@@ -750,8 +765,8 @@
       } else {
         var t = el("input", "live-sweep-list");
         t.type = "text"; t.value = (p.suggest || []).join(", ");
-        t.setAttribute("aria-label", p.label + " 的取值(逗号分隔,范围 " + p.min + "–" + p.max + ",步长 " + p.step + ")");
-        t.title = "范围 " + p.min + "–" + p.max + ",步长 " + p.step;
+        t.setAttribute("aria-label", tw("values_of", { label: p.label, min: p.min, max: p.max, step: p.step }));
+        t.title = tw("range", { min: p.min, max: p.max, step: p.step });
         vals.appendChild(t);
       }
       row.appendChild(vals);
@@ -790,11 +805,11 @@
         if (p.options) vary[p.name] = $$(".live-sweep-opt:checked", row).map(function (v) { return p.options[Number(v.dataset.i)].value; });
         else {
           vary[p.name] = $(".live-sweep-list", row).value.split(/[,,\s]+/).filter(Boolean).map(Number);
-          if (vary[p.name].some(function (x) { return !isFinite(x); })) bad = p.label + ":请输入逗号分隔的数";
+          if (vary[p.name].some(function (x) { return !isFinite(x); })) bad = p.label + tw("need_list");
         }
       });
       if (bad) return bad;
-      if (!Object.keys(vary).length) return "请至少勾选 1 个参数";
+      if (!Object.keys(vary).length) return tw("need_param");
       return { card: st.card, query: st.query, vary: vary, predict: $(".live-sweep-predict").value,
         x: $(".live-sweep-x").value, x_better: $(".live-sweep-xb").value, y: $(".live-sweep-y").value, y_better: $(".live-sweep-yb").value };
     }
@@ -802,8 +817,8 @@
       var b = body();
       if (typeof b === "string") { msg.textContent = b; return; }
       c.call("POST", "/sweeps", b).then(function (res) {
-        if (!res.ok) { msg.textContent = errorText(res, "扫参失败"); return; }
-        msg.textContent = "已开始:" + res.j.points + " 个点";
+        if (!res.ok) { msg.textContent = errorText(res, tw("sweep_failed")); return; }
+        msg.textContent = tw("sweep_started", { n: res.j.points });
         c.refresh();
       });
     });
@@ -826,8 +841,8 @@
       c.remask();
       status.hidden = !sw;
       if (!sw) return;
-      $(".live-sweep-title").textContent = "第 " + sw.sid + " 次扫参 · 预测 " + sw.label + (sw.unit ? "(" + sw.unit + ")" : "");
-      $(".live-sweep-state").textContent = sw.status === "revealed" ? "已公布" : "预测中";
+      $(".live-sweep-title").textContent = tw("sweep_title", { sid: sw.sid, label: inLang(sw).label }) + (sw.unit ? tw("unit", { unit: sw.unit }) : "");
+      $(".live-sweep-state").textContent = sw.status === "revealed" ? tw("revealed") : tw("predicting");
       $(".live-sweep-n").textContent = sw.npoints;
       $(".live-sweep-reveal").disabled = sw.status === "revealed";
       $(".live-sweep-csv").disabled = !c.token;
@@ -841,8 +856,8 @@
         var first = drawn === null || drawn.split(":")[0] !== String(sw.sid);
         drawn = sig;
         if (first) panel.hidden = false;
-        $(".live-sweep-caption").textContent = res.j.title + " · " + res.j.predicted + " 人预测 · 前沿 " +
-          res.j.points.filter(function (p) { return p.frontier; }).length + " 个点(没有别的点在两个方向上都不差且至少一个更好)";
+        $(".live-sweep-caption").textContent = res.j.title + " · " + tw("sweep_caption", { n: res.j.predicted,
+          f: res.j.points.filter(function (p) { return p.frontier; }).length });
         if (window.Plotly) sweepPlot(plot, res.j, { big: true });
       });
     };
@@ -886,10 +901,10 @@
       var on = f.exploring && !f.latest.locked;
       $$("#live-stage form.controls input, #live-stage form.controls select, #live-stage form.controls textarea, #live-stage form.controls button")
         .forEach(function (e) { e.disabled = !on; });
-      modeBtn.textContent = on ? "跟随老师" : "自由探索";
+      modeBtn.textContent = on ? tw("follow") : tw("explore");
       modeBtn.setAttribute("aria-pressed", on ? "true" : "false");
       modeBtn.disabled = !!f.latest.locked;
-      modeBtn.title = f.latest.locked ? "老师已锁定:全班跟随当前画面" : "";
+      modeBtn.title = f.latest.locked ? tw("locked") : "";
       shareBtn.hidden = !on;
       paramsBtn.hidden = on;   // exploring: the controls are out anyway
       document.body.classList.toggle("live-exploring", on);
@@ -905,7 +920,7 @@
       var onPoint = !!(sw && sw.status !== "revealed" && m && m.sid === sw.sid);
       if (f.exploring && !f.latest.locked && !onPoint) {
         var moved = f.latest.card !== f.shown.card;
-        f.notice(moved ? "老师已切换到另一张卡片;点“跟随老师”回到全班画面。" : "");
+        f.notice(moved ? tw("moved") : "");
         return;
       }
       if (f.busy) return;   // the newest state is applied once the current swap is drawn
@@ -941,7 +956,7 @@
     shareBtn.addEventListener("click", function () {
       var st = stageState();
       f.send("/share", { nick: f.nick(), card: st.card, query: st.query }).then(function (res) {
-        f.notice(res.ok ? "已分享给老师。" : errorText(res, "分享失败"));
+        f.notice(res.ok ? tw("shared") : errorText(res, tw("share_failed")));
       });
     });
   }
@@ -965,12 +980,12 @@
     f.ended = function () {
       if (f.es) f.es.close();
       f.es = null;
-      location.replace("/live/" + f.code + "/ended");
+      location.replace(EP + "/live/" + f.code + "/ended");
     };
     f.connect = function () {
       if (f.es) f.es.close();
       var es = f.es = new EventSource("/api/live/" + f.code + "/events?participant=" + encodeURIComponent(f.cred || ""));
-      es.onopen = function () { f.status("已连接"); f.backoff = 1000; document.body.classList.remove("live-offline"); };
+      es.onopen = function () { f.status(tw("connected")); f.backoff = 1000; document.body.classList.remove("live-offline"); };
       es.onmessage = function (e) {
         var st;
         try { st = JSON.parse(e.data); } catch (err) { return; }
@@ -983,16 +998,16 @@
       es.addEventListener("replaced", function () {
         es.close();
         if (f.es === es) f.es = null;
-        f.status("已在另一个页面连接本课堂;刷新本页可在这里继续");
+        f.status(tw("replaced"));
       });
       es.addEventListener("status", function (e) {
         var s;
         try { s = JSON.parse(e.data); } catch (err) { return; }
-        f.status(s.ok ? "已连接" : "课堂服务暂时中断,正在等待恢复…");
+        f.status(s.ok ? tw("connected") : tw("down"));
         document.body.classList.toggle("live-offline", !s.ok);
       });
       es.onerror = function () {
-        f.status("重新连接中…");
+        f.status(tw("reconnecting"));
         document.body.classList.add("live-offline");
         if (es.readyState === 2) { f.es = null; f.probe(); }
       };
@@ -1008,7 +1023,7 @@
             var res = { ok: false, status: r.status, j: j, retry: Number(r.headers.get("Retry-After")) || 0 };
             if (r.status === 410) { f.ended(); return; }
             if (r.status === 403) f.cred = null;   // a credential the class no longer takes: a new one
-            f.status(errorText(res, "连接中断,正在重试…"));
+            f.status(errorText(res, tw("retrying")));
             f.later(f.rejoin, res.retry);
           });
         })
@@ -1026,7 +1041,7 @@
         if (res.status === 410) { f.ended(); return; }
         if (res.status === 404) { f.status(errorText(res)); return; }
         if (!res.ok) {
-          f.status(res.status === 429 ? "人多,稍后自动重试…" : errorText(res, "连接中断,正在重试…"));
+          f.status(res.status === 429 ? tw("busy") : errorText(res, tw("retrying")));
           f.later(f.rejoin, res.retry);
           return;
         }
@@ -1064,21 +1079,21 @@
       maskFor(q);
       $(".live-question").hidden = !q;
       if (!q) return;
-      $(".live-q-prompt").innerHTML = q.prompt_html;   // the server's own rendering of the card's text
+      $(".live-q-prompt").innerHTML = inLang(q).prompt_html;   // the server's own rendering of the card's text
       $(".live-q-numeric").hidden = q.kind !== "numeric";
       $(".live-q-options").hidden = q.kind === "numeric";
       if (answeredQid !== q.qid) { answeredQid = q.qid; resetAnswerForm(form, q); msg.textContent = ""; }
       var open = q.status === "open";
       $$("input, select, button", form).forEach(function (e) { e.disabled = !open; });
-      if (!open) msg.textContent = q.status === "revealed" ? "已公布" : "已收卷,等待老师公布";
+      if (!open) msg.textContent = q.status === "revealed" ? tw("revealed") : tw("closed_wait");
       if (q.status !== "revealed") return;
       var url = "/api/live/" + f.code + "/questions/" + q.qid + "/results" + (f.cred ? "?participant=" + encodeURIComponent(f.cred) : "");
       api("GET", url).then(function (res) {
         if (!res.ok) return;
         showResults($(".live-q-results"), Object.assign({ card: q.card }, res.j));
         // the phone's own verdict, and the slip the server named in its own answer (not only the class's)
-        if (res.j.mine) msg.textContent = "你的答案:" + (VERDICT[res.j.mine.verdict] || res.j.mine.verdict) +
-          (res.j.mine.diagnosis_text ? "。可能的失误:" + res.j.mine.diagnosis_text : "");
+        if (res.j.mine) msg.textContent = tw("your_answer") + (VERDICT[res.j.mine.verdict] || res.j.mine.verdict) +
+          (res.j.mine.diagnosis_text ? tw("your_slip") + res.j.mine.diagnosis_text : "");
       });
     };
     form.addEventListener("submit", function (e) {
@@ -1089,7 +1104,7 @@
       if (typeof body === "string") { msg.textContent = body; return; }
       body.nick = f.nick();
       f.send("/questions/" + q.qid + "/answers", body).then(function (res) {
-        msg.textContent = res.ok ? "已提交(收卷前可以修改)" : errorText(res, "提交失败");
+        msg.textContent = res.ok ? tw("submitted") : errorText(res, tw("submit_failed"));
       });
     });
   }
@@ -1106,7 +1121,7 @@
       if (!sw) { f.mine = null; return; }
       var open = sw.status !== "revealed";
       if (open && f.exploring) { f.exploring = false; f.setControls(); }
-      $(".live-sweep-what").textContent = "预测:" + sw.label;
+      $(".live-sweep-what").textContent = tw("predict") + inLang(sw).label;
       $(".live-sweep-unit").textContent = sw.unit || "";
       $$("input, button", form).forEach(function (e) { e.disabled = !open; });
       if (!f.cred) return;
@@ -1116,7 +1131,7 @@
           var fresh = !f.mine || f.mine.sid !== sw.sid;
           f.mine = Object.assign({ sid: sw.sid }, res.j);
           sec.dataset.point = String(res.j.point);
-          $(".live-sweep-point").textContent = "你的配置(第 " + (res.j.point + 1) + " 个点):" + (res.j.label || "默认设置");
+          $(".live-sweep-point").textContent = tw("your_config", { n: res.j.point + 1 }) + (res.j.label || tw("default"));
           if (fresh) { form.reset(); msg.textContent = ""; mineBox.hidden = true; plot.hidden = true; }
           f.follow();
           if (!open) f.showSweep(f.latest.sweep);
@@ -1124,16 +1139,16 @@
         return;
       }
       if (open) { mineBox.hidden = true; plot.hidden = true; return; }
-      msg.textContent = "已公布";
+      msg.textContent = tw("revealed");
       api("GET", "/api/live/" + f.code + "/sweeps/" + sw.sid + "?participant=" + encodeURIComponent(f.cred)).then(function (res) {
         if (!res.ok || !res.j.points) return;
         var m = res.j.mine, u = res.j.unit ? " " + res.j.unit : "";
         mineBox.hidden = false;
         mineBox.textContent = "";
         if (m) {
-          mineBox.appendChild(el("p", "live-sweep-truth", "真值 " + fmt(m.truth) + u));
-          mineBox.appendChild(el("p", "live-sweep-yours", m.value === null ? "你没有提交预测" :
-            "你的预测 " + fmt(m.value) + u + " · " + (VERDICT[m.verdict] || m.verdict)));
+          mineBox.appendChild(el("p", "live-sweep-truth", tw("truth", { v: fmt(m.truth) + u })));
+          mineBox.appendChild(el("p", "live-sweep-yours", m.value === null ? tw("no_prediction") :
+            tw("your_prediction", { v: fmt(m.value) + u }) + " · " + (VERDICT[m.verdict] || m.verdict)));
           if (m.verdict) mineBox.dataset.verdict = m.verdict;
         }
         plot.hidden = false;
@@ -1144,9 +1159,9 @@
       e.preventDefault();
       var sw = f.latest.sweep, raw = form.elements.value.value.trim().replace(/,/g, "");
       if (!sw || sw.status === "revealed") return;
-      if (raw === "" || !isFinite(Number(raw))) { msg.textContent = "请输入一个数"; return; }
+      if (raw === "" || !isFinite(Number(raw))) { msg.textContent = tw("need_number"); return; }
       f.send("/sweeps/" + sw.sid + "/predictions", { value: Number(raw), nick: f.nick() }).then(function (res) {
-        msg.textContent = res.ok ? "已提交(公布前可以修改)" : errorText(res, "提交失败");
+        msg.textContent = res.ok ? tw("predicted") : errorText(res, tw("submit_failed"));
       });
     });
   }
@@ -1155,11 +1170,12 @@
     form.reset();
     $(".live-q-results").hidden = true;
     unitSel.textContent = "";
-    (q.units || []).forEach(function (u) { var o = el("option", "", u); o.value = u; unitSel.appendChild(o); });
+    var lq = inLang(q), names = lq.unit_names || {};   // a unit is sent as its key, shown in the page's language
+    (q.units || []).forEach(function (u) { var o = el("option", "", names[u] || u); o.value = u; unitSel.appendChild(o); });
     unitSel.hidden = !(q.units && q.units.length);
-    $(".live-q-unit").textContent = unitSel.hidden ? (q.unit || "") : "";
+    $(".live-q-unit").textContent = unitSel.hidden ? (names[q.unit] || q.unit || "") : "";
     opts.querySelectorAll("label").forEach(function (l) { l.remove(); });
-    var choices = q.options && Object.keys(q.options).length ? q.options : { "true": "是", "false": "否" };
+    var choices = lq.options && Object.keys(lq.options).length ? lq.options : { "true": tw("yes"), "false": tw("no") };
     Object.keys(choices).forEach(function (v) {
       var l = el("label"), r = document.createElement("input");
       r.type = "radio"; r.name = "choice"; r.value = v;
@@ -1171,13 +1187,13 @@
   function answerBody(form, q) {
     if (q.kind === "numeric") {
       var raw = form.elements.value.value.trim().replace(/,/g, "");
-      if (raw === "" || !isFinite(Number(raw))) return "请输入一个数";
+      if (raw === "" || !isFinite(Number(raw))) return tw("need_number");
       var us = $("select[name=unit]", form), body = { value: Number(raw) };
       if (!us.hidden && us.value) body.unit = us.value;
       return body;
     }
     var c = $("input[name=choice]:checked", form);
-    if (!c) return "请选择一项";
+    if (!c) return tw("need_choice");
     return { value: q.kind === "bool" ? c.value === "true" : c.value };
   }
 

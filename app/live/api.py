@@ -19,7 +19,7 @@ from ..cards import run as compute
 from ..chapters import reading_order
 from ..labels import label_to_id, search
 from ..text import rich
-from ..words import words_for
+from ..words import localize, words_for
 from . import cardinfo
 from .deps import (
     AnySession,
@@ -81,7 +81,7 @@ from .models import (
     request_body,
 )
 from .results import class_summary, results_csv, summary, to_question_unit
-from .store import Full, Session, Store
+from .store import Full, Session, Store, in_edition, slip_text
 
 W = words_for(__name__)
 
@@ -132,7 +132,7 @@ def retry_after(window_s: int) -> dict:
 
 
 def public_state(s: Session, followers: int) -> dict:
-    return {**s.event(), "followers": followers}
+    return {**in_edition(s.event()), "followers": followers}
 
 
 def changed(new: Session | None, code: str) -> Session:
@@ -363,7 +363,7 @@ async def join(request: Request, s: LiveSession, data: JoinBody, live: LiveDep) 
                 retry_after(JOIN_WINDOW_S),
             )
         credential, p = k.issue(s.code, epoch)
-    return ok({"participant": credential, "followers": await store.followers(s.code), "state": s.event()})
+    return ok({"participant": credential, "followers": await store.followers(s.code), "state": in_edition(s.event())})
 
 
 # ------------------------------------------------------------------ questions
@@ -379,9 +379,12 @@ def _question_record(card, params, query: str, key: str) -> dict:
     if isinstance(expected, float) and not math.isfinite(expected):
         raise fail(422, "key", W["question_record.fail_2"], "not_finite")
     slips = []  # the slips of the number's own derivation, worked out once (traced) for every answer
+    slip_words: dict[str, dict] = {}  # each slip's name in every edition (a phone shows its own)
     if q.kind == "numeric":
         traced = explain(card, params)[0].outputs.get(key, expected)
-        slips = [[s.id, s.text, float(s.value)] for s in exercises.slips_of(q, traced) if s.value]
+        found = [s for s in exercises.slips_of(q, traced) if s.value]
+        slips = [[s.id, s.text, float(s.value)] for s in found]
+        slip_words = cardinfo.in_each_edition(lambda: {s.id: s.text for s in found})
     return {
         "card": card.id,
         "key": key,
@@ -399,6 +402,8 @@ def _question_record(card, params, query: str, key: str) -> dict:
         "slips": slips,
         "axis": cardinfo.axis_of(card, view, key),
         "asked": time.time(),
+        "words": cardinfo.question_words(card, params, view, key),
+        "slip_words": slip_words,
     }
 
 
@@ -544,7 +549,7 @@ async def results(
     full: Annotated[str, Query(description=W["module.description_2"])] = "",
 ) -> JSONResponse:
     store = live.store
-    rec = await _question(store, s, qid)
+    rec = in_edition(await _question(store, s, qid))  # its label in the edition asked for (lang=en)
     teacher = check_token(request, s, required=False)
     shown = teacher or rec["status"] == "revealed"
     if full.lower() in ("1", "true", "yes") and not shown:
@@ -553,6 +558,9 @@ async def results(
         return ok(summary(rec, {}, full=False) | {"answered": await store.count_answers(s.code, qid)})
     answers = await store.answers(s.code, qid)
     out = summary(rec, answers, full=True, names=teacher)
+    out["unit_text"] = rec.get("unit_names", {}).get(rec["unit"], rec["unit"])  # the unit in the edition asked for
+    for d in out.get("diagnoses", []):
+        d["text"] = slip_text(rec, d["id"], d["text"])
     if participant:
         p = participant_of(await live.keys(), s, participant[:200])
         if p.pid in answers:
@@ -561,7 +569,7 @@ async def results(
                 "verdict": a["verdict"],
                 "value": a["value"],
                 "diagnosis": a.get("diagnosis"),
-                "diagnosis_text": a.get("diagnosis_text"),
+                "diagnosis_text": slip_text(rec, a.get("diagnosis"), a.get("diagnosis_text")),
             }
     return ok(out)
 
@@ -620,6 +628,13 @@ async def share(s: LiveSession, data: SnapshotBody, live: LiveDep) -> JSONRespon
             "query": data.query,
             "title": card.display_title,
             "label": cardinfo.state_label(card, params),
+            "words": cardinfo.in_each_edition(
+                # the book's printed label (例题 1-1) stays as printed, as on the card pages of every edition
+                lambda: {
+                    "title": f"{card.label} · {localize(card.title)}" if card.label else localize(card.title),
+                    "label": cardinfo.state_label(card, params),
+                }
+            ),
             "t": time.time(),
         },
     )
@@ -633,4 +648,4 @@ async def share(s: LiveSession, data: SnapshotBody, live: LiveDep) -> JSONRespon
     summary=W["api_live_code_snapshots.summary"],
 )
 async def snapshots(s: Instructor, store: StoreDep) -> JSONResponse:
-    return ok({"snapshots": await store.snapshots(s.code)})
+    return ok({"snapshots": [in_edition(x) for x in await store.snapshots(s.code)]})

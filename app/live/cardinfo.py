@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 from ..cards import Card, ControlSpec, Params, Question, View, controls_of, tiles
-from ..words import words_for
+from ..text import rich
+from ..words import LANGS, localize, localize_deep, speaking, words_for
 
 W = words_for(__name__)
 
@@ -64,20 +66,20 @@ def _number(v: float) -> str:
 def _value(spec: ControlSpec, v: Any) -> str:
     """A parameter's value as the card's control shows it, with its unit (never cut mid-number)."""
     if spec.custom == "model" and isinstance(v, str) and v not in (spec.options or {}):
-        return W["value"]
+        return str(localize(W["value"]))
     if isinstance(spec.options, dict) and v in spec.options:
-        text = str(spec.options[v])
+        text = str(localize(spec.options[v]))
     elif isinstance(v, bool):
-        text = W["value_2"] if v else W["value_3"]
+        text = str(localize(W["value_2"] if v else W["value_3"]))
     elif isinstance(v, (int, float)):
         text = _number(v)
     elif isinstance(v, (list, tuple)):
-        text = W["value_4"].join(_number(x) if isinstance(x, (int, float)) else str(x) for x in v)
+        text = str(localize(W["value_4"])).join(_number(x) if isinstance(x, (int, float)) else str(x) for x in v)
     else:
         text = str(v)
         if len(text) > MAX_VALUE_CHARS:
             text = text[: MAX_VALUE_CHARS - 1] + "…"
-    unit = spec.unit if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
+    unit = str(localize(spec.unit)) if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
     if not unit:
         return text
     return f"{text}{unit}" if unit in ("%", "×", "°") or unit.startswith("×") else f"{text} {unit}"
@@ -92,17 +94,49 @@ def conditions(card: Card, params: Params) -> list[Condition]:
         v = getattr(params, spec.name, None)
         if v is None or v == getattr(defaults, spec.name, None):
             continue
-        out.append(Condition(spec.name, spec.label, spec.sym, _value(spec, v)))
+        out.append(Condition(spec.name, str(localize(spec.label)), spec.sym, _value(spec, v)))
     return out
 
 
 def state_label(card: Card, params: Params) -> str:
     """A state in words: 批大小 B = 64 请求 · 带宽可用比例 = 70%, or 默认设置."""
-    return " · ".join(c.text for c in conditions(card, params)) or W["state_label"]
+    return " · ".join(c.text for c in conditions(card, params)) or str(localize(W["state_label"]))
 
 
 def _asked_under(conds: list[Condition]) -> str:
-    return W["value_4"].join(c.short for c in conds)
+    return str(localize(W["value_4"])).join(c.short for c in conds)
+
+
+def in_each_edition(build: Callable[[], dict]) -> dict[str, dict]:
+    """``build()``'s words in every edition (``{"zh": {...}, "en": {...}}``): what a class carries to its
+    phones, each of which shows the class in its own language (the numbers are the same in each)."""
+    out = {}
+    for lang in LANGS:
+        with speaking(lang):
+            out[lang] = localize_deep(build())
+    return out
+
+
+def question_words(card: Card, params: Params, view: View, key: str) -> dict[str, dict]:
+    """An asked question's words in every edition: its label, prompt (plain and as HTML), the
+    conditions it is asked under, and the names of the options of a choice question."""
+
+    def build() -> dict:
+        item = find(card, params, view, key)
+        assert item is not None
+        q = item.question
+        prompt = str(localize(q.prompt))
+        return {
+            "label": item.label,
+            "prompt": prompt,
+            "prompt_html": str(rich(prompt)),
+            "conditions": state_label(card, params),
+            "options": {k: str(localize(v)) for k, v in dict(q.options).items()},
+            # a unit stays the key an answer names (``unit``); this is how the page writes it
+            "unit_names": {str(u): str(localize(u)) for u in [q.unit, *dict(q.units)] if u},
+        }
+
+    return in_each_edition(build)
 
 
 def askables(card: Card, params: Params, view: View) -> list[Askable]:
@@ -115,13 +149,13 @@ def askables(card: Card, params: Params, view: View) -> list[Askable]:
         if q.kind == "open" or q.key not in view.outputs:
             continue
         prompt = W.f("askables", conds=conds, prompt=q.prompt) if conds else q.prompt
-        out.append(Askable(q.key, _plain(q.prompt)[:60], "exercise", replace(q, prompt=prompt)))
+        out.append(Askable(q.key, _plain(str(localize(q.prompt)))[:60], "exercise", replace(q, prompt=prompt)))
     taken = {a.key for a in out}
     for s in tiles(card, view, params):
         if s.key in taken or s.key not in view.outputs or not _is_number(view.outputs[s.key]):
             continue
         taken.add(s.key)
-        label = _plain(s.label)
+        label = _plain(str(localize(s.label)))
         prompt = W.f("askables_2", conds=conds, label=s.label) if conds else W.f("askables_3", label=s.label)
         out.append(Askable(s.key, label, "tile", Question(s.key, prompt, s.unit, kind="numeric")))
     return out

@@ -8,6 +8,8 @@ every stage load either makes; the SSE events never carry the value."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import segno
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -16,11 +18,11 @@ from markupsafe import Markup
 from ..cards import REGISTRY
 from ..chapters import neighbours
 from ..render import Reading, fragment_html, render
-from ..words import words_for
+from ..words import catalogue, localize, words_for
 from .deps import StoreDep, any_session, card_state, find_session
 from .ids import normalise_code
 from .limits import ENDED_KEEP_S, NICK_MAX
-from .store import Session
+from .store import Session, in_edition
 
 W = words_for(__name__)
 
@@ -28,6 +30,15 @@ router = APIRouter(include_in_schema=False)
 NO_STORE = {"Cache-Control": "no-store"}
 STAGE_CACHE = "public, max-age=86400"
 MAX_HIDE = 4  # outputs one stage URL may mask
+
+
+JS_WORDS = catalogue(Path(__file__).with_name("live_js"))  # live_js.zh.toml / live_js.en.toml
+
+
+def live_js_words() -> dict[str, str]:
+    """static/live.js's words (``live_js.<lang>.toml``) in the edition served: the live pages embed
+    them once as ``<script type="application/json" id="live-words">``; the script reads no other."""
+    return {k: str(localize(JS_WORDS[k])) for k in sorted(JS_WORDS.keys())}
 
 
 def follow_url(request: Request, code: str) -> str:
@@ -94,10 +105,11 @@ def ended_page(s: Session, control: bool, status: int = 410) -> HTMLResponse:
     body = render(
         "live/ended.html",
         session=s,
-        summary=s.summary or {},
+        summary=in_edition(s.summary or {}),
         control=control,
         data={"code": s.code},
         keep_hours=ENDED_KEEP_S // 3600,
+        live_js_words=live_js_words(),
     )
     return HTMLResponse(body, status_code=status, headers=NO_STORE)
 
@@ -152,8 +164,8 @@ async def follow_page(code: str, request: Request, store: StoreDep) -> Response:
         return RedirectResponse(f"/live/{s.code}", status_code=307)
     if s.ended is not None:
         return ended_page(s, control=False)
-    data = {"code": s.code, "state": s.event(), "nick_max": NICK_MAX}
-    body = render("live/follow.html", session=s, stage=session_stage(s), data=data)
+    data = {"code": s.code, "state": in_edition(s.event()), "nick_max": NICK_MAX}
+    body = render("live/follow.html", session=s, stage=session_stage(s), data=data, live_js_words=live_js_words())
     return HTMLResponse(body, headers=NO_STORE)
 
 
@@ -181,7 +193,7 @@ async def control_page(code: str, request: Request, store: StoreDep) -> Response
     if s.ended is not None:
         return ended_page(s, control=True)
     url = follow_url(request, s.code)
-    data = {"code": s.code, "state": s.event(), "follow_url": url}
+    data = {"code": s.code, "state": in_edition(s.event()), "follow_url": url}
     body = render(
         "live/control.html",
         session=s,
@@ -190,6 +202,7 @@ async def control_page(code: str, request: Request, store: StoreDep) -> Response
         follow_url=url,
         qr=qr_svg(url),
         qr_big=qr_svg(url, "qr qr-big"),
+        live_js_words=live_js_words(),
     )
     return HTMLResponse(body, headers=NO_STORE)
 

@@ -14,8 +14,10 @@ from datetime import UTC, datetime
 import numpy as np
 
 from ..words import words_for
+from . import cardinfo
 
 W = words_for(__name__)
+DEFAULT_STATE = cardinfo.W["state_label"]  # the conditions of a question asked at the defaults
 
 VERDICTS = ("correct", "close", "incorrect")
 VERDICT_TEXT = {
@@ -190,6 +192,15 @@ def class_summary(session, questions: list[dict], answers: dict[int, dict[str, d
             "qid": rec["qid"],
             "label": rec.get("label", rec["key"]),
             "conditions": rec.get("conditions", ""),
+            "default": rec.get("conditions", "") in ("", DEFAULT_STATE),
+            "words": {
+                lang: {
+                    "label": w["label"],
+                    "conditions": w["conditions"],
+                    "unit": w.get("unit_names", {}).get(rec["unit"], rec["unit"]),
+                }
+                for lang, w in rec.get("words", {}).items()
+            },
             "status": rec["status"],
             "answered": len(got),
             "unit": rec["unit"],

@@ -15,6 +15,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..words import current_lang
+
 AnswerOutcome = Literal["ok", "closed", "missing"]
 
 
@@ -63,7 +65,45 @@ class Session:
         return out
 
 
-PUBLIC_KEYS = ("qid", "card", "key", "query", "prompt", "prompt_html", "unit", "kind", "options", "status", "label")
+PUBLIC_KEYS = (
+    "qid",
+    "card",
+    "key",
+    "query",
+    "prompt",
+    "prompt_html",
+    "unit",
+    "kind",
+    "options",
+    "status",
+    "label",
+    "words",
+)
+
+
+def in_edition(value: Any, lang: str | None = None) -> Any:
+    """``value`` with the words of edition ``lang`` (the one being served by default) in place: every
+    dict that carries ``words`` (``{"zh": {...}, "en": {...}}``: a question, a snapshot, a summary's
+    question) gets that edition's entries over its own. The SSE events carry every edition's words and
+    each phone picks its own; a page or an API answer (``lang=en``) is given its edition's here."""
+    lang = lang or current_lang()
+    if isinstance(value, list):
+        return [in_edition(v, lang) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: in_edition(v, lang) if k != "words" else v for k, v in value.items()}
+    words = value.get("words")
+    if isinstance(words, dict) and isinstance(words.get(lang), dict):
+        out.update(words[lang])
+    return out
+
+
+def slip_text(rec: dict, slip: str | None, text: str | None) -> str | None:
+    """The name of slip ``slip`` of question ``rec`` in the edition being served (``text``, as the
+    answer recorded it, where the question has no such word)."""
+    if not slip:
+        return text
+    return rec.get("slip_words", {}).get(current_lang(), {}).get(slip, text)
 
 
 def public_question(rec: dict) -> dict:
@@ -74,7 +114,7 @@ def public_question(rec: dict) -> dict:
     return out
 
 
-SWEEP_PUBLIC_KEYS = ("sid", "card", "query", "vary", "predict", "label", "unit", "npoints", "status")
+SWEEP_PUBLIC_KEYS = ("sid", "card", "query", "vary", "predict", "label", "unit", "npoints", "status", "words")
 
 
 def public_sweep(rec: dict) -> dict:

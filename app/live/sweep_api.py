@@ -93,7 +93,7 @@ def numeric_outputs(card: Card, view) -> list[dict]:
         if not _number(value):
             continue
         decl = card.outputs.get(key)
-        label = cardinfo._plain(decl.label) if decl is not None and decl.label else key
+        label = cardinfo._plain(str(localize(decl.label))) if decl is not None and decl.label else key
         out.append({"key": key, "label": label, "unit": decl.display_unit if decl is not None else ""})
     return out
 
@@ -229,6 +229,10 @@ async def start_sweep(s: Instructor, data: SweepBody, store: StoreDep) -> JSONRe
         "points": points,
         "conditions": cardinfo.state_label(card, params),
         "started": time.time(),
+        # what each phone shows, in its own language (the event carries every edition's)
+        "words": cardinfo.in_each_edition(
+            lambda: {"label": next(o["label"] for o in numeric_outputs(card, view) if o["key"] == data.predict)}
+        ),
     }
     new = changed(await store.add_sweep(s.code, rec), s.code)
     assert new.sweep is not None  # Store.add_sweep makes the new sweep the current one

@@ -44,7 +44,9 @@ def test_an_english_page_shows_no_chinese(page, server, path):
 
 
 def _chart_text(page, plot_id: str) -> str:
-    return page.locator(f"#{plot_id}").evaluate("e => [...e.querySelectorAll('.main-svg')].map(s => s.textContent).join(' ')")
+    return page.locator(f"#{plot_id}").evaluate(
+        "e => [...e.querySelectorAll('.main-svg')].map(s => s.textContent).join(' ')"
+    )
 
 
 def test_charts_are_labelled_in_english_and_a_slider_rerenders_in_english(page, server):

@@ -61,7 +61,7 @@ def test_the_ended_page_shows_the_summary(client, klass):
     text = r.text
     assert "课堂已结束" in text and "共 2 题" in text and "3 人作答" in text
     assert "真值 <strong>147.7 请求</strong>" in text and "正确 67%" in text
-    second = text[text.rindex("<li>") :]
+    second = text[text.rindex("<li>") : text.rindex("</li>")]  # the last question's item (not the page's words)
     assert "未公布" in second and "真值" not in second  # the unrevealed question's value stays unsaid
     control = client.get(f"/live/{klass.code}/control")
     assert control.status_code == 410 and 'class="live-csv"' in control.text and klass.token not in control.text
