@@ -108,8 +108,14 @@ class Text(str):
         t.catalogue, t.key, t.args = catalogue, key, args or {}
         return t
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (a store, another process): the Chinese text
         return (str, (str(self),))
+
+    def __copy__(self) -> Text:  # words are immutable: a copy (dataclasses.asdict, a deep copy) is the same words
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Text:
+        return self
 
     # Words glued to other words stay words: ``W["a"] + ":" + W["b"]``, ``W["sep"].join(…)``,
     # ``W["t"].replace("{LAW}", x)`` and ``W["t"].format(n=…)`` render in the edition served, each part

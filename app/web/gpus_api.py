@@ -3,11 +3,13 @@ were confirmed from (``data/gpus.json``, cited per part in ``data/README.md``). 
 
 from __future__ import annotations
 
+import dataclasses
+
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from ..data import gpus
-from ..words import words_for
+from ..words import localize, localize_deep, words_for
 
 W = words_for(__name__)
 
@@ -55,4 +57,5 @@ class GpuList(BaseModel):
 @router.get("/api/gpus", response_model=GpuList, summary=W["api_gpus.summary"])
 def list_gpus() -> GpuList:
     """The presets as ``data/gpus.json`` holds them (the model reads the same fields off each part)."""
-    return GpuList(units=UNITS, gpus=[GpuPreset.model_validate(g, from_attributes=True) for g in gpus().values()])
+    presets = [{f.name: localize(getattr(g, f.name)) for f in dataclasses.fields(g)} for g in gpus().values()]
+    return GpuList(units=localize_deep(UNITS), gpus=[GpuPreset.model_validate(p) for p in presets])
