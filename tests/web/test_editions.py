@@ -168,3 +168,24 @@ def test_the_jump_box_finds_a_card_by_its_label_or_title_in_either_language(clie
 
     title_en = REGISTRY["eg-1-1"].title.localized("en")
     assert "eg-1-1" in search(" ".join(title_en.split()[:3]))
+
+
+def test_numbers_identical_between_editions_with_each_control_at_its_ends():
+    """Every card at its defaults and with each control alone at its ends and choices (the 848 states of
+    test_figure_numbers): the same numeric outputs and parameters in both editions."""
+    from app.render import card_json
+    from app.words import speaking
+
+    from tests.web.test_figure_numbers import states
+
+    checked, differ = 0, []
+    for cid, card in REGISTRY.items():
+        for params in states(card):
+            with speaking("zh"):
+                a = card_json(card, params)
+            with speaking("en"):
+                b = card_json(card, params)
+            checked += 1
+            if _numeric(a["outputs"]) != _numeric(b["outputs"]) or a["params"] != b["params"]:
+                differ.append((cid, params))
+    assert differ == [] and checked > 800
