@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from tests.apps import build_app  # noqa: E402
+from tests.chromium import ARGS, CHROMIUM  # noqa: E402
 
 load_all()  # every card registers before tests are collected (they are parametrised over the registry)
 
@@ -62,3 +64,18 @@ def app() -> FastAPI:
 @pytest.fixture(scope="session")
 def client(app) -> TestClient:
     return TestClient(app)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for every test of this process that drives a page (see tests/chromium.py)."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Chromium not found at {CHROMIUM}: CI must run the browser tests")
+        pytest.skip("Chromium not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

@@ -63,3 +63,18 @@ def test_run_async_works_inside_a_running_loop():
 
     with ThreadPoolExecutor(1) as pool:
         assert pool.submit(in_a_running_loop).result() == 42
+
+
+def test_one_playwright_per_process():
+    """The same cause the other way round: a test that opens ``sync_playwright()`` itself fails when the
+    shared ``browser`` fixture already holds one in that worker. Only tests/conftest.py opens it."""
+    opened = sorted(
+        str(path.relative_to(TESTS))
+        for path in TESTS.rglob("*.py")
+        if path.name != "test_no_asyncio_run.py"
+        and any(
+            isinstance(node, ast.Call) and getattr(node.func, "id", None) == "sync_playwright"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    )
+    assert opened == ["conftest.py"], f"use the browser fixture (tests/chromium.py): {opened}"

@@ -4,8 +4,6 @@ fails the run instead of skipping."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -16,19 +14,9 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.chromium import ARGS, CHROMIUM  # noqa: F401  (the browser fixture itself: tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 
 
 def pytest_collection_modifyitems(items):
@@ -77,20 +65,6 @@ def server():
     yield url
     proc.terminate()
     proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Chromium not found at {CHROMIUM}: CI must run the browser tests")
-        pytest.skip("Chromium not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 class Watch:

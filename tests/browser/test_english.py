@@ -72,8 +72,9 @@ def test_the_switch_keeps_the_state(page, server):
     page.wait_for_url("**/cards/eg-1-1?batch=16")
     assert page.evaluate("document.documentElement.lang") == "zh-CN"
     assert page.locator("#eg-1-1-batch").input_value() == "16"
+    page.evaluate("location.hash = '#eg-1-1'")
     page.locator('nav.editions a[data-edition="en"]').click()
-    page.wait_for_url("**/en/cards/eg-1-1?batch=16")
+    page.wait_for_url("**/en/cards/eg-1-1?batch=16#eg-1-1")  # query and anchor kept
     assert page.locator("#eg-1-1-batch").input_value() == "16"
 
 

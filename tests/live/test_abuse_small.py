@@ -14,9 +14,9 @@ import pytest
 from app.cards import REGISTRY
 from bench.live_cluster import call, free_port, start_uvicorn
 
-from .conftest import from_
+from tests.chromium import CHROMIUM
 
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+from .conftest import from_
 
 
 def test_after_reveal_a_phone_gets_its_own_named_slip(client, klass):
@@ -62,35 +62,35 @@ def browser_server():
     shutil.rmtree(d, ignore_errors=True)
 
 
-def test_in_a_browser_the_phone_ends_cleanly_and_sweep_labels_keep_their_line(browser_server):
-    from playwright.sync_api import sync_playwright
-
+def test_in_a_browser_the_phone_ends_cleanly_and_sweep_labels_keep_their_line(browser_server, browser):
     base = browser_server
     status, k = call(base, "POST", "/api/live", {"card": "eg-1-1"}, headers=from_("203.0.113.91"))
     assert status == 201, k
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless=new", "--no-sandbox", "--disable-gpu"])
-        try:
-            projector = b.new_page(viewport={"width": 1920, "height": 1080})
-            projector.goto(k["control_url"])
-            projector.wait_for_selector(".live-sweep-grid > label")
-            heights = projector.evaluate(
-                "() => [...document.querySelectorAll('.live-sweep-grid > label')].map(l => "
-                "[l.textContent.trim(), l.getBoundingClientRect().height, parseFloat(getComputedStyle(l).lineHeight)])"
-            )
-            assert len(heights) == 3
-            for text, h, line in heights:
-                assert h < 1.6 * line, (text, h, line)  # one line (before: 学生预测 was 4 lines, 106 px)
-            phone = b.new_page(viewport={"width": 390, "height": 844})
-            errors: list[str] = []
-            phone.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            phone.goto(k["follow_url"])
-            phone.wait_for_selector(".live-status", timeout=10000)
-            phone.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
-            status, _ = call(base, "DELETE", f"/api/live/{k['code']}", token=k["token"])
-            assert status == 204
-            phone.wait_for_selector(".live-ended-box", timeout=10000)
-            assert phone.url.endswith(f"/live/{k['code']}/ended")
-            assert [e for e in errors if "410" in e] == [], errors  # before: the reload's 410 was logged
-        finally:
-            b.close()
+    # the worker's one browser (tests/chromium.py says why not a second), a context per device
+    projector_ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    phone_ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        projector = projector_ctx.new_page()
+        projector.goto(k["control_url"])
+        projector.wait_for_selector(".live-sweep-grid > label")
+        heights = projector.evaluate(
+            "() => [...document.querySelectorAll('.live-sweep-grid > label')].map(l => "
+            "[l.textContent.trim(), l.getBoundingClientRect().height, parseFloat(getComputedStyle(l).lineHeight)])"
+        )
+        assert len(heights) == 3
+        for text, h, line in heights:
+            assert h < 1.6 * line, (text, h, line)  # one line (before: 学生预测 was 4 lines, 106 px)
+        phone = phone_ctx.new_page()
+        errors: list[str] = []
+        phone.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        phone.goto(k["follow_url"])
+        phone.wait_for_selector(".live-status", timeout=10000)
+        phone.wait_for_function("() => document.querySelector('.live-status').textContent === '已连接'")
+        status, _ = call(base, "DELETE", f"/api/live/{k['code']}", token=k["token"])
+        assert status == 204
+        phone.wait_for_selector(".live-ended-box", timeout=10000)
+        assert phone.url.endswith(f"/live/{k['code']}/ended")
+        assert [e for e in errors if "410" in e] == [], errors  # before: the reload's 410 was logged
+    finally:
+        projector_ctx.close()
+        phone_ctx.close()
