@@ -7,6 +7,8 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
+import types
 from dataclasses import dataclass, field
 
 import pytest
@@ -45,6 +47,20 @@ class Class:
             assert r.status_code == 200, r.text
             self.creds[name] = r.json()["participant"]
         return self.creds[name]
+
+
+@pytest.fixture
+def frozen(monkeypatch):
+    """Rate windows and the stores' clock at a fixed instant: a test that counts up to a per-window limit
+    must not cross a window boundary midway (under load, 1,000 joins can take longer than what is left
+    of the minute, and the count starts again). Move it by hand: ``frozen[0] += 60``."""
+    from app.live import redis_store, sqlite_store
+
+    now = [time.time() // 60 * 60 + 0.5]  # the start of a minute: every window starts here
+    clock = types.SimpleNamespace(time=lambda: now[0])
+    monkeypatch.setattr(sqlite_store, "time", clock)
+    monkeypatch.setattr(redis_store, "time", clock)
+    return now
 
 
 @pytest.fixture

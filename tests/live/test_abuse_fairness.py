@@ -20,11 +20,9 @@ SITE = "2001:db8:39:{:x}::1"  # 40 /64s of one /48 (2001:db8:39::/48)
 
 
 @pytest.fixture
-def clock(monkeypatch):
-    """The SQLite store's clock, moved by hand."""
-    now = [time.time()]
-    monkeypatch.setattr(sqlite_store, "time", types.SimpleNamespace(time=lambda: now[0]))
-    return now
+def clock(frozen):
+    """The stores' clock, moved by hand (tests/live/conftest.py)."""
+    return frozen
 
 
 def _flood_classes(client, hosts: list[str], per_host: int) -> tuple[int, dict[int, int]]:
@@ -54,7 +52,7 @@ def test_an_ipv4_24_is_one_network_too(client):
     start_class(client, address="192.0.3.1")  # the next /24
 
 
-def test_joins_from_one_48_are_bounded_whatever_the_64(client, klass):
+def test_joins_from_one_48_are_bounded_whatever_the_64(client, klass, frozen):
     """Before: 600 new participants per /64 per minute, so 40 /64s joined 24,000 (1,333 votes in 30 s)."""
     assert (limits.JOINS_PER_ADDRESS, limits.JOINS_PER_NETWORK) == (600, 900)
     ok = 0
@@ -67,7 +65,7 @@ def test_joins_from_one_48_are_bounded_whatever_the_64(client, klass):
     assert r.status_code == 200  # another /48
 
 
-def test_a_proxy_chain_is_read_from_the_right(client, klass):
+def test_a_proxy_chain_is_read_from_the_right(client, klass, frozen):
     """Through the trusted proxy (the test client's peer), a client writing 1,200 different addresses
     at the left of X-Forwarded-For is still counted as the one address the proxy appended."""
     ok = 0

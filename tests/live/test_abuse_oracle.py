@@ -36,7 +36,7 @@ def test_no_expected_value_at_any_parameters_while_asked(client, klass):
     assert _check(client, {"target_ms": 20}, host="203.0.113.79").json()["results"][KEY]["expected"] == truth
 
 
-def test_verdicts_on_the_asked_output_are_rate_limited_per_address_and_network(client, klass):
+def test_verdicts_on_the_asked_output_are_rate_limited_per_address_and_network(client, klass, frozen):
     assert (limits.CHECKS_PER_ADDRESS, limits.CHECKS_PER_NETWORK, limits.CHECK_WINDOW_S) == (6, 30, 60)
     _ask(client, klass)
     got = [_check(client, {}, 29.85 + i / 100, host="198.51.100.9").status_code for i in range(20)]

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-import types
 
 import pytest
-from app.live import deps, limits, sqlite_store
+from app.live import deps, limits
 from app.live.hub import Hub
 from app.live.store import Full
 from fastapi import HTTPException
@@ -17,15 +16,6 @@ from starlette.requests import Request
 from tests.aio import run_async
 
 from .conftest import from_, new_address, start_class
-
-
-@pytest.fixture
-def frozen(monkeypatch):
-    """Rate windows and the clock at a fixed instant (no window boundary in the middle of a test)."""
-    now = [time.time() // 60 * 60 + 0.5]  # the start of a minute: every window starts here
-    clock = types.SimpleNamespace(time=lambda: now[0])
-    monkeypatch.setattr(sqlite_store, "time", clock)
-    return now
 
 
 def join(client, k, address=None, credential=None):
