@@ -639,6 +639,16 @@ CLAIMS: dict[str, list[Claim]] = {
             lambda o, p, m: shows(m[2], num(m[1]) / 20),
         ),
     ],
+    "prefix-cache-4round": [
+        Claim(
+            r"第二轮最典型:(\S+ token) 的输入里只有 (\S+) 个是新的",
+            "新 token 少于输入;第 2 轮时印出的即该轮的输入与新 token",
+            lambda o, p, m: (
+                num(m[2]) < num(m[1])
+                and (p.round_index != 2 or (shows(m[1], o["input_tokens"]) and shows(m[2], o["new_tokens"])))
+            ),
+        ),
+    ],
     "fig-3-30": [
         Claim(
             r"是 A100 的约 (\S+) 倍",
