@@ -262,12 +262,8 @@ LEFT: dict[tuple[str, str], str] = {
     **{("eg-3-2", n): "the book's printed shares the reconstruction reproduces" for n in ("47.5", "23.8", "40.1")},
     ("agent-trace", "47.5"): "例题 3-2's printed share, quoted",
     ("ex-3-4", "47.5"): "例题 3-2's printed share, quoted",
-    ("agent-thinking-table", "76.294"): "agent-trace's model time, quoted in a note",
-    ("agent-thinking-table", "1013"): "the case count (no output of its own yet)",
     **{("eg-3-4", n): "the book's setting the note explains" for n in ("1279", "255", "38.411", "952.416")},
-    ("ex-3-5", "1.310"): "the book's 640×640 value, quoted",
     ("fig-3-23", "8,190,735,360"): "Qwen3-8B's parameter count (例题 3-3's default model), quoted",
-    ("fig-3-30", "17,920"): "Qwen3 Table 21's RL GPU hours, quoted",
     ("real-replay", "8,447"): "图 3-1's final KV tokens, quoted",
 }
 
