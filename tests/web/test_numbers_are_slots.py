@@ -22,7 +22,11 @@ without thousands separators) the number a displayed output of a card on the pag
 (a tile, or an output some slot of the page quotes, formatted by its declaration and each slot's flags).
 A book number inside a case whose condition names ``at_defaults`` is shown only while its card is at the
 defaults (so it always holds) and is not read: the issue allows a book number in a branch conditioned on
-the defaults."""
+the defaults. Words a chapter module fills from slots before the view is built are read as their
+templates (:func:`templates_kept`). Two lists name the exceptions, each entry with its reason:
+:data:`NAMES` (a number that names something — a version, a model, an image size — and equals an output
+only by chance) and :data:`LEFT` (book quotations not yet moved into a defaults-conditioned note, kept
+honest by :func:`test_left_leaks_are_still_there`)."""
 
 from __future__ import annotations
 
