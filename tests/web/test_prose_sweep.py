@@ -431,6 +431,14 @@ CLAIMS: dict[str, list[Claim]] = {
             "命中 ≤ 输入",
             lambda o, p, m: num(m[2]) <= num(m[1]),
         ),
+        Claim(
+            r"第二轮最典型:(\S+ token) 的输入里只有 (\S+) 个是新的",
+            "新 token 少于输入;第 2 轮时印出的即该轮的输入与新 token",
+            lambda o, p, m: (
+                num(m[2]) < num(m[1])
+                and (p.round_index != 2 or (shows(m[1], o["input_tokens"]) and shows(m[2], o["new_tokens"])))
+            ),
+        ),
     ],
     "math-experiment-note": [
         Claim(r"放宽到 (\S+) 倍", "倍数 > 1", lambda o, p, m: num(m[1]) > 1),

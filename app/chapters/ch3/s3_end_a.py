@@ -40,6 +40,8 @@ EX32 = outputs(
     occupancy_10s_gib=out(W["ex32.occupancy_10s_gib"], sig=4, sym="M̄_{10}"),
     occupancy_30s_gib=out(W["ex32.occupancy_30s_gib"], sig=4, sym="M̄_{30}"),
     drain_3cards_s=quiet(W["ex32.drain_3cards_s"], digits=0, sym="T_{drain,3}"),
+    alt_backlog_2cards_steps=quiet(W["ex32.alt_backlog_2cards_steps"], unit=W["ex32.unit"], digits=1, sym="Q_2'"),
+    alt_drain_2cards_s=quiet(W["ex32.alt_drain_2cards_s"], digits=2, sym="T_{drain,2}'"),
     waiting_tasks_10s=quiet(W["ex32.waiting_tasks_10s"], unit=W["ex32.unit_2"], sig=4, sym="L_{10}"),
     waiting_tasks_30s=quiet(W["ex32.waiting_tasks_30s"], unit=W["ex32.unit_2"], sig=4, sym="L_{30}"),
 )
@@ -89,11 +91,11 @@ def ex_3_2(p: Ex32Params) -> View:
         **{f"occupancy_{tau}s_gib": w[tau]["mean_occupancy_gib"] for tau in w},
     }
     (alt, _, _), _ = bursts(p.burst_s, 2796 if p.mu_per_card == 2795.66 else 2795.66)
+    o |= {"alt_backlog_2cards_steps": alt["backlog_end_steps"], "alt_drain_2cards_s": alt["drain_s"]}
     ctx = {
         "mu": f"{float(p.mu_per_card):,.2f}",
         "cap2": f"{o2['capacity_steps_s']:,.2f}",
         "alt_mu": f"{alt['mu_per_card']:,.2f}",
-        "alt": W.f("ex_3_2.alt", v=alt["backlog_end_steps"], v2=alt["drain_s"]),
     }
     return View(
         o,

@@ -77,7 +77,6 @@ def ex_3_6(p: Ex36P) -> View:
         "unsupervised_tokens": unsup,
         "saving_share_pct": 100 * save / upd,
     }
-    f = formatter(EX36_OUT, o)
     v = View(o, headline=W["ex_3_6.headline"])
     v.questions = [
         Question(
@@ -135,15 +134,7 @@ def ex_3_6(p: Ex36P) -> View:
             "vocab_proj_compare",
             W["ex_3_6.question_9"],
             kind="open",
-            answer_text=(
-                W.f(
-                    "ex_3_6.answer_text_2",
-                    f=f("unsupervised_tokens", "n"),
-                    f2=f("lm_head_saving_tflop"),
-                    f3=f("update_train_tflop", "d0"),
-                    f4=f("saving_share_pct"),
-                )
-            ),
+            answer_text=W["ex_3_6.answer_text_2"],
         ),
     ]
     v.links_title = W["ex_3_6"]
