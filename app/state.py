@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from .cards import Card, controls_of
+from .format import compact, num
 from .words import localize, words_for
 
 W = words_for(__name__)
@@ -103,7 +104,7 @@ def _range(card: Card, field: str) -> str:
 
 
 def _n(x: float) -> str:
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:g}"
+    return num(x, 0) if float(x).is_integer() else compact(x)
 
 
 def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:

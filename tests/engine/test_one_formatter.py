@@ -1,0 +1,182 @@
+"""One formatter, one error shape (issue 36 point 4).
+
+Number-to-text happens in app/format.py only: an AST scan of every other app module finds each place
+that writes a number with a format spec of its own — an f-string field with a numeric spec
+(``f"{x:.3f} s"``), ``%``-formatting of a number (``"%.1f" % x``, a log call's ``"%.1f s"``),
+``str.format`` / ``format(x, spec)`` with a numeric spec (or a ``"{:,.1f} MiB"`` template handed on),
+and a Plotly/d3 hover spec (``"%{x:.4g}"``) — and lists it as ``file:line``, unless it is one of the
+few non-reader conversions allowed below, each with its reason. And the JSON error body
+``{"detail": [...]}`` is built by app/errors.py alone."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[2] / "app"
+ROOT = APP.parent
+
+# A format spec that writes a number: grouping (``,`` / ``_``), a precision, a sign or a numeric type.
+# (Alignment or width alone, ``{name:>8}``, is text layout, not a number's digits.)
+_NUMERIC_SPEC = re.compile(
+    r"^(?:.?[<>=^])?[-+ ]?z?#?0?\d*(?P<group>[,_])?(?:\.(?P<prec>\d+))?(?P<type>[bcdeEfFgGnoxX%])?$"
+)
+_PERCENT_SPEC = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[diouxXeEfFgG]")  # printf-style: %d, %.1f, %5.2e
+_BRACE_FIELD = re.compile(r"(?<!%)\{[A-Za-z0-9_\[\].]*:(?P<spec>[^{}]*)\}")  # "{:,.1f} MiB", "{x:.2f}"
+_D3_SPEC = re.compile(r"%\{[^{}:]*:[^{}]*\}")  # Plotly's d3 number format inside a template: "%{x:.4g}"
+_LOG_CALLS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+
+# What stays, each with its reason: not text for a reader (a developer's log, a stored/rounded float,
+# a masking probe), matched by file and the source text of the conversion.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("app/live/redis_store.py", "%.1f s"): "a log line for the operator, not reader text",
+    ("app/live/redis_store.py", "{STORE_TIMEOUT_S:g}"): "an exception message for the developer/log",
+    ("app/numpattern.py", 'format(f, "f")'): "a Decimal's digits inside a regular expression, not reader text",
+    ("app/render/card.py", "{v:g}"): "masking internals: the texts a value may appear as, to blank them",
+    ("app/render/card.py", "{x:g}"): "masking internals: an input's plain text, to keep it unmasked",
+    ("app/render/card.py", "{abs(v):.4e}"): "masking internals: counting a value's significant digits",
+}
+
+
+def _spec_text(spec: ast.JoinedStr) -> str:
+    """A field's format spec as text, nested fields (``{x:,.{d}f}``) read as one digit."""
+    return "".join(v.value if isinstance(v, ast.Constant) else "1" for v in spec.values)
+
+
+def _is_numeric_spec(spec: str) -> bool:
+    m = _NUMERIC_SPEC.match(spec)
+    return bool(m and (m["group"] or m["prec"] or m["type"] or spec[:1] in "+- " and spec))
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body:
+            first = n.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _strftime_or_strptime(parent: ast.AST | None) -> bool:
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr in ("strftime", "strptime")
+    )
+
+
+def format_specs(path: Path) -> list[tuple[int, str, str]]:
+    """Every number written with a spec of its own in one module: (line, kind, source text)."""
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    docs = _docstrings(tree)
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    found: list[tuple[int, str, str]] = []
+
+    def seg(node: ast.AST) -> str:
+        return ast.get_source_segment(source, node) or ast.dump(node)
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FormattedValue) and n.format_spec is not None:
+            if _is_numeric_spec(_spec_text(n.format_spec)):  # type: ignore[arg-type]
+                found.append((n.lineno, "f-string", "{" + seg(n.value) + ":" + _spec_text(n.format_spec) + "}"))  # type: ignore[arg-type]
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) and isinstance(n.left, ast.Constant):
+            if isinstance(n.left.value, str) and _PERCENT_SPEC.search(n.left.value):
+                found.append((n.lineno, "%-format", n.left.value))
+        elif isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Name) and f.id == "format" and len(n.args) == 2:
+                spec = n.args[1]
+                if not isinstance(spec, ast.Constant) or _is_numeric_spec(str(spec.value)):
+                    found.append((n.lineno, "format()", seg(n)))
+            elif isinstance(f, ast.Attribute) and f.attr in _LOG_CALLS and n.args:
+                first = n.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    for m in _PERCENT_SPEC.finditer(first.value):
+                        if m.group()[-1] not in "di":  # %d of a count in a log line is no formatting choice
+                            found.append((n.lineno, "log %-format", m.group() + first.value[m.end() : m.end() + 2]))
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+            if _strftime_or_strptime(parents.get(id(n))):
+                continue  # a date format (%d is the day)
+            text = n.value
+            for m in _D3_SPEC.finditer(text):
+                found.append((n.lineno, "d3 hover spec", m.group()))
+            for m in _BRACE_FIELD.finditer(text):
+                if _is_numeric_spec(m["spec"]):
+                    found.append((n.lineno, "str.format spec", m.group()))
+    return found
+
+
+def _all_specs() -> list[tuple[str, int, str, str]]:
+    out = []
+    for path in sorted(APP.rglob("*.py")):
+        rel = str(path.relative_to(ROOT))
+        if rel == "app/format.py":
+            continue
+        out += [(rel, line, kind, text) for line, kind, text in format_specs(path)]
+    return out
+
+
+def test_numbers_are_written_by_app_format_only():
+    """No module but app/format.py writes a number with a format spec of its own (reader text goes
+    through num / with_unit / fixed / hover_number …); the few non-reader conversions left are listed."""
+    stray = [s for s in _all_specs() if (s[0], s[3]) not in ALLOWED]
+    listing = "\n".join(f"{p}:{line}: {kind}: {text}" for p, line, kind, text in stray)
+    assert not stray, f"{len(stray)} format specs outside app/format.py:\n{listing}"
+
+
+def test_allow_list_is_short_and_each_entry_is_still_there():
+    """The allow-list stays short (≤ 10) and holds no stale entry: each one still matches a conversion."""
+    assert len(ALLOWED) <= 10
+    seen = {(p, text) for p, _, _, text in _all_specs()}
+    assert not set(ALLOWED) - seen, f"stale allow-list entries: {sorted(set(ALLOWED) - seen)}"
+
+
+def test_the_scan_finds_every_kind_of_spec(tmp_path):
+    """The scanner itself: each kind of numeric spec is found, and text layout or a date format is not."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import logging\n"
+        "x = 1.5\n"
+        'a = f"{x:.3f} s"\n'  # 3
+        'b = f"{x:,}"\n'  # 4
+        'c = f"{x:,.{2}f}"\n'  # 5
+        'd = "%.2f" % x\n'  # 6
+        'e = "{:,.1f} MiB".format(x)\n'  # 7
+        'g = format(x, ".2e")\n'  # 8
+        'h = "%{x:.4g} ms<extra></extra>"\n'  # 9
+        'logging.warning("took %.1f s", x)\n'  # 10
+        'ok1 = f"{x:>8}|{x}|{x!r}"\n'
+        'ok2 = __import__("datetime").datetime.now().strftime("%Y-%m-%d %H:%M")\n'
+        'ok3 = "{name} and {{literal}}"\n'
+        'ok4 = "%{y}: %{text}"\n',
+        encoding="utf-8",
+    )
+    lines = sorted(line for line, _, _ in format_specs(probe))
+    assert lines == [3, 4, 5, 6, 7, 8, 9, 10], lines
+
+
+def _detail_dicts(path: Path) -> list[int]:
+    """Lines of every dict literal with a ``"detail"`` key, and every ``detail=[...]`` keyword."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lines = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "detail" for k in n.keys):
+            lines.append(n.lineno)
+        elif isinstance(n, ast.keyword) and n.arg == "detail" and isinstance(n.value, (ast.List, ast.ListComp)):
+            lines.append(n.value.lineno)
+    return lines
+
+
+def test_the_json_error_body_is_built_by_app_errors_only():
+    """``{"detail": [...]}`` is written in app/errors.py alone; everyone else calls error_item /
+    error_body / error_response (one shape on the wire)."""
+    stray = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted(APP.rglob("*.py"))
+        if path.relative_to(ROOT).as_posix() != "app/errors.py"
+        for line in _detail_dicts(path)
+    ]
+    assert not stray, "JSON error bodies built by hand:\n" + "\n".join(stray)
