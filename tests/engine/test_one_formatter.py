@@ -158,21 +158,25 @@ def test_the_scan_finds_every_kind_of_spec(tmp_path):
     assert lines == [3, 4, 5, 6, 7, 8, 9, 10], lines
 
 
+ITEM_KEYS = {"loc", "field", "type", "msg"}  # one refused field, as app/errors.py's error_item writes it
+
+
 def _detail_dicts(path: Path) -> list[int]:
-    """Lines of every dict literal with a ``"detail"`` key, and every ``detail=[...]`` keyword."""
+    """Lines of every dict literal that is an error body (a ``"detail"`` key) or an error item written
+    by hand (``loc``, ``field``, ``type`` and ``msg`` keys)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     lines = []
     for n in ast.walk(tree):
-        if isinstance(n, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "detail" for k in n.keys):
-            lines.append(n.lineno)
-        elif isinstance(n, ast.keyword) and n.arg == "detail" and isinstance(n.value, (ast.List, ast.ListComp)):
-            lines.append(n.value.lineno)
+        if isinstance(n, ast.Dict):
+            keys = {k.value for k in n.keys if isinstance(k, ast.Constant)}
+            if "detail" in keys or ITEM_KEYS <= keys:
+                lines.append(n.lineno)
     return lines
 
 
 def test_the_json_error_body_is_built_by_app_errors_only():
-    """``{"detail": [...]}`` is written in app/errors.py alone; everyone else calls error_item /
-    error_body / error_response (one shape on the wire)."""
+    """``{"detail": [...]}`` and its items are written in app/errors.py alone; everyone else calls
+    error_item / error_body / error_response (one shape on the wire)."""
     stray = [
         f"{path.relative_to(ROOT)}:{line}"
         for path in sorted(APP.rglob("*.py"))
@@ -180,3 +184,22 @@ def test_the_json_error_body_is_built_by_app_errors_only():
         for line in _detail_dicts(path)
     ]
     assert not stray, "JSON error bodies built by hand:\n" + "\n".join(stray)
+
+
+def test_a_refused_body_is_the_one_shape_in_the_edition_asked():
+    """/api/models/derive's refusal through error_response: the same bytes as the hand-built body it
+    replaced (Chinese edition), and its words in English under ``lang=en`` (the hand-built one sent
+    Chinese there)."""
+    import json
+
+    from app.web import models_api
+    from app.words import speaking
+
+    words = models_api.W["derive_config.error"]
+    zh = models_api._error("json_invalid", words).body
+    item = {"loc": ["body"], "field": "body", "type": "json_invalid", "msg": str(words), "input": None}
+    assert zh == json.dumps({"detail": [item]}, ensure_ascii=False, separators=(",", ":")).encode()
+    with speaking("en"):
+        en = json.loads(models_api._error("json_invalid", words).body)
+    assert en["detail"][0]["msg"] == words.localized("en") != str(words)
+    assert list(en["detail"][0]) == ["loc", "field", "type", "msg", "input"]
