@@ -4,7 +4,10 @@
 :class:`NumberFormat` is every choice about one quantity's text (decimals or significant figures,
 scale, sign, trimming, separators, unit); an output declaration builds one (``Out.number_format``)
 and tiles, prose slots, derivations, chart summaries and table cells all print through it. Decimal
-GB (10⁹ B) and binary GiB (2³⁰ B) are always labelled.
+GB (10⁹ B) and binary GiB (2³⁰ B) are always labelled. Text that keeps a fixed form goes through here
+too: :func:`decimals` (a bar's ``0.125 s``), :func:`compact` (a value as typed, a URL's ``speedup=2.5``),
+:func:`hover_number` (a Plotly hover's ``%{x:.4g}``); ``tests/engine/test_one_formatter.py`` keeps
+format specs out of every other module.
 """
 
 from __future__ import annotations
