@@ -4,7 +4,10 @@
 :class:`NumberFormat` is every choice about one quantity's text (decimals or significant figures,
 scale, sign, trimming, separators, unit); an output declaration builds one (``Out.number_format``)
 and tiles, prose slots, derivations, chart summaries and table cells all print through it. Decimal
-GB (10⁹ B) and binary GiB (2³⁰ B) are always labelled.
+GB (10⁹ B) and binary GiB (2³⁰ B) are always labelled. Text that keeps a fixed form goes through here
+too: :func:`decimals` (a bar's ``0.125 s``), :func:`compact` (a value as typed, a URL's ``speedup=2.5``),
+:func:`hover_number` (a Plotly hover's ``%{x:.4g}``); ``tests/engine/test_one_formatter.py`` keeps
+format specs out of every other module.
 """
 
 from __future__ import annotations
@@ -81,6 +84,35 @@ def with_unit_text(s: str, unit: str = "") -> str:
 
 def with_unit(x: Any, unit: str = "", digits: int | None = None, sig: int | None = None) -> str:
     return with_unit_text(num(x, digits, sig), unit)
+
+
+def decimals(x: float, digits: int, unit: str = "", *, sep: bool = False) -> str:
+    """``x`` with exactly ``digits`` decimals, thousands separators only with ``sep`` (a bar's
+    ``0.125 s``, a frame label ``120``, a vline's ``B*≈42``; ``sep``: ``1,234.5 MiB``), then its unit."""
+    return with_unit_text(f"{x:{',' if sep else ''}.{digits}f}", unit)
+
+
+def compact(x: float, sig: int = 6, unit: str = "") -> str:
+    """``x`` to at most ``sig`` significant figures, trailing zeros dropped, no separators — Python's
+    ``%g`` (``0.5``, ``2``, ``1.23e+06``): a value as typed (a slider's, a URL query's), then its unit."""
+    return with_unit_text(f"{x:.{sig}g}", unit)
+
+
+def round_sig(x: float, sig: int) -> float:
+    """A float cut to ``sig`` significant figures (``0.1 + 3 × 0.1`` → ``0.4``), for data that is
+    stored or sent as a number (a figure's JSON, a sweep's grid), not text."""
+    return float(f"{x:.{sig}g}")
+
+
+def hover_number(field: str, *, sig: int | None = None, digits: int | None = None, sep: bool = False) -> str:
+    """A number in a Plotly hover template: ``%{field:spec}`` with a d3-format spec (plotly.js
+    src/plots/template_attributes.js: "Numbers are formatted using d3-format's syntax"), ``sig``
+    significant figures or ``digits`` decimals: ``hover_number("x", sig=4)`` → ``%{x:.4g}``,
+    ``hover_number("y", digits=3, sep=True)`` → ``%{y:,.3f}``."""
+    if (sig is None) == (digits is None):
+        raise ValueError("hover_number takes sig or digits")
+    spec = f".{sig}g" if sig is not None else f".{digits}f"
+    return "%{" + field + ":" + ("," if sep else "") + spec + "}"
 
 
 def gb_gib(n_bytes: float, digits: int = 2) -> str:

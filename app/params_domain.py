@@ -18,6 +18,7 @@ from pydantic import AfterValidator, Field, WithJsonSchema
 
 from .calculators.model_config import ConfigError, ModelShape, shape_of
 from .data import CUSTOM_GPU, CUSTOM_MODEL, GPU_LIMITS, Gpu, gpu, model_config, parse_custom_gpu
+from .format import compact
 from .numpattern import decimal_range
 from .trace import leaf
 from .words import words_for
@@ -68,7 +69,7 @@ def gpu_type(ids: Sequence[str]) -> Any:
                 "pattern": pattern,
                 "maxLength": 200,
                 "description": W["gpu_type.description"]
-                + W["check_gpu.valueerror_2"].join(f"{lo:g}–{hi:g}" for lo, hi in GPU_LIMITS.values())
+                + W["check_gpu.valueerror_2"].join(f"{compact(lo)}–{compact(hi)}" for lo, hi in GPU_LIMITS.values())
                 + W["gpu_type.description_2"],
             }
         ),

@@ -14,6 +14,8 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from .cards import Card, controls_of
+from .errors import error_item
+from .format import compact, num
 from .words import localize, words_for
 
 W = words_for(__name__)
@@ -103,7 +105,7 @@ def _range(card: Card, field: str) -> str:
 
 
 def _n(x: float) -> str:
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:g}"
+    return num(x, 0) if float(x).is_integer() else compact(x)
 
 
 def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:
@@ -116,7 +118,7 @@ def _err(card: Card, field: str, kind: str, got: Any) -> dict[str, Any]:
         "int": W["err.int"],
     }.get(kind, W["err.get"])
     msg = W.f("error", label=_label(card, field), where="", text=text, got="", rng=_range_part(rng))
-    return {"loc": ["query", field], "field": field, "type": kind, "msg": msg, "input": str(got)[:60]}
+    return error_item(field, msg, kind, ["query", field], str(got)[:60])
 
 
 def _range_part(rng: str) -> str:
@@ -158,13 +160,8 @@ def _from_pydantic(card: Card, err: ErrorDetails) -> dict[str, Any]:
     rng = _range(card, field)
     where = W.f("from_pydantic_2", v=int(loc[1]) + 1) if len(loc) > 1 and loc[1].isdigit() else ""
     msg = W.f("error", label=_label(card, field), where=where, text=text, got=got_s, rng=_range_part(rng))
-    return {
-        "loc": ["query", *loc],
-        "field": field,
-        "type": err.get("type", "value_error"),
-        "msg": msg,
-        "input": None if isinstance(got, (dict, list)) else str(got)[:60],
-    }
+    got_text = None if isinstance(got, (dict, list)) else str(got)[:60]
+    return error_item(field, msg, err.get("type", "value_error"), ["query", *loc], got_text)
 
 
 def query_string(card: Card, params) -> str:

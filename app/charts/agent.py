@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..calculators import prefix
+from ..format import compact, decimals, hover_number, num
 from ..words import words_for
 from .theme import (
     COLORS,
@@ -104,7 +105,7 @@ def hit_bars(
                 W["hit_bars.bar_2"],
                 "prefill",
                 marker={"color": COLORS["prefill"], "opacity": op},
-                text=[f"I = {x:,}" for x in inputs],
+                text=[f"I = {num(x)}" for x in inputs],
                 textposition="outside",
             ),
         ],
@@ -122,7 +123,7 @@ def reuse_savings(rows: tuple[int, int], pairs: tuple[int, int]) -> dict:
                 [rows[0], pairs[0]],
                 W["reuse_savings.bar"],
                 "prefill",
-                text=[f"{rows[0]:,}", f"{pairs[0]:,}"],
+                text=[num(rows[0]), num(pairs[0])],
                 textposition="outside",
             ),
             bar(
@@ -130,7 +131,7 @@ def reuse_savings(rows: tuple[int, int], pairs: tuple[int, int]) -> dict:
                 [rows[1], pairs[1]],
                 W["reuse_savings.bar_2"],
                 "idle",
-                text=[f"{rows[1]:,}", f"{pairs[1]:,}"],
+                text=[num(rows[1]), num(pairs[1])],
                 textposition="outside",
             ),
         ],
@@ -220,13 +221,13 @@ def waterfall(steps: Sequence[tuple[str, float]]) -> dict:
         base.append(lo)
         ht.append(hi - lo)
         roles.append("backlog" if new > 1 + 1e-12 else "decode")
-        txt.append(f"{new:.3g}" if i == 0 else f"→ {new:.3g}")
+        txt.append(compact(new, 3) if i == 0 else f"→ {compact(new, 3)}")
         level = new
     xs.append(W["waterfall.append"])
     base.append(0.0)
     ht.append(level)
     roles.append("backlog" if level > 1 + 1e-12 else "decode")
-    txt.append(f"{level:.3g}")
+    txt.append(compact(level, 3))
     return figure(
         [bar(xs, ht, W["waterfall.bar"], roles, base=base, text=txt, textposition="outside")],
         with_refs(
@@ -246,7 +247,10 @@ def multi_lane(items: Sequence[tuple[str, float, float]], name: str, role: str, 
     """A Gantt bar trace whose blocks sit on several lanes; hover gives each block's length."""
     t = gantt_trace("", [s for _, s, _ in items], [e for *_, e in items], name, role, text=text, **kw)
     t["y"] = [lane for lane, _, _ in items]
-    t["hovertemplate"] = "%{y}:%{x:.3f} s(%{base:.3f} → %{customdata:.3f})<extra>" + name + "</extra>"
+    t["hovertemplate"] = (
+        f"%{{y}}:{hover_number('x', digits=3)} s({hover_number('base', digits=3)}"
+        f" → {hover_number('customdata', digits=3)})<extra>" + name + "</extra>"
+    )
     return t
 
 
@@ -302,7 +306,7 @@ def lanes_with_cursor(
         )
         for t in ts
     ]
-    animate(fig, frames, [f"{t:.1f}" for t in ts], duration=duration, prefix="t (s) = ")
+    animate(fig, frames, [decimals(t, 1) for t in ts], duration=duration, prefix="t (s) = ")
     fig["layout"]["sliders"][0]["active"] = 0
     return fig
 
@@ -319,7 +323,9 @@ def trace_timeline(spans: Sequence[tuple[int, str, float, float]], outcomes: Seq
     for what, lane in lanes.items():
         items = [(lane, a, b) for _, w, a, b in spans if w == what]
         text = (
-            [f"{i + 1}·{outcomes[i]} {b - a:.3f} s" for i, w, a, b in spans if w == what] if what == "model" else None
+            [f"{i + 1}·{outcomes[i]} {decimals(b - a, 3, 's')}" for i, w, a, b in spans if w == what]
+            if what == "model"
+            else None
         )
         data.append(multi_lane(items, lane, roles[what], text=text))
     names = {
@@ -330,7 +336,7 @@ def trace_timeline(spans: Sequence[tuple[int, str, float, float]], outcomes: Seq
     labelled = [(a, b, W.f("trace_timeline", v=i + 1) + names[w].format(outcomes[i])) for i, w, a, b in spans]
 
     def label_at(t: float) -> str:
-        return f"t = {t:.1f} s · " + next(
+        return f"t = {decimals(t, 1, 's')} · " + next(
             (s[2] for s in labelled if s[0] <= t < s[1]), W["trace_timeline.label_at.next"]
         )
 
@@ -382,8 +388,15 @@ def speedup_bars(label: str, role: str, part: float, s: float, rest: float, tota
     cats = [W["speedup_bars"], W["speedup_bars_2"]]
     return figure(
         [
-            bar(cats, [part, part / s], label, role, horizontal=True, text=[f"{part:.3f} s", f"{part / s:.3f} s"]),
-            bar(cats, [rest, rest], W["speedup_bars.bar"], "idle", horizontal=True, text=[f"{rest:.2f} s"] * 2),
+            bar(
+                cats,
+                [part, part / s],
+                label,
+                role,
+                horizontal=True,
+                text=[decimals(part, 3, "s"), decimals(part / s, 3, "s")],
+            ),
+            bar(cats, [rest, rest], W["speedup_bars.bar"], "idle", horizontal=True, text=[decimals(rest, 2, "s")] * 2),
         ],
         layout(
             axis(W["speedup_bars.axis"], range_=(0, total * 1.02)),
@@ -401,7 +414,7 @@ def speedup_curve(overall: Any, f: float, s: float, now: float, cap: float, role
     return figure(
         [
             line(grid, [overall(f, x) for x in grid], W["speedup_curve.line"], role),
-            points([s], [now], f"s = {s:g}", "accent", size=11),
+            points([s], [now], f"s = {compact(s)}", "accent", size=11),
         ],
         with_refs(
             layout(axis(W["speedup_curve.axis"], range_=(1, 20)), axis(W["speedup_curve.axis_2"]), height=280),
@@ -491,7 +504,10 @@ def serial_parallel(
             states,
             W["serial_parallel.multi_lane"],
             "state",
-            text=[f"{peak:g} GiB × {w:g} s = {area:g} GiB·s" for w, area in zip((a + b, max(a, b)), areas)],
+            text=[
+                f"{compact(peak, unit='GiB')} × {compact(w, unit='s')} = {compact(area, unit='GiB·s')}"
+                for w, area in zip((a + b, max(a, b)), areas)
+            ],
         ),
     ]
     for tr, items in zip(data, (models, tools, states)):
@@ -502,7 +518,7 @@ def serial_parallel(
 
     def label_at(t: float) -> str:
         return (
-            f"t = {t:.1f} s"
+            f"t = {decimals(t, 1, 's')}"
             + (W["serial_parallel.label_at"] if t >= par - 1e-9 else "")
             + (W["serial_parallel.label_at_2"] if t >= ser - 1e-9 else "")
         )

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from ..calculators import audio
+from ..format import decimals
 from ..words import words_for
 from .theme import animate, axis, color, figure, frame, layout, line, points, r, vline, with_refs
 
@@ -121,7 +122,7 @@ def jitter_figure(run: audio.JitterRun, chunk_ms: float, play_start_ms: float, l
             }
         )
 
-    return animate(fig, [at(t) for t in ts], [f"{t:.0f} ms" for t in ts], duration=160, prefix="t = ")
+    return animate(fig, [at(t) for t in ts], [decimals(t, 0, "ms") for t in ts], duration=160, prefix="t = ")
 
 
 def interrupt_figure(run: audio.JitterRun, it: audio.Interrupt, poll_ms: float, discarded_ms: float) -> dict:

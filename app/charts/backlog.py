@@ -9,6 +9,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..format import decimals, num
 from ..words import words_for
 from .theme import animate, axis, bar, color, figure, frame, hline, layout, line, points, r, with_refs
 
@@ -33,7 +34,7 @@ def thin(n: int, keep: int = 200, must: Sequence[int] = ()) -> list[int]:
 
 def floor_q(q: float) -> str:
     """A backlog as the book prints it (⌊Q⌋, thousands separated) for a cursor label."""
-    return f"{math.floor(q + 1e-9 * max(1.0, abs(q))):,}"
+    return num(math.floor(q + 1e-9 * max(1.0, abs(q))))
 
 
 def _binned_bars(
@@ -145,7 +146,7 @@ def backlog_figure(
             size=10,
             yaxis="y2",
             mode="markers+text",
-            text=[f"t={qt[-1]:.0f} s · Q={floor_q(qv[-1])}"],
+            text=[f"t={decimals(qt[-1], 0, 's')} · Q={floor_q(qv[-1])}"],
             textposition="top left",
             showlegend=False,
         ),
@@ -159,13 +160,13 @@ def backlog_figure(
                 "当前": {
                     "x": [qt[pos[i]]],
                     "y": [qv[pos[i]]],
-                    "text": [f"t={run.times[i]:.0f} s · Q={floor_q(run.queue[i])}"],
+                    "text": [f"t={decimals(run.times[i], 0, 's')} · Q={floor_q(run.queue[i])}"],
                 },
             }
         )
         for i in fi
     ]
-    return animate(fig, frames, [f"{run.times[i]:.0f}" for i in fi], duration=duration, prefix="t = ")
+    return animate(fig, frames, [decimals(run.times[i], 0) for i in fi], duration=duration, prefix="t = ")
 
 
 def queue_spark(run: Any) -> dict:
@@ -346,9 +347,12 @@ def two_lanes(ru: Any, rs: Any, cap: float, lanes: tuple[str, str], utils: Seque
             qx, qy = q_traces[q_name]["x"], q_traces[q_name]["y"]
             k = bisect.bisect_right(qx, t + 1e-9)
             upd[q_name] = {"x": qx[:k], "y": qy[:k]}
-            upd[c_name] = {"x": [t, t], "text": ["", f"{_demand_pct(run, t):.1f}% · Q={floor_q(_q_at(run, t))}"]}
+            upd[c_name] = {
+                "x": [t, t],
+                "text": ["", f"{decimals(_demand_pct(run, t), 1, '%')} · Q={floor_q(_q_at(run, t))}"],
+            }
         frames.append(frame(**upd))
-        labels.append(f"{t:.0f}")
+        labels.append(decimals(t, 0))
     for d in data[-2:]:
         d["text"] = frames[-1]["by_name"][d["name"]]["text"]
     return animate(fig, frames, labels, duration=150, prefix="t = ")
@@ -414,7 +418,7 @@ def occupancy_figure(
         t = horizon * i / 40
         k = bisect.bisect_right(list(times), t + 1e-9)
         frames.append(frame(**{"M(t):正在等待的任务占用": {"x": rb[:k] + [r(t)], "y": rm[:k] + [rm[k - 1]]}}))
-        labels.append(f"{t:.0f}")
+        labels.append(decimals(t, 0))
     return animate(fig, frames, labels, duration=150, prefix="t = ")
 
 
@@ -436,7 +440,7 @@ def stacked_step_bytes(weight_gb: float, kv_gb: float, batch: int) -> dict:
                 W.f("stacked_step_bytes.bar_3", batch=batch, kv_gb=kv_gb),
                 "state",
                 horizontal=True,
-                text=[f"KV {kv_gb:.2f} GB"],
+                text=[f"KV {decimals(kv_gb, 2, 'GB')}"],
             ),
         ],
         layout(axis(W["stacked_step_bytes.axis"]), axis(""), height=170, barmode="stack", margin=(90, 16, 16, 44)),

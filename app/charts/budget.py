@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from ..calculators import scaling_law as sl
-from ..format import sci
+from ..format import compact, hover_number, sci
 from ..words import words_for
 from .theme import axis, bar, color, figure, hline, layout, line, points, vline, with_refs
 
@@ -72,7 +72,7 @@ def holdout_figure(
             size=7,
             opacity=0.55,
             text=[r.run for r in context],
-            hovertemplate="%{text}<br>N=%{x:.3g} L=%{y:.4f}<extra></extra>",
+            hovertemplate=f"%{{text}}<br>N={hover_number('x', sig=3)} L={hover_number('y', digits=4)}<extra></extra>",
         ),
         line(ngrid, [sl.loss(law, n, 55e9) for n in ngrid], W["holdout_figure.line"], "prefill", dash="dot", width=2),
         line(ngrid, [sl.loss(law, n, 178e9) for n in ngrid], W["holdout_figure.line_2"], "decode", dash="dot", width=2),
@@ -222,7 +222,7 @@ def tokens_per_param_figure(
         [bar(names, d_over_n, "D/N", "decode", text=texts)],
         with_refs(
             layout(axis(""), axis(W["tokens_per_param_figure.axis"], log=True), height=280, legend=False),
-            hline(per_param, f"Chinchilla {per_param:g}", "target", dash="dash", log=True),
+            hline(per_param, f"Chinchilla {compact(per_param)}", "target", dash="dash", log=True),
         ),
     )
 

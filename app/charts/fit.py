@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from ..format import hover_number
 from ..words import words_for
 from .theme import COLORS, axis, bar, figure, layout, line, r, rounded, vline, with_refs
 
@@ -37,7 +38,7 @@ def memory_breakdown(
             width=0.5,  # after a fit
             textposition="inside",
             insidetextanchor="middle",
-            hovertemplate=f"{labels[k]}: %{{x:.4g}} GB<extra></extra>",
+            hovertemplate=f"{labels[k]}: {hover_number('x', sig=4)} GB<extra></extra>",
         )
         for k in shown
     ]
@@ -108,7 +109,7 @@ def step_terms(
                 textposition="outside",
                 cliponaxis=False,
                 width=0.55,
-                hovertemplate="%{y}: %{x:.4g} ms<extra></extra>",
+                hovertemplate=f"%{{y}}: {hover_number('x', sig=4)} ms<extra></extra>",
             )
         ],
         lay,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..format import compact
 from ..words import words_for
 from .theme import animate, axis, figure, frame, gantt_trace, layout, r, vline, with_refs
 
@@ -47,7 +48,7 @@ def revealed_lanes(
         barmode="overlay",
         bargap=0.35,
     )
-    return animate(figure(data, lay), frames, [f"{t:.3g}" for t in times], duration=120, prefix=prefix)
+    return animate(figure(data, lay), frames, [compact(t, 3) for t in times], duration=120, prefix=prefix)
 
 
 def bound_vs_measured(lower: float, measured: float, texts: Sequence[str], measured_text: str) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..calculators.latency import Op
+from ..format import compact, num
 from ..words import words_for
 from .theme import COLORS, axis, bar, figure, gantt_trace, layout, vline, with_refs
 
@@ -23,7 +24,7 @@ def fmt_ns(ns: float) -> str:
     """A duration in the nearest readable unit: 0.5 ns, 3 μs, 10 ms, 1.5 s."""
 
     def g(x: float) -> str:
-        return f"{int(x):,}" if float(x).is_integer() else f"{x:.3g}"
+        return num(int(x)) if float(x).is_integer() else compact(x, 3)
 
     for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "μs")):
         if ns >= scale:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..calculators.units import KIB, MIB
+from ..format import num, with_unit
 from ..words import words_for
 from .backlog import thin
 from .theme import (
@@ -46,17 +47,17 @@ def call_timeline(n_dec: int, p: int, kv_tokens: Callable[[int | None], int], ki
     ▶ lights the calls one by one. ``kv_tokens(j)`` = KV tokens after decode j (None: after the prefill)."""
 
     def kv_text(tokens: int) -> str:
-        return f"KV {tokens:,} token · {tokens * kib_per_token * KIB / MIB:,.1f} MiB"
+        return f"KV {num(tokens)} token · {with_unit(tokens * kib_per_token * KIB / MIB, 'MiB', 1)}"
 
     pw, gap = 6.0, 2.5
     shown, starts, xmax = _decode_blocks(n_dec, pw, gap)
     ends = [s + 0.85 for s in starts]
     kv_after = [kv_tokens(None)] + [kv_tokens(j) for j in shown]
     kv_max = kv_tokens(n_dec - 1) if n_dec else kv_tokens(None)
-    done = f"decode × {n_dec:,}"
+    done = f"decode × {num(n_dec)}"
     data = [
         gantt_trace(
-            W["call_timeline.gantt_trace"], [0], [pw], f"prefill(P = {p:,} token)", "prefill", text=["prefill"]
+            W["call_timeline.gantt_trace"], [0], [pw], f"prefill(P = {num(p)} token)", "prefill", text=["prefill"]
         ),
         gantt_trace(
             W["call_timeline.gantt_trace"],
@@ -155,7 +156,7 @@ def rows_per_read(prefill_rows: int, decode_rows: int, ridge: float) -> dict:
                 [prefill_rows, decode_rows],
                 W["rows_per_read.bar"],
                 ["prefill", "decode"],
-                text=[f"{prefill_rows:,}", f"{decode_rows:,}"],
+                text=[num(prefill_rows), num(decode_rows)],
             )
         ],
         with_refs(
@@ -193,7 +194,7 @@ def request_events(queue: float, t1: float, tg: float, gap: float, g: int, think
             [o["ttft_ms"]],
             "T_TTFT = t₁ − t_a",
             "ink",
-            text=[f"TTFT {o['ttft_ms']:,.0f} ms"],
+            text=[f"TTFT {with_unit(o['ttft_ms'], 'ms', 0)}"],
             opacity=0.75,
             width=0.35,
         ),
@@ -213,7 +214,7 @@ def request_events(queue: float, t1: float, tg: float, gap: float, g: int, think
             [t1 + gap],
             "T_token = (t_G − t₁)/(G−1)",
             "decode",
-            text=[f"{o['token_ms']:,.1f} ms"],
+            text=[with_unit(o["token_ms"], "ms", 1)],
             width=0.35,
             textposition="outside",
         ),
@@ -226,7 +227,7 @@ def request_events(queue: float, t1: float, tg: float, gap: float, g: int, think
                 [o["first_audible_ms"]],
                 W["request_events.gantt_trace_7"],
                 "accent",
-                text=[f"{o['first_audible_ms']:,.0f} ms"],
+                text=[with_unit(o["first_audible_ms"], "ms", 0)],
                 opacity=0.6,
                 width=0.35,
             )
@@ -247,12 +248,12 @@ def grouped_counts(
     y_title: str,
     *,
     log: bool = False,
-    fmt: str = "{:,}",
+    label: Callable[[float], str] = num,
     height: int = 280,
 ) -> dict:
-    """Grouped bars, one series per (name, role, values), each bar labelled with its value."""
+    """Grouped bars, one series per (name, role, values), each bar labelled with its value (``label``: its text)."""
     return figure(
-        [bar(list(cats), list(v), nm, role, text=[fmt.format(x) for x in v]) for nm, role, v in series],
+        [bar(list(cats), list(v), nm, role, text=[label(x) for x in v]) for nm, role, v in series],
         layout(axis(""), axis(y_title, log=log), height=height, barmode="group", legend=len(series) > 1),
     )
 

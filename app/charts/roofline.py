@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 
 from ..calculators.roofline import BATCH_RANGE
+from ..format import decimals, hover_number
 from ..words import words_for
 from .theme import COLORS, axis, bar, figure, hline, layout, line, log_ticks, points, vline, with_refs
 
@@ -54,7 +55,7 @@ def bounds_vs_batch(
         ],
         with_refs(
             layout(batch_axis(), y, height=320),
-            vline(b_star, f"B*≈{b_star:.0f}", log=True),
+            vline(b_star, f"B*≈{decimals(b_star, 0)}", log=True),
             hline(target_ms, W.f("bounds_vs_batch.hline", target_ms=target_ms), "target", log=True),
         ),
     )
@@ -70,7 +71,7 @@ def throughput_vs_batch(
             line(grid, thr, W["throughput_vs_batch.line"], "compute"),
             points([batch], [throughput], W.f("throughput_vs_batch.points", batch=batch), "accent", size=11),
         ],
-        with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{b_star:.0f}", log=True)),
+        with_refs(layout(batch_axis(), y, height=320), vline(b_star, f"B*≈{decimals(b_star, 0)}", log=True)),
     )
 
 
@@ -117,7 +118,7 @@ def read_vs_compute(
                 textposition="outside",
                 cliponaxis=False,
                 width=0.55,
-                hovertemplate="%{y}: %{x:.4f} ms<extra></extra>",
+                hovertemplate=f"%{{y}}: {hover_number('x', digits=4)} ms<extra></extra>",
             )
         ],
         with_refs(lay, vline(t_step_ms, step_text, "over")),

@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..format import compact, hover_number, num, round_sig
 from ..words import words_for
 
 W = words_for(__name__)
@@ -81,7 +82,7 @@ ROLE_LABELS = {
 
 
 def _one(v: float, sig: int) -> float | None:
-    return float(format(v, f".{sig}g")) if math.isfinite(v) else None
+    return round_sig(v, sig) if math.isfinite(v) else None
 
 
 def _round_floats(values: list[float], sig: int) -> list[float | None]:
@@ -359,7 +360,12 @@ def gantt_trace(
         "base": _as_list(starts),
         "x": [e - s for s, e in zip(starts, ends)],
         "marker": {"color": color(role), "line": {"width": 1, "color": "rgba(0,0,0,0.25)"}},
-        "hovertemplate": "%{base:.4g} → %{customdata:.4g}<extra>" + name + "</extra>",
+        "hovertemplate": hover_number("base", sig=4)
+        + " → "
+        + hover_number("customdata", sig=4)
+        + "<extra>"
+        + name
+        + "</extra>",
         "customdata": _as_list(ends),
     }
     if text is not None:
@@ -485,9 +491,9 @@ def log_tick_text(v: float) -> str:
 def _tick_label(v: float, m: float, e: int) -> str:
     """The label of the tick ``v`` = m·10^e (1 ≤ m < 10): see :func:`log_tick_text`."""
     if -3 <= e < 6:
-        return f"{round(v, max(0, -e)):,.{max(0, -e)}f}"
+        return num(round(v, max(0, -e)), max(0, -e))
     power = "10" + str(e).translate(SUPERSCRIPT)
-    return power if m == 1 else f"{m:g}×{power}"
+    return power if m == 1 else f"{compact(m)}×{power}"
 
 
 def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:

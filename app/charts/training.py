@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 
 from ..calculators import training as T
+from ..format import compact, hover_number
 from ..words import words_for
 from .theme import animate, axis, bar, color, figure, frame, hline, layout, line, points, r, with_refs
 
@@ -81,7 +82,7 @@ def _schedule_bars(sch: T.Schedule, kind: str, a: int) -> dict:
             "color": color("compute" if kind == "F" else "accent"),
             "line": {"width": 1, "color": color("outline")},
         },
-        "hovertemplate": "%{text}: %{base:.3g} → %{x:.3g}<extra></extra>",
+        "hovertemplate": f"%{{text}}: {hover_number('base', sig=3)} → {hover_number('x', sig=3)}<extra></extra>",
         "yaxis": "y",
     }
 
@@ -206,7 +207,11 @@ def schedule_figure(
     )
     times = [total * i / n_frames for i in range(n_frames + 1)]
     return animate(
-        figure(data, lay), [frame(**moving(t)) for t in times], [f"{t:.3g}" for t in times], duration=150, prefix="t = "
+        figure(data, lay),
+        [frame(**moving(t)) for t in times],
+        [compact(t, 3) for t in times],
+        duration=150,
+        prefix="t = ",
     )
 
 
@@ -238,7 +243,7 @@ def waterfall(steps: Sequence[tuple[str, float, float, str, str]], top: float) -
         "text": texts,
         "textposition": "outside",
         "cliponaxis": False,
-        "hovertemplate": "%{x}: %{y:,.3f} TFLOP<extra></extra>",
+        "hovertemplate": f"%{{x}}: {hover_number('y', digits=3, sep=True)} TFLOP<extra></extra>",
     }
     return figure([wf], layout(axis(""), axis(W["waterfall.axis"], range_=(0, top * 1.15)), height=320, legend=False))
 

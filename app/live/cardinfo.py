@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 from ..cards import Card, ControlSpec, Params, Question, View, controls_of, tiles
+from ..format import compact
 from ..text import rich
 from ..words import LANGS, localize, localize_deep, speaking, words_for
 
@@ -60,7 +61,7 @@ class Condition:
 def _number(v: float) -> str:
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
         return str(int(v))
-    return f"{v:g}" if isinstance(v, float) else str(v)
+    return compact(v) if isinstance(v, float) else str(v)
 
 
 def _value(spec: ControlSpec, v: Any) -> str:

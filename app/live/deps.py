@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import HTTPConnection
 
 from ..cards import REGISTRY, Card, resolve
+from ..errors import error_item
 from ..state import ParamError, parse_query
 from ..words import words_for
 from .address import client_address
@@ -50,7 +51,7 @@ def fail(status: int, field: str, msg: str, kind: str = "value_error", headers: 
     """An error in the app's one shape: ``{"detail": [{"loc", "field", "type", "msg", "input"}]}``."""
     return HTTPException(
         status,
-        detail=[{"loc": ["body", field], "field": field, "type": kind, "msg": f"{field}:{msg}", "input": None}],
+        detail=[error_item(field, f"{field}:{msg}", kind)],
         headers=headers,
     )
 
@@ -61,15 +62,7 @@ def _from_validation(e: ValidationError) -> HTTPException:
         loc = [str(x) for x in err.get("loc", ())]
         field = loc[0] if loc else "body"  # the bodies are flat: the first step names the field
         text = _KIND.get(err.get("type", ""), err.get("msg", W["from_validation.get"]))
-        items.append(
-            {
-                "loc": ["body", *loc],
-                "field": field,
-                "type": err.get("type", "value_error"),
-                "msg": f"{field}:{text}",
-                "input": None,
-            }
-        )
+        items.append(error_item(field, f"{field}:{text}", err.get("type", "value_error"), ["body", *loc]))
     return HTTPException(422, detail=items)
 
 
@@ -111,30 +104,14 @@ def json_body(model: type[M]) -> Callable[[Request], Any]:
 def gone(code: str) -> HTTPException:
     return HTTPException(
         404,
-        detail=[
-            {
-                "loc": ["path", "code"],
-                "field": "code",
-                "type": "not_found",
-                "msg": W.f("gone.msg", v=code[:12]),
-                "input": None,
-            }
-        ],
+        detail=[error_item("code", W.f("gone.msg", v=code[:12]), "not_found", ["path", "code"])],
     )
 
 
 def ended(code: str) -> HTTPException:
     return HTTPException(
         410,
-        detail=[
-            {
-                "loc": ["path", "code"],
-                "field": "code",
-                "type": "ended",
-                "msg": W.f("ended.msg", code=code),
-                "input": None,
-            }
-        ],
+        detail=[error_item("code", W.f("ended.msg", code=code), "ended", ["path", "code"])],
     )
 
 
@@ -208,13 +185,13 @@ def path_number(value: str, field: str, top: int, what: str) -> int:
         raise HTTPException(
             422,
             detail=[
-                {
-                    "loc": ["path", field],
-                    "field": field,
-                    "type": "out_of_range",
-                    "msg": W.f("path_number.msg", field=field, what=what, top=top),
-                    "input": value[:24],
-                }
+                error_item(
+                    field,
+                    W.f("path_number.msg", field=field, what=what, top=top),
+                    "out_of_range",
+                    ["path", field],
+                    value[:24],
+                )
             ],
         )
     return int(value)

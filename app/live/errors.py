@@ -7,8 +7,9 @@ from __future__ import annotations
 import logging
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, Response
 
+from ..errors import error_item, error_response
 from ..render import render
 from ..words import words_for
 from .limits import STORE_RETRY_AFTER_S
@@ -24,8 +25,8 @@ async def store_unavailable(request: Request, exc: Exception) -> Response:
     log.warning("live store unavailable on %s %s: %s", request.method, request.url.path, exc)
     headers = {"Retry-After": str(STORE_RETRY_AFTER_S), "Cache-Control": "no-store"}
     if request.url.path.startswith("/api/"):
-        item = {"loc": ["store"], "field": "store", "type": "unavailable", "msg": f"store:{MESSAGE}", "input": None}
-        return JSONResponse({"detail": [item]}, status_code=503, headers=headers)
+        item = error_item("store", f"store:{MESSAGE}", "unavailable", ["store"])
+        return error_response(503, [item], headers=headers)
     html = render("live/join.html", message=MESSAGE + W["store_unavailable.message"], code="")
     return HTMLResponse(html, status_code=503, headers=headers)
 

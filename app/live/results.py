@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from ..format import round_sig
 from ..words import words_for
 from . import cardinfo
 
@@ -176,7 +177,7 @@ def _width(t: np.ndarray, lo: float, hi: float, log: bool, resolution: float = 0
 
 def _tidy(x: float) -> float:
     """Edges without float noise (0.30000000000000004 → 0.3)."""
-    return float(f"{x:.12g}")
+    return round_sig(x, 12)
 
 
 # ------------------------------------------------------------------ 下课: the summary and the export

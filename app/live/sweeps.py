@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode
 from .. import exercises
 from ..cards import Card, ControlSpec, controls_of
 from ..charts.theme import log_ticks
+from ..format import round_sig
 from ..state import wire
 from ..words import words_for
 
@@ -78,7 +79,7 @@ def _on_grid(spec: ControlSpec, v: Any) -> Any:
         k = (x - spec.ge) / spec.step
         if abs(k - round(k)) > 1e-6:
             return None
-        x = float(f"{spec.ge + round(k) * spec.step:.12g}")  # 0.1 + 3 × 0.1 prints as 0.4
+        x = round_sig(spec.ge + round(k) * spec.step, 12)  # 0.1 + 3 × 0.1 prints as 0.4
     if spec.is_int:
         return int(round(x)) if abs(x - round(x)) < 1e-9 else None
     return x

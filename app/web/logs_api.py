@@ -24,7 +24,7 @@ from ..calculators import logparse, reconcile
 from ..chapters.tools import log as page
 from ..charts.logs import floor_chart, share_bars
 from ..data import encode_config
-from ..errors import ErrorBody
+from ..errors import ErrorBody, error_item, error_response
 from ..render import render
 from ..words import localize, localize_deep, words_for
 from .limits import MAX_BODY
@@ -47,8 +47,7 @@ class ReconcileBody(BaseModel):
 
 def _error(kind: str, status: int = 422, where: str = "text", **values: Any) -> JSONResponse:
     msg = page.error_text(kind, **values)
-    item = {"loc": ["body", where], "field": where, "type": kind, "msg": msg, "input": None}
-    return JSONResponse({"detail": [item]}, status)
+    return error_response(status, [error_item(where, msg, kind)])
 
 
 class FoundFormat(BaseModel):

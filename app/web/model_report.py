@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..calculators.model_config import Analysis, Step, derivation
+from ..format import num
 from ..words import words_for
 
 W = words_for(__name__)
@@ -19,9 +20,9 @@ def _n(x: object) -> str:
     if isinstance(x, bool) or x is None:
         return str(x)
     if isinstance(x, float):
-        return f"{x:,.2f}"
+        return num(x, 2)
     if isinstance(x, int):
-        return f"{x:,}"
+        return num(x)
     return str(x)
 
 

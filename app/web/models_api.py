@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from ..calculators.model_config import ConfigError, analyze, derive, derived
 from ..data import model_config, model_ids
-from ..errors import ErrorBody
+from ..errors import ErrorBody, error_item, error_response
 from ..words import localize_deep, words_for
 from .model_report import steps
 from .model_schema import CROSS_FIELD_RULES, config_schema, schema_error
@@ -84,11 +84,7 @@ class PresetList(BaseModel):
 
 def _error(kind: str, msg: str, field: str = "body") -> JSONResponse:
     loc = ["body"] if field == "body" else ["body", field]
-    return JSONResponse(
-        {"detail": [{"loc": loc, "field": field, "type": kind, "msg": msg, "input": None}]},
-        status_code=422,
-        headers={"Cache-Control": "no-store"},
-    )
+    return error_response(422, [error_item(field, msg, kind, loc)], headers={"Cache-Control": "no-store"})
 
 
 def _reject_constant(name: str):

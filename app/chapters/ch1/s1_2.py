@@ -14,6 +14,7 @@ from ...charts import latency as lat_charts
 from ...charts.memory_budget import card_budgets, weight_formats
 from ...charts.scaling import delivery_bars, speedup_curve
 from ...data import gpu_options, read_json
+from ...format import compact
 from ...outputs import data, out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type, model_choice, model_type
 from ...trace import given, name
@@ -389,7 +390,7 @@ def weight_bytes_card(p: WeightParams) -> View:
         p.n_gpus,
     )
     o["w8_per_gpu_gb"] = w8 / p.n_gpus / GB  # tensor parallel over n cards: every matrix split, 1/n each
-    cap_name = f"{gpu_short(p.gpu)} {g.mem_gb:g} GB"
+    cap_name = f"{gpu_short(p.gpu)} {compact(g.mem_gb, unit='GB')}"
     per = (
         (o["bf16_per_gpu_gb"], W.f("weight_bytes_card", n_gpus=p.n_gpus) + shared.shown(WEIGHTS, o, "bf16_per_gpu_gb"))
         if p.n_gpus > 1
@@ -685,7 +686,7 @@ def ex12_grid(v: View, p: Ex12Params) -> dict:
             *(shared.filled("ex-1-2", v, p, f"{zh}([[{k}_gb]])") for k, zh in EX12_CASES.items()),
         ],
         "rows": [[(name, None), cell("bf16", k), cell("w8", k)] for k, name in setups.items()],
-        "reserve": f"{p.reserve_gb:g}",
+        "reserve": compact(p.reserve_gb),
         "alloc": alloc,
         "scale": max(*(a["cap"] for a in alloc), *(a["w"] + a["r"] for a in alloc)),
     }

@@ -10,6 +10,7 @@ from ...cards import Figure, Note, Params, Table, View, card, slider
 from ...charts import decode as charts
 from ...charts.lanes import bound_vs_measured, revealed_lanes
 from ...data import gpu_options
+from ...format import compact
 from ...outputs import data, out, outputs
 from ...params_domain import gpu_choice, gpu_of
 from ...trace import given, name
@@ -186,7 +187,7 @@ def ex13_outputs(p: Ex13Params) -> dict:
 )
 def ex_1_3(p: Ex13Params) -> View:
     o = ex13_outputs(p)
-    base = {"bw_eff_pct": f"{p.bw_eff_pct:g}", "compute_eff_pct": f"{p.compute_eff_pct:g}"}
+    base = {"bw_eff_pct": compact(p.bw_eff_pct), "compute_eff_pct": compact(p.compute_eff_pct)}
     links = [
         {
             "label": CASE_NAMES[c],
@@ -195,7 +196,7 @@ def ex_1_3(p: Ex13Params) -> View:
                 base
                 | {"batch": b}
                 | ({"bytes_per_param": "0.5"} if w != 1.0 else {})
-                | ({"target_ms": f"{p.target_ms:g}"} if p.target_ms != 10 else {})
+                | ({"target_ms": compact(p.target_ms)} if p.target_ms != 10 else {})
             ),
         }
         for c, (b, w) in EX13_CASES.items()

@@ -8,6 +8,7 @@ from typing import Literal
 from ...calculators import architecture as arch
 from ...cards import Figure, Params, View, card, choice, slider
 from ...charts.scaling import cost_vs_scale
+from ...format import compact
 from ...outputs import data, out, outputs
 from ...trace import given
 from ...words import words_for
@@ -216,10 +217,10 @@ def smartnic_cores(p: NicParams) -> View:
         blocks=[
             shared.diagram(
                 "smartnic-cores",
-                link=f"{p.link_gbit_s:g}",
+                link=compact(p.link_gbit_s),
                 wire=p.frame_wire_bytes,
                 frame=p.frame_wire_bytes - 20,
-                mu=f"{p.per_core_mpps:g}",
+                mu=compact(p.per_core_mpps),
                 whole=whole,
                 shown=min(whole, 64),
                 max_icons=64,

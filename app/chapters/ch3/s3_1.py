@@ -13,6 +13,7 @@ from ...cards import Figure, Note, Params, Question, Table, View, card, choice, 
 from ...charts import backlog as bk
 from ...charts import requests as rq
 from ...data import read_json
+from ...format import decimals, with_unit
 from ...outputs import data, out, outputs
 from ...trace import given
 from ...words import words_for
@@ -103,7 +104,7 @@ def eg_3_1(p: Eg31Params) -> View:
         o,
         headline=W["eg_3_1.headline"],
         notes=notes,
-        ctx={"kv_gb": f"{kv_gb:.2f} GB"},
+        ctx={"kv_gb": decimals(kv_gb, 2, "GB")},
         figures=[
             Figure(
                 bk.backlog_figure(run, qu.class_a_steps(m, run), o["capacity_steps_s"]),
@@ -348,7 +349,7 @@ def ex_3_1(p: Ex31Params) -> View:
                     [W["ex_3_1.figures_7"], W.f("ex_3_1.figures_8", n=n)],
                     [(W["ex_3_1.figures_9"], "state", [o["ref_end_kv_mib_total"], o["end_kv_mib_total"]])],
                     "KV (MiB)",
-                    fmt="{:,.1f} MiB",
+                    label=lambda x: with_unit(x, "MiB", 1),
                     height=240,
                 ),
                 W["ex_3_1.figures_10"],

@@ -9,6 +9,7 @@ from ...calculators import agent, amdahl, cost, dag, prefix
 from ...calculators.units import KIB
 from ...cards import Block, Figure, Note, Params, Table, View, card, choice, fixed, slider
 from ...charts import agent as ch
+from ...format import compact, decimals
 from ...outputs import out, outputs
 from ...trace import given
 from ...words import words_for
@@ -396,7 +397,7 @@ def price_cut_paradox(p: PriceCutParams) -> View:
     steps = [
         (W["price_cut_paradox"], 1.0),
         (W.f("price_cut_paradox_2", price_ratio=p.price_ratio), p.price_ratio),
-        (f"token ×{p.token_ratio:g}", p.token_ratio),
+        (f"token ×{compact(p.token_ratio)}", p.token_ratio),
         (
             W.f("price_cut_paradox_3", success_old_pct=p.success_old_pct, success_new_pct=p.success_new_pct),
             p.success_old_pct / p.success_new_pct,
@@ -405,7 +406,7 @@ def price_cut_paradox(p: PriceCutParams) -> View:
     return View(
         o,
         headline="[[price_ratio|n]] × [[token_ratio|n]] × [[p_old]]/[[p_new]] = [[success_cost_ratio|n,c]]",
-        ctx={"p_old": f"{p.success_old_pct / 100:g}", "p_new": f"{p.success_new_pct / 100:g}"},
+        ctx={"p_old": compact(p.success_old_pct / 100), "p_new": compact(p.success_new_pct / 100)},
         figures=[
             Figure(
                 ch.waterfall(steps),
@@ -550,9 +551,9 @@ def agent_trace(p: Params) -> View:
         [
             W.f("agent_trace", n=n),
             what,
-            W.f("agent_trace.time", t=f"{m:.3f} s", note=W["agent_trace_2"] if n == 1 else ""),
-            f"{t:.3f} s",
-            f"{c:.3f} s",
+            W.f("agent_trace.time", t=decimals(m, 3, "s"), note=W["agent_trace_2"] if n == 1 else ""),
+            decimals(t, 3, "s"),
+            decimals(c, 3, "s"),
         ]
         for n, (what, m, t, c) in enumerate(TRACE_ROUNDS, 1)
     ] + [[W["prefix_cache_4round.tables_7"], "", *s[4:]]]
@@ -733,8 +734,8 @@ def eg_3_2(p: AmdahlParams) -> View:
     ctx = {
         "is_first": first,
         "target_label": label + (W["eg_3_2.target_label"] if first else ""),
-        "total": f"{p.total_s:.3f} s",
-        "part_new": f"{part / p.speedup:.3f} s",
+        "total": decimals(p.total_s, 3, "s"),
+        "part_new": decimals(part / p.speedup, 3, "s"),
         "target": label,
     }
     return View(

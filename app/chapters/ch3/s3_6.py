@@ -13,7 +13,7 @@ from ...calculators import scaling_law as sl
 from ...cards import Block, Figure, Params, Table, View, card, choice, slider, toggle
 from ...charts import budget as charts
 from ...data import gpu
-from ...format import sci
+from ...format import compact, decimals, num, sci
 from ...outputs import out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type
 from ...trace import given
@@ -471,7 +471,7 @@ def tab_llama_qwen(p: LlamaQwenParams) -> View:
     rows = [
         [
             _model_name(m),
-            W.f("tab_llama_qwen.approx", a=a, v=f"{m['tokens'] / 1e12:g}T"),
+            W.f("tab_llama_qwen.approx", a=a, v=f"{compact(m['tokens'] / 1e12)}T"),
             W.f("tab_llama_qwen.approx", a=a, v=cell(f"row{i}_d_over_n")),
             W.f("tab_llama_qwen.approx", a=a, v=cell(f"row{i}_six_nd_flop")),
             cell(f"row{i}_x_chinchilla", "u"),
@@ -492,7 +492,7 @@ def tab_llama_qwen(p: LlamaQwenParams) -> View:
                     W["tab_llama_qwen.tables_2"],
                     "D/N",
                     "6ND (FLOPs)",
-                    f"× Chinchilla({p.chinchilla_tokens_per_param:g})",
+                    f"× Chinchilla({compact(p.chinchilla_tokens_per_param)})",
                 ],
                 rows,
                 title=W["tab_llama_qwen.title_2"],
@@ -658,7 +658,7 @@ def fig_3_30(p: A100Params) -> View:
         notes=cb.notes("fig-3-30"),
         ctx={
             "gpu_name": GPU_NAMES.get(p.gpu, W["fig_3_28.gpu_name"]),
-            "h100_ratio": f"{peak_tflops('h100-sxm') / a100_peak:.2f}",
+            "h100_ratio": decimals(peak_tflops("h100-sxm") / a100_peak, 2),
         },
         figures=[Figure(fig, W["fig_3_30.figures"], summary)],
         tables=[
@@ -671,9 +671,7 @@ def fig_3_30(p: A100Params) -> View:
                     W["fig_3_30.tables_2"],
                 ],
                 title=W["fig_3_30.title_2"],
-                rows=[
-                    [r["model"], GPU_NAMES[r["gpu"]], f"{r['gpu_hours']:,}", r["scope"], r["source"]] for r in reports
-                ],
+                rows=[[r["model"], GPU_NAMES[r["gpu"]], num(r["gpu_hours"]), r["scope"], r["source"]] for r in reports],
             )
         ],
     )

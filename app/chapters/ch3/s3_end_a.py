@@ -9,6 +9,7 @@ from ...calculators import queueing as qu
 from ...calculators.units import GIB
 from ...cards import Block, Figure, Note, Params, Question, View, card, choice, fixed, number_type, slider
 from ...charts.backlog import backlog_figure, queue_spark
+from ...format import compact, num
 from ...outputs import out, outputs
 from ...trace import given
 from ...words import words_for
@@ -51,8 +52,8 @@ def link(preset: str, burst: float, mu: float) -> str:
     """例题 3-1 at a preset plus what differs from it."""
     q = {
         "preset": preset,
-        **({"duration_s": f"{burst:g}"} if burst != 30 else {}),
-        **({"mu_per_card": f"{float(mu):g}"} if float(mu) != MU_BOOK else {}),
+        **({"duration_s": compact(burst)} if burst != 30 else {}),
+        **({"mu_per_card": compact(float(mu))} if float(mu) != MU_BOOK else {}),
     }
     return "/cards/eg-3-1?" + urlencode(q)
 
@@ -93,9 +94,9 @@ def ex_3_2(p: Ex32Params) -> View:
     (alt, _, _), _ = bursts(p.burst_s, 2796 if p.mu_per_card == 2795.66 else 2795.66)
     o |= {"alt_backlog_2cards_steps": alt["backlog_end_steps"], "alt_drain_2cards_s": alt["drain_s"]}
     ctx = {
-        "mu": f"{float(p.mu_per_card):,.2f}",
-        "cap2": f"{o2['capacity_steps_s']:,.2f}",
-        "alt_mu": f"{alt['mu_per_card']:,.2f}",
+        "mu": num(float(p.mu_per_card), 2),
+        "cap2": num(o2["capacity_steps_s"], 2),
+        "alt_mu": num(alt["mu_per_card"], 2),
     }
     return View(
         o,

@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 from ...calculators import amdahl, cost, dag
 from ...cards import Block, Link, Note, Params, Question, Table, View, card, slider
+from ...format import compact
 from ...outputs import out, outputs
 from ...words import words_for
 from ..shared.ch3_load import (
@@ -52,7 +53,12 @@ EX33 = outputs(
 
 def fig39(c1: float, p1: float, c2: float, p2: float) -> str:
     return "/cards/fig-3-9?" + urlencode(
-        {"cost_old": f"{c1:g}", "success_old_pct": f"{p1:g}", "cost_new": f"{c2:g}", "success_new_pct": f"{p2:g}"}
+        {
+            "cost_old": compact(c1),
+            "success_old_pct": compact(p1),
+            "cost_new": compact(c2),
+            "success_new_pct": compact(p2),
+        }
     )
 
 
@@ -252,8 +258,8 @@ def ex_3_4(p: Ex34Params) -> View:
                 W["ex_3_4.links_3"],
                 f"/cards/fig-3-11?{SETUP.replace('tool_a_s=6', 'tool_a_s=10')}&mode=parallel",
             ),
-            Link(W.f("ex_3_4.links_4", sf=sf), f"/cards/eg-3-2?speedup={sf:g}"),
-            Link(W.f("ex_3_4.links_5", st=st), f"/cards/eg-3-2?target=tools&speedup={st:g}"),
+            Link(W.f("ex_3_4.links_4", sf=sf), f"/cards/eg-3-2?speedup={compact(sf)}"),
+            Link(W.f("ex_3_4.links_5", st=st), f"/cards/eg-3-2?target=tools&speedup={compact(st)}"),
         ],
         links_title=W["ex_3_4.links_title"],
         notes=[Note(W["ex_3_4.notes"], "illustrative")],

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...calculators import rl
 from ...calculators import training as T
 from ...cards import Link, Note, Params, Question, Table, View, card, slider
+from ...format import num
 from ...outputs import out, outputs
 from ...trace import given, name
 from ...words import words_for
@@ -325,7 +326,7 @@ def fallacy_train_tokens(p: FallacyP) -> View:
         "rl_generate_quarter": rl.n_generate(RL_KEEP, 0.25),
     }
     f = formatter(FALLACY_OUT, o)
-    split = f"{p.first_doc_tokens:,} + {f('second_doc_tokens', 'n')}"
+    split = f"{num(p.first_doc_tokens)} + {f('second_doc_tokens', 'n')}"
     return View(
         o,
         tables=[

@@ -24,6 +24,7 @@ from ...data import (
     model_config,
     model_ids,
 )
+from ...format import compact
 from ...outputs import data, out, outputs
 from ...params_domain import gpu_choice, gpu_of, gpu_type, model_choice, model_type, shape_of_model
 from ...trace import given, leaf
@@ -449,7 +450,7 @@ def measured_table(p: FitParams) -> Table:
             [
                 r["setup"],
                 r["engine"],
-                W.f("measured_cell", v=f"{r['measured_ms']:g}", metric=r["metric"]),
+                W.f("measured_cell", v=compact(r["measured_ms"]), metric=r["metric"]),
                 r["bound_ms"],
                 r["ratio_pct"],
                 r["source"],
@@ -514,7 +515,9 @@ def context_flags(pl: planner.Plan, s: ModelShape, p: FitParams, o: dict[str, An
         "engine": p.reserve_gb is None,
         "fixed_reserve": p.reserve_gb is not None,
         "two_counts": pl.model_fits and (bool(s.n_sliding_layers) or bool(s.state_bytes_per_sequence)),
-        "link_text": "—" if link is None else f"{link:g} GB/s" + (f"({ref.interconnect})" if ref.interconnect else ""),
+        "link_text": "—"
+        if link is None
+        else compact(link, unit="GB/s") + (f"({ref.interconnect})" if ref.interconnect else ""),
     }
 
 

@@ -17,7 +17,7 @@ from ...calculators.formats import KV_FORMATS, WEIGHT_FORMATS
 from ...calculators.logparse import MAX_FIGURE, Parsed, Value
 from ...calculators.model_config import ConfigError, shape_of
 from ...data import extended_gpu_ids, extended_gpu_options, gpu, model_config, model_ids
-from ...format import with_unit_text
+from ...format import compact, decimals, num, with_unit, with_unit_text
 from ...params_domain import gpu_type, model_type
 from ...words import localize
 from .. import words
@@ -82,7 +82,7 @@ def field_value(name: str, raw: str) -> Value:
 
 
 def encode_value(v: Value) -> str:
-    return v if isinstance(v, str) else (str(v) if isinstance(v, int) else f"{v:.10g}")
+    return v if isinstance(v, str) else (str(v) if isinstance(v, int) else compact(v, 10))
 
 
 # --- settings → the reconciler's setup -------------------------------------------------------------------
@@ -127,7 +127,7 @@ def sig(x: float, n: int = 4) -> str:
     if x == 0:
         return "0"
     digits = max(0, n - 1 - math.floor(math.log10(abs(x))))
-    s = f"{x:,.{digits}f}"
+    s = num(x, digits)
     return s.rstrip("0").rstrip(".") if "." in s else s
 
 
@@ -142,7 +142,7 @@ def show(x: float | None, unit: str) -> str:
     if unit == "token/s":
         return f"{sig(x)} token/s"
     if unit == "token":
-        return f"{x:,.0f} token"
+        return with_unit(x, "token", 0)
     if unit == "req/s":
         return with_unit_text(sig(x), WORDS["units"]["req_per_s"])
     if unit == "req":
@@ -169,7 +169,7 @@ def field_unit(name: str) -> str:
 def pct_text(p: float | None) -> str:
     if p is None:
         return "—"
-    return f"{p * 100:.2g} %" if p < 0.1 else f"{p * 100:.0f} %"
+    return f"{compact(p * 100, 2)} %" if p < 0.1 else f"{decimals(p * 100, 0)} %"
 
 
 def _derivation(r: reconcile.Row) -> str:
@@ -183,7 +183,7 @@ def _derivation(r: reconcile.Row) -> str:
         "budget": show(t.get("budget_bytes"), "B"),
         "per_token": f"{sig(t.get('kv_bytes_per_token', 0) / 1e3)} KB",
         "b": sig(t.get("b", 0), 3),
-        "context": f"{t.get('context', 0):,.0f}",
+        "context": num(t.get("context", 0), 0),
         "read": show(t.get("read_bytes"), "B"),
         "t_mem": show(t.get("t_mem_s"), "s"),
         "t_compute": show(t.get("t_compute_s"), "s"),
@@ -193,7 +193,7 @@ def _derivation(r: reconcile.Row) -> str:
         "w": show(t.get("w_s"), "s"),
         "t1": show(t.get("t1_s"), "s"),
         "c": sig(t.get("c", 0), 3),
-        "n_in": f"{t.get('n_in', 0):,.0f}",
+        "n_in": num(t.get("n_in", 0), 0),
         "bw": show(t.get("bw"), "B/s"),
         "params": f"{sig(t.get('params', 0) / 1e9)} B",
         "peak": show(t.get("peak"), "FLOP/s"),
