@@ -28,13 +28,28 @@ Constants the code does not fix (they depend on kernels) are calibrated on cited
   weights 65.97 GiB, 0.90 × 79.22 GiB, KV −2.14 GiB at 8,192 batched tokens; vllm#27508: 1.71 GiB at 0.95
   and 1,024) leaves 7.5 GiB for 1,024 rows × 201,088 logits plus non-torch memory.
 * ``NON_TORCH_BASE`` = 0.35 GiB and ``NON_TORCH_PER_TP_DOUBLING`` = 1.2 GiB: non-torch growth at tp = 1
-  (vllm#10517: 0.35 GiB) and with each doubling of tp (NCCL / custom all-reduce buffers; the 14B distill on
-  2 × RTX 4090 of vllm#13061 and Qwen3-235B-FP8 on 4 × H100 of vllm#21348).
+  (vllm#10517: 0.35 GiB) and with each doubling of tp over NVLink / NVSwitch (NCCL buffers: vllm PR #10511
+  logs non_torch_memory 1.79 GiB at tp 1 and 3.58 GiB at tp 2 on H100s; Qwen3-235B-FP8 on 4 × H100 of
+  vllm#21348). ``NON_TORCH_PER_TP_DOUBLING_PCIE`` = 0.2 GiB over PCIe (``topology="pcie"``: no NVLink
+  buffers): DeepSeek-V2-Lite on 4 × L4, tp 2 × pp 2 (vllm PR #20665) and the 14B distill on 2 × RTX 4090
+  (vllm#13061). A caller that names no topology gets the NVLink value (the smaller, safer KV budget).
 * MXFP4 experts on a GPU without FP4 tensor cores are repacked for vLLM's Marlin kernel: vllm#23278 logs
   65.97 GiB for the 60.77 GiB checkpoint (``MXFP4_MARLIN_LOADED``).
 
 ``profile = "v0"`` reproduces the V0 engine's profile (vLLM ≤ 0.7, the engine of several cited logs): the
-sampler saw ``V0_SEQS`` = 256 sequences and held FP32 logits only."""
+sampler saw ``V0_SEQS`` = 256 sequences at the same bytes per logit as V1 — vllm PR #10511 logs an activation
+peak of 1.26 GiB for Llama-3-8B at 8,192 tokens (forward 0.84 GiB by this model; hidden states kept 0.06 GiB
++ 256 × 128,256 logits × 37.3 B = 1.20 GiB), and vllm#13061's two ranks differ by 1.23 GiB (the driver rank
+samples: 256 × 152,064 × 37.3 B = 1.35 GiB). This term used to hold FP32 logits only (4 B); the NVLink
+non-torch constant then absorbed the driver rank's sampler on the 2 × RTX 4090 log.
+
+Pipeline parallelism (``last_pp_rank``, ``pp_stage_layers``): each pp stage holds its own layers
+(``vllm/distributed/utils.py`` ``get_pp_indices``: L // pp each, the remainder to the stages just before the last),
+the embedding on the first stage and the LM head on the last (``vllm/model_executor/models/deepseek_v2.py``:
+``lm_head`` only ``if get_pp_group().is_last_rank``, else ``PPMissingLayer``); only the last stage runs the dummy
+sampler in ``profile_run`` (``vllm/v1/worker/gpu_model_runner.py``, the ``is_last_rank`` branch). The engine
+keeps the smallest block count over the workers (``vllm/v1/core/kv_cache_utils.py``
+``unify_kv_cache_configs``)."""
 
 from __future__ import annotations
 
@@ -53,10 +68,12 @@ CODE = f"vllm-project/vllm@{VLLM_COMMIT[:8]}"
 CAL = W["cal"]
 FWD_FACTOR = 3
 SAMPLER_BYTES_PER_LOGIT = 37.3
-V0_SAMPLER_BYTES_PER_LOGIT = 4  # FP32 logits
+V0_SAMPLER_BYTES_PER_LOGIT = SAMPLER_BYTES_PER_LOGIT  # vllm PR #10511: activation 1.26 GiB (module docstring)
 V0_SEQS = 256
 NON_TORCH_BASE = 0.35 * GiB
-NON_TORCH_PER_TP_DOUBLING = 1.2 * GiB
+NON_TORCH_PER_TP_DOUBLING = 1.2 * GiB  # NVLink / NVSwitch (or topology unknown)
+NON_TORCH_PER_TP_DOUBLING_PCIE = 0.2 * GiB  # PCIe: vllm PR #20665 (4 × L4), vllm#13061 (2 × RTX 4090)
+TOPOLOGIES = (None, "switch", "mesh", "pcie")
 MXFP4_MARLIN_LOADED = 65.9651 / 60.7677  # vllm#23278 "Model loading took 65.9651 GiB" / the stored 60.77 GiB
 BIG_GPU = 70 * GiB  # vllm/engine/arg_utils.py: ≥ 70 GiB (not A100) gets the larger batch defaults
 PROFILES = ("v1", "v0")
@@ -92,6 +109,17 @@ class EngineReserve:
     @property
     def total(self) -> float:
         return self.activation + self.non_torch + self.cuda_graph + self.loaded_extra
+
+
+def pp_stage_layers(n_layers: int, pp: int) -> tuple[int, ...]:
+    """Decoder layers per pipeline stage as vLLM splits them (``get_pp_indices``): L // pp on each stage, the
+    remainder one each to the stages just before the last, counting back (27 layers, pp 2 → (14, 13))."""
+    if isinstance(pp, bool) or not isinstance(pp, int) or not 1 <= pp <= n_layers:
+        raise ValueError(W.f("check.valueerror", label="pp", top=n_layers, v=pp))
+    parts = [n_layers // pp] * pp
+    for i in range(2, n_layers % pp + 2):
+        parts[-i] += 1
+    return tuple(parts)
 
 
 def _check(tokens: int, seqs: int, tp: int, profile: str) -> None:
@@ -132,9 +160,15 @@ def vllm_reserve(
     vision_params: int = 0,
     mtp_bytes: float = 0.0,
     profile: str = "v1",
+    topology: str | None = None,
+    last_pp_rank: bool = True,
 ) -> EngineReserve:
-    """Everything vLLM subtracts from η·M besides the weights as stored (see the module docstring)."""
+    """Everything vLLM subtracts from η·M besides the weights as stored (see the module docstring).
+    ``topology`` "pcie" takes the PCIe non-torch growth per tp doubling; ``last_pp_rank`` False is a pipeline
+    stage before the last (no dummy sampler in its profile run)."""
     _check(max_num_batched_tokens, max_num_seqs, tp, profile)
+    if topology not in TOPOLOGIES:
+        raise ValueError(W.f("check.valueerror_3", topology=topology))
     T = leaf(max_num_batched_tokens, "T_{batch}", "token", W.f("vllm_reserve.leaf", code=CODE))
     fwd = forward_peak(s, T, tp)
     V = leaf(s.vocab, "V", "", W["vllm_reserve.leaf_2"])
@@ -145,11 +179,14 @@ def vllm_reserve(
         seqs = leaf(max_num_seqs, "R_{max}", "", W["vllm_reserve.leaf_4"])
         rows = name(tmin(seqs, T), "R", "")
         per_logit = leaf(SAMPLER_BYTES_PER_LOGIT, "b_{logit}", "B", W.f("vllm_reserve.leaf_5", cal=CAL))
-    sampler = name(rows * V * per_logit, "A_{samp}", "B")
+    sampler = name(rows * V * per_logit if last_pp_rank else 0.0, "A_{samp}", "B")
     kept = T * leaf(s.hidden, "h", "", "config.json hidden_size") * 2
     activation = name(tmax(fwd, kept + sampler), "A_{peak}", "B")
     base = leaf(NON_TORCH_BASE, "M_{nt,1}", "B", W.f("vllm_reserve.leaf_6", cal=CAL))
-    per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING, "M_{nt,2×}", "B", W.f("vllm_reserve.leaf_7", cal=CAL))
+    if topology == "pcie":
+        per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING_PCIE, "M_{nt,2×}", "B", W.f("vllm_reserve.leaf_13", cal=CAL))
+    else:  # leaf_7 still names vllm#13061 (the served golden record); its support is now PR #10511 + #21348
+        per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING, "M_{nt,2×}", "B", W.f("vllm_reserve.leaf_7", cal=CAL))
     non_torch = name(base + per_doubling * tlog2(tp), "M_{nt}", "B")
     graph = leaf(0.0, "M_{graph}", "B", W.f("vllm_reserve.leaf_8", code=CODE))
     parts = []

@@ -6,6 +6,7 @@ hold is printed in docs/planner.md."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from app.data import read_json
 ROOT = Path(__file__).resolve().parents[2]
 GiB = 2**30
 CASES = {c["id"]: c for c in read_json("parity/vllm_startup_logs.json")["cases"]}
+GPUS = read_json("gpus.json")["gpus"]
 
 
 def model(name: str) -> dict:
@@ -28,9 +30,30 @@ def model(name: str) -> dict:
     return {k: v for k, v in json.loads(path.read_text(encoding="utf-8")).items() if not k.startswith("_")}
 
 
+def topology(c: dict) -> str | None:
+    """The case's interconnect: its own ``topology`` (a GPU without a preset) or the preset's."""
+    return c.get("topology") or GPUS.get(c["gpu"], {}).get("topology")
+
+
+def stage_shape(cfg: dict, pp: int, stage: int):
+    """One pipeline stage as vLLM builds it: its own decoder layers (``em.pp_stage_layers``; a DeepSeek-style
+    leading dense layer stays on the first stage), the embedding on the first stage, the LM head on the last."""
+    counts = em.pp_stage_layers(cfg["num_hidden_layers"], pp)
+    start = sum(counts[:stage])
+    dense = max(0, cfg.get("first_k_dense_replace", 0) - start)
+    s = shape_of(dict(cfg, num_hidden_layers=counts[stage], first_k_dense_replace=min(dense, counts[stage])))
+    return dataclasses.replace(
+        s,
+        embedding_params=s.embedding_params if stage == 0 else 0,
+        lm_head_params=s.lm_head_params if stage == pp - 1 else 0,
+    )
+
+
 def run(c: dict) -> tuple[pl.Plan, em.EngineReserve]:
-    """The planner at the log's settings: the runtime total the log prints, its η, tp, batched tokens."""
-    s = shape_of(model(c["model"]))
+    """The planner at the log's settings: the runtime total the log prints, its η, tp, batched tokens (and, for
+    a pipeline-parallel log, the stage the case quotes)."""
+    pp = c.get("pp", 1)
+    s = stage_shape(model(c["model"]), pp, c["pp_stage"]) if pp > 1 else shape_of(model(c["model"]))
     weights = par.weight_bytes_per_gpu(s, c["weight_format"], c["tp"])
     r = em.vllm_reserve(
         s,
@@ -40,6 +63,8 @@ def run(c: dict) -> tuple[pl.Plan, em.EngineReserve]:
         stored_weight_bytes_per_gpu=weights,
         mxfp4_marlin=s.stored_method == "mxfp4",  # an H100: no FP4 tensor cores, vLLM loads MXFP4 through Marlin
         profile=c["profile"],
+        topology=topology(c),
+        last_pp_rank=c.get("pp_stage", 0) == pp - 1,
     )
     acc = pl.Accelerator(
         c["runtime_total_gib"] * GiB, 3.35e12, {"bf16": 989.4e12}, 450e9
@@ -61,7 +86,7 @@ def test_at_least_eight_cases_cover_the_kinds_the_issue_names():
     cases = list(CASES.values())
     assert len(cases) >= 8
     kinds = " ".join(c["kind"] for c in cases)
-    for kind in ("dense", "MoE", "FP8", "hybrid", "MXFP4"):
+    for kind in ("dense", "MoE", "MLA", "FP8", "hybrid", "MXFP4"):
         assert kind in kinds, kind
     assert len({c["gpu"] for c in cases}) >= 3
     assert sum(c["tp"] >= 2 for c in cases) >= 2
@@ -182,3 +207,62 @@ def test_vision_tower_adds_to_the_weights_as_loaded_split_by_tp():
         s, tp=2, max_num_batched_tokens=2048, max_num_seqs=256, stored_weight_bytes_per_gpu=0, vision_params=415_347_712
     )
     assert vis.loaded_extra - base.loaded_extra == 415_347_712 * 2 / 2
+
+
+def test_pp_stage_layers_follow_vllm_get_pp_indices():
+    """vllm/distributed/utils.py get_pp_indices: L // pp each, the remainder one each to the stages just before
+    the last, counting back."""
+    assert em.pp_stage_layers(27, 2) == (14, 13)
+    assert em.pp_stage_layers(61, 4) == (15, 15, 16, 15)
+    assert em.pp_stage_layers(62, 4) == (15, 16, 16, 15)
+    assert em.pp_stage_layers(32, 1) == (32,)
+    for bad in (0, 28, True, 2.0):
+        with pytest.raises(ValueError):
+            em.pp_stage_layers(27, bad)
+
+
+def test_only_the_last_pp_stage_profiles_the_sampler():
+    """vllm PR #20665: the last stage's ranks log 0.80 GiB less KV than the first's (11.33 against 12.13 GiB)
+    with almost the same weights — the dummy sampler (256 rows × 102,400 logits) runs on the last stage only."""
+    first, last = (run(CASES[f"dsv2-lite-4xl4-pp-stage{i}"]) for i in (0, 1))
+    assert first[1].sampler_peak == 0 and last[1].sampler_peak > 0.8 * GiB
+    gap = (first[0].kv_budget_bytes - last[0].kv_budget_bytes) / GiB
+    assert gap == pytest.approx(12.13 - 11.33, abs=0.1)
+
+
+def test_the_engine_prints_the_smaller_stage_pool():
+    """unify_kv_cache_configs keeps the smallest block count: the first stage (14 layers) holds fewer tokens than
+    the last (13 layers) and its pool is the logged 807,792 tokens."""
+    tokens = [run(CASES[f"dsv2-lite-4xl4-pp-stage{i}"])[0].kv_capacity_tokens for i in (0, 1)]
+    assert tokens[0] < tokens[1]
+    assert min(tokens) == pytest.approx(807_792, rel=0.05)
+    assert run(CASES["dsv2-lite-4xl4-pp-stage0"])[0].kv_bytes_per_token_per_gpu == 14 * 576 * 2
+
+
+def test_non_torch_growth_depends_on_the_interconnect():
+    """NCCL over NVLink / NVSwitch: +1.2 GiB per tp doubling (PR #10511: 1.79 → 3.58 GiB on H100s); over PCIe
+    +0.2 GiB. No topology keeps the NVLink value; an unknown one is refused."""
+    s = shape_of(model("deepseek-v2-lite"))
+    args = {"tp": 2, "max_num_batched_tokens": 2048, "max_num_seqs": 256, "stored_weight_bytes_per_gpu": 0}
+    pcie = em.vllm_reserve(s, **args, topology="pcie").non_torch
+    switch = em.vllm_reserve(s, **args, topology="switch").non_torch
+    assert pcie == pytest.approx(0.55 * GiB) and switch == pytest.approx(1.55 * GiB)
+    assert em.vllm_reserve(s, **args).non_torch == switch
+    with pytest.raises(ValueError):
+        em.vllm_reserve(s, **args, topology="nvlink9")
+
+
+def test_v0_profile_reproduces_pr_10511_activation_peak():
+    """vllm PR #10511, Llama-3-8B on one H100 (V0, 8,192 tokens): "PyTorch activation peak memory 1.26GiB" —
+    the hidden states kept plus 256 sampled rows × 128,256 logits at the V1 bytes per logit (FP32 logits alone
+    would give the forward peak, 0.84 GiB)."""
+    r = em.vllm_reserve(
+        shape_of(model("llama-3.1-8b")),
+        tp=1,
+        max_num_batched_tokens=8192,
+        max_num_seqs=256,
+        stored_weight_bytes_per_gpu=0,
+        profile="v0",
+    )
+    assert r.activation / GiB == pytest.approx(1.26, rel=0.06)
+    assert r.activation > r.forward_peak

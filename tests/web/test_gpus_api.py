@@ -76,7 +76,7 @@ def test_dense_peaks_and_one_direction_links(client):
     assert got["rtx-4090"]["topology"] == "pcie"
     # a part without a feature, or an unconfirmed value, is null — never 0
     assert got["h100-sxm"]["fp4_tflops"] is None and got["a100-80gb-sxm"]["fp8_tflops"] is None
-    assert got["mi325x"]["mem_bytes"] is None  # no public rocm-smi total found: marketed 256 GB, said so
+    assert got["mi325x"]["mem_bytes"] == 262128 * 2**20  # amd-smi on an MI325X (AMD's ROCm install docs)
     assert got["mi325x"]["topology"] == "mesh" and got["mi325x"]["link_peer_gbps"] == 64
     # dense FP8 / FP4 where public dense figures exist (issue 24): twice / four times the dense BF16 on Blackwell
     # workstation parts (FP32 accumulate), the Ada 2× ratio on L20; B200 as the shipping HGX datasheet
@@ -90,8 +90,8 @@ MiB = 2**20
 
 
 def test_memory_as_the_driver_reports_it(client):
-    """nvidia-smi / rocm-smi / npu-smi totals, or the engine's own log, for every preset but one (MI325X, not
-    found); an "80 GB" H100 is 79.22 GiB to vLLM (PR #10511), more than 80 × 10⁹ B but less than 80 GiB."""
+    """nvidia-smi / rocm-smi / amd-smi / npu-smi totals, or the engine's own log, for every preset; an "80 GB"
+    H100 is 79.22 GiB to vLLM (PR #10511), more than 80 × 10⁹ B but less than 80 GiB."""
     got = _presets(client)
     reported = {
         "rtx-4090": round(23.55 * 2**30),  # issue 38: the runtime total (vllm#13061), not nvidia-smi's 24564 MiB
@@ -101,6 +101,7 @@ def test_memory_as_the_driver_reports_it(client):
         "h200-sxm": 143771 * MiB,
         "b200": 183359 * MiB,
         "mi300x": 205_822_885_888,
+        "mi325x": 262128 * MiB,  # amd-smi "283/262128 MB" on an MI325X (AMD's ROCm install docs)
         "ascend-910b3": 65536 * MiB,
     }
     for gid, b in reported.items():
@@ -147,13 +148,10 @@ def test_peak_accessors():
 
 def test_runtime_memory_of_every_preset_is_cited_beside_the_marketed_figure(client):
     """Issue 38: mem_bytes is what the runtime sees (a vLLM log's total where one was found, else the smi total),
-    with its source; the marketed mem_gb stays. MI325X has none found and says so (the card uses mem_gb)."""
+    with its source; the marketed mem_gb stays. MI325X: amd-smi's 262128 MiB (AMD's ROCm install docs)."""
     got = _presets(client)
     for gid, g in got.items():
         assert g["mem_gb"] > 0, gid
-        if gid == "mi325x":
-            assert not g.get("mem_bytes") and "未找到" in g["mem_source"]
-            continue
         assert g["mem_bytes"] and g["mem_source"], gid
         assert g["mem_bytes"] < g["mem_gb"] * 1e9 * 1.08, gid  # never above the marketed figure (GiB vs GB slack)
     gib = 2**30
@@ -161,3 +159,4 @@ def test_runtime_memory_of_every_preset_is_cited_beside_the_marketed_figure(clie
     for gid, total in runtime.items():
         assert got[gid]["mem_bytes"] == round(total * gib), gid
         assert "vllm" in got[gid]["mem_source"].lower(), gid
+    assert "amd-smi" in got["mi325x"]["mem_source"] and "262128" in got["mi325x"]["mem_source"]
