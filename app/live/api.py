@@ -19,7 +19,7 @@ from ..cards import run as compute
 from ..chapters import reading_order
 from ..labels import label_to_id, search
 from ..text import rich
-from ..words import localize, words_for
+from ..words import current_lang, localize, prefixed, words_for
 from . import cardinfo
 from .deps import (
     AnySession,
@@ -234,12 +234,13 @@ async def create(request: Request, data: CreateBody, live: LiveDep) -> JSONRespo
     else:
         raise fail(503, "code", W["create.fail"], "busy")
     base = str(request.base_url).rstrip("/")
+    here = prefixed(f"/live/{s.code}", current_lang())  # ?lang=en: the English pages
     return ok(
         {
             "code": s.code,
             "token": token,
-            "follow_url": f"{base}/live/{s.code}",
-            "control_url": f"{base}/live/{s.code}/control#t={token}",
+            "follow_url": f"{base}{here}",
+            "control_url": f"{base}{here}/control#t={token}",
         },
         201,
     )

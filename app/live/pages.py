@@ -18,7 +18,7 @@ from markupsafe import Markup
 from ..cards import REGISTRY
 from ..chapters import neighbours
 from ..render import Reading, fragment_html, render
-from ..words import catalogue, localize, words_for
+from ..words import catalogue, current_lang, localize, prefixed, words_for
 from .deps import StoreDep, any_session, card_state, find_session
 from .ids import normalise_code
 from .limits import ENDED_KEEP_S, NICK_MAX
@@ -42,8 +42,9 @@ def live_js_words() -> dict[str, str]:
 
 
 def follow_url(request: Request, code: str) -> str:
-    """The students' link on the request's own host (what the QR code holds)."""
-    return f"{str(request.base_url).rstrip('/')}/live/{code}"
+    """The students' link on the request's own host, in the edition being served (what the QR code holds:
+    an English projector's QR opens the English phone page; each phone may still switch)."""
+    return str(request.base_url).rstrip("/") + prefixed(f"/live/{code}", current_lang())
 
 
 def qr_svg(url: str, cls: str = "qr") -> Markup:
@@ -213,5 +214,7 @@ async def qr(code: str, request: Request, store: StoreDep) -> Response:
 
     s = await any_session(code, store)
     buf = io.BytesIO()
-    segno.make(follow_url(request, s.code), error="m").save(buf, kind="svg", scale=8, border=2, title=W["qr_svg.title"])
+    segno.make(follow_url(request, s.code), error="m").save(
+        buf, kind="svg", scale=8, border=2, title=str(localize(W["qr_svg.title"]))
+    )
     return Response(buf.getvalue(), media_type="image/svg+xml", headers=NO_STORE)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+from .conftest import from_
+
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -123,3 +125,35 @@ def test_a_sweep_s_prediction_label_in_each_language(client, klass):
     en = client.get(f"/api/live/{klass.code}?lang=en").json()["sweep"]
     assert CJK.search(zh["label"]) and not CJK.search(en["label"]), (zh["label"], en["label"])
     assert en["npoints"] == zh["npoints"] == 2 and zh["words"]["en"]["label"] == en["label"]
+
+
+def test_an_english_projector_s_qr_opens_the_english_phone_page(client, klass):
+    """The QR and follow link of a projector in English lead to /en/live/CODE (before: the Chinese page,
+    whatever the projector's edition); the Chinese projector's stay at the root."""
+
+    def data(html: str) -> dict:
+        return json.loads(re.search(r'<script type="application/json" id="live-data">(.*?)</script>', html, re.S)[1])
+
+    en = data(client.get(f"/en/live/{klass.code}/control").text)["follow_url"]
+    zh = data(client.get(f"/live/{klass.code}/control").text)["follow_url"]
+    assert (en, zh) == (f"http://testserver/en/live/{klass.code}", f"http://testserver/live/{klass.code}")
+    for prefix, lang, url in (("/en", "en", en), ("", "zh", zh)):
+        assert client.get(f"{prefix}/live/{klass.code}/qr.svg").content == _svg_of(url, lang), prefix
+    made = client.post("/api/live?lang=en", json={"card": "eg-1-1"}, headers=from_("203.0.113.99"))
+    assert made.status_code == 201 and made.json()["follow_url"].endswith(f"/en/live/{made.json()['code']}")
+    assert made.json()["control_url"].split("#")[0].endswith("/control") and "/en/live/" in made.json()["control_url"]
+
+
+def _svg_of(url: str, lang: str) -> bytes:
+    """The QR the route draws for ``url`` in ``lang`` (the same segno call and title, so the bytes match)."""
+    import io
+
+    import segno
+    from app.live.pages import W
+    from app.words import localize, speaking
+
+    buf = io.BytesIO()
+    with speaking(lang):
+        title = str(localize(W["qr_svg.title"]))
+    segno.make(url, error="m").save(buf, kind="svg", scale=8, border=2, title=title)
+    return buf.getvalue()
