@@ -166,7 +166,7 @@ class Out:
             return said if isinstance(said, str) else str(said)  # a Text stays a Text: the English page says it
         if isinstance(value, bool):
             return W["out.words"] if value else W["out.words_2"]
-        return self.none if value is None else str(value)
+        return self.none if value is None else (value if isinstance(value, str) else str(value))  # words stay words
 
 
 def undeclared(key: str) -> Out:

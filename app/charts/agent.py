@@ -9,7 +9,7 @@ from typing import Any
 
 from ..calculators import prefix
 from ..format import compact, decimals, hover_number, num
-from ..words import words_for
+from ..words import joined, words_for
 from .theme import (
     COLORS,
     animate,
@@ -159,13 +159,16 @@ def dot_grids(successes: tuple[int, int], totals: tuple[float, float]) -> dict:
                 points(
                     [x for x, _, g in cells if g == ok],
                     [y for _, y, g in cells if g == ok],
-                    f"{nm} {label}",
+                    nm + " " + label,
                     role,
                     size=13,
                     symbol=sym,
                     showlegend=j == 0,
                     legendgroup="ok" if ok else "bad",
-                    hovertemplate=f"{nm}:{W['dot_grids'] if ok else W['dot_grids.hovertemplate']}<extra></extra>",
+                    hovertemplate=nm
+                    + ":"
+                    + (W["dot_grids"] if ok else W["dot_grids.hovertemplate"])
+                    + "<extra></extra>",
                 )
             )
     traces[0]["name"], traces[1]["name"] = W["dot_grids"], W["dot_grids_3"]
@@ -323,7 +326,7 @@ def trace_timeline(spans: Sequence[tuple[int, str, float, float]], outcomes: Seq
     for what, lane in lanes.items():
         items = [(lane, a, b) for _, w, a, b in spans if w == what]
         text = (
-            [f"{i + 1}·{outcomes[i]} {decimals(b - a, 3, 's')}" for i, w, a, b in spans if w == what]
+            [f"{i + 1}·" + outcomes[i] + f" {decimals(b - a, 3, 's')}" for i, w, a, b in spans if w == what]
             if what == "model"
             else None
         )
@@ -466,7 +469,7 @@ def dag_layout(schedule: Any, durations: dict[str, float], serial: bool) -> dict
         "edges": [
             dict(x1=pos[u][0], y1=pos[u][1], x2=pos[w][0], y2=pos[w][1], crit=(u, w) in crit_edges) for u, w in edges
         ],
-        "critical": " → ".join(NODE_NAMES[k] for k in schedule.critical),
+        "critical": joined(" → ", (NODE_NAMES[k] for k in schedule.critical)),
         "critical_ids": " ".join(schedule.critical),
     }
 

@@ -38,7 +38,7 @@ def memory_breakdown(
             width=0.5,  # after a fit
             textposition="inside",
             insidetextanchor="middle",
-            hovertemplate=f"{labels[k]}: {hover_number('x', sig=4)} GB<extra></extra>",
+            hovertemplate=labels[k] + f": {hover_number('x', sig=4)} GB<extra></extra>",
         )
         for k in shown
     ]
@@ -62,7 +62,7 @@ def memory_breakdown(
     # the two labels never overlap and never leave the chart (a phone is 390 px wide): η·M's above the plot,
     # ending at its line; M's inside the plot's top edge, ending at its line
     lay["annotations"][0]["xanchor"] = "right"
-    lay["annotations"][1].update(xanchor="right", yanchor="top", text=lay["annotations"][1]["text"].strip() + " ")
+    lay["annotations"][1].update(xanchor="right", yanchor="top")
     if used > usable_gb:
         lay["shapes"].append(
             {

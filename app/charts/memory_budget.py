@@ -38,7 +38,7 @@ def weight_formats(
         ],
         with_refs(
             layout(
-                dict(axis(""), tickvals=xs, ticktext=[f"{x}<br><b>{t}</b>" for x, t in zip(xs, totals_text)]),
+                dict(axis(""), tickvals=xs, ticktext=[x + f"<br><b>{t}</b>" for x, t in zip(xs, totals_text)]),
                 axis(W["weight_formats.axis"], range_=(0, max(bf16_gb, cap_gb) * 1.12)),
                 height=320,
                 barmode="stack",

@@ -456,7 +456,7 @@ def animate(fig: dict, frames: list[dict], labels: Sequence[str], *, duration: i
             "currentvalue": {"prefix": prefix, "font": {"size": 12}, "xanchor": "right"},
             "steps": [
                 {
-                    "label": str(lbl),
+                    "label": lbl if isinstance(lbl, str) else str(lbl),  # words stay words (edition served)
                     "method": "animate",
                     "args": [
                         [str(i)],

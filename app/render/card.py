@@ -123,7 +123,8 @@ def answer_text(card: Card, q: Question, value: Any) -> str:
     if q.kind in ("bool", "choice"):
         if isinstance(value, bool):
             return W["answer_text"] if value else W["answer_text_2"]
-        return str(q.options.get(str(value), value))
+        option = q.options.get(str(value), value)
+        return option if isinstance(option, str) else str(option)  # an option's words stay words (edition)
     return (card.outputs.get(q.key) or undeclared(q.key)).fmt(value)
 
 
@@ -363,7 +364,8 @@ class Shown:
 
     def answer(self, q: Question) -> str:
         if q.key in self.hide:
-            return f"{HIDDEN_TEXT} {(self.card.outputs.get(q.key) or undeclared(q.key)).display_unit}".strip()
+            unit = (self.card.outputs.get(q.key) or undeclared(q.key)).display_unit
+            return HIDDEN_TEXT + " " + unit if unit else HIDDEN_TEXT  # the unit's words in the edition served
         return answer_text(self.card, q, self.view.outputs.get(q.key))
 
     rule = RULE_TEXT

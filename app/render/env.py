@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_eval_context, select_autoescape
 from markupsafe import Markup
 
 from .. import format as fmt
@@ -98,6 +98,16 @@ env = Environment(
     cache_size=-1,  # every template kept (a fixed set of files): a plain dict, no LRU bookkeeping per lookup
     finalize=localize,  # every {{ value }} that is a word from a catalogue, in the edition served
 )
+_jinja_join = env.filters["join"]
+
+
+@pass_eval_context
+def _join_words(eval_ctx: Any, value: Any, d: str = "", attribute: Any = None) -> str:
+    """Jinja's ``join``, each word in the edition served (the built-in turns a word into its Chinese)."""
+    return _jinja_join(eval_ctx, [localize(v) if isinstance(v, str) else v for v in value], d, attribute)
+
+
+env.filters["join"] = _join_words
 env.globals.update(
     static=static_url,
     rich=rich,

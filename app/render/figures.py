@@ -16,7 +16,8 @@ W = words_for(__name__)
 
 
 def figure_rows(f: Figure) -> tuple[list[str], list[list[Any]]]:
-    """The plotted data in long form (trace, x, y[, base]): the table alternative and the CSV."""
+    """The plotted data in long form (trace, x, y[, base]): the table alternative and the CSV, its words in
+    the edition served."""
     has_base = any("base" in t for t in f.fig.get("data", []))
     cols = [W["figure_rows"], "x", "y"] + ([W["figure_rows_2"]] if has_base else [])
     rows: list[list[Any]] = []
@@ -29,7 +30,7 @@ def figure_rows(f: Figure) -> tuple[list[str], list[list[Any]]]:
             if has_base:
                 row.append(base[j] if isinstance(base, list) and j < len(base) else (base if base is not None else ""))
             rows.append(row)
-    return cols, rows
+    return localize_deep(cols), localize_deep(rows)  # trace names and categories in the edition served
 
 
 def figure_csv(f: Figure) -> str:

@@ -194,3 +194,71 @@ def test_numbers_identical_between_editions_with_each_control_at_its_ends(group)
             if _numeric(a["outputs"]) != _numeric(b["outputs"]) or a["params"] != b["params"]:
                 differ.append((cid, params))
     assert differ == [] and checked >= len(group)
+
+
+@pytest.mark.parametrize("group", sample_and_rest(REGISTRY))
+def test_figure_data_downloads_speak_the_edition_with_the_same_numbers(client, group):
+    """A figure's CSV and its table alternative under /en/: trace names and categories in English (before:
+    Chinese), every number the same as the Chinese download's."""
+    from app.cards import run
+
+    numbers = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+    seen = 0
+    for cid in group:
+        card = REGISTRY[cid]
+        for i in range(len(run(card, card.defaults()).figures)):
+            for ext in ("csv", "html"):
+                zh = client.get(f"/cards/{cid}/figure/{i}.{ext}")
+                en = client.get(f"/en/cards/{cid}/figure/{i}.{ext}")
+                assert zh.status_code == en.status_code == 200, (cid, i, ext)
+                assert not CJK.search(en.text), (cid, i, ext, CJK.search(en.text))
+                if ext == "csv":
+                    assert numbers.findall(en.text) == numbers.findall(zh.text), (cid, i)
+            seen += 1
+    assert seen >= 1
+
+
+def chinese_in(text: str) -> list[str]:
+    """Each run of Chinese characters in ``text`` with a little context, JSON's ``\\uXXXX`` escapes read too."""
+    text = re.sub(r"\\u([4-9][0-9a-f]{3})", lambda m: chr(int(m[1], 16)), text)
+    return [text[max(0, m.start() - 30) : m.end() + 10] for m in CJK.finditer(text)]
+
+
+@pytest.mark.parametrize("flags", ["", "?answers=shown"])
+def test_every_card_in_english_carries_no_chinese(client, flags):
+    """Every card's English fragment at its defaults, practice answers held back and shown: words, table
+    heads, units beside a held answer, slider-step labels, trace names and hovers in the figures' JSON
+    (before: 15 cards carried Chinese, from f-strings and joins that dropped the words' other edition)."""
+    found = {}
+    for cid in sorted(REGISTRY):
+        r = client.get(f"/en/cards/{cid}/fragment{flags}")
+        assert r.status_code == 200, cid
+        if hits := chinese_in(r.text):
+            found[cid] = hits[:3]
+    assert found == {}
+
+
+def test_every_card_in_english_carries_no_chinese_with_each_control_moved(client):
+    """The same, with each control alone at its ends and choices (the ~550 moved states of test_figure_numbers): a
+    note or label that only appears away from the defaults (before: 图 3-4's "当前 n=320" bar, the fit
+    card's fixes and link text)."""
+    from urllib.parse import urlencode
+
+    from tests.web.test_figure_numbers import states
+
+    found, seen = {}, 0
+    for cid in sorted(REGISTRY):
+        card = REGISTRY[cid]
+        d = card.defaults()
+        for p in states(card):
+            moved = {
+                k: str(v).lower() if isinstance(v, bool) else v for k, v in p.model_dump().items() if getattr(d, k) != v
+            }
+            if not moved:
+                continue
+            seen += 1
+            r = client.get(f"/en/cards/{cid}/fragment?{urlencode(moved, doseq=True)}")
+            assert r.status_code == 200, (cid, moved)
+            if hits := chinese_in(r.text):
+                found[(cid, str(moved))] = hits[:2]
+    assert found == {} and seen > 500

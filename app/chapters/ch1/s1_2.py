@@ -683,7 +683,7 @@ def ex12_grid(v: View, p: Ex12Params) -> dict:
     return {
         "columns": [
             W["ex12_grid.columns"],
-            *(shared.filled("ex-1-2", v, p, f"{zh}([[{k}_gb]])") for k, zh in EX12_CASES.items()),
+            *(shared.filled("ex-1-2", v, p, W.f("ex12.case_head", name=zh, output=k)) for k, zh in EX12_CASES.items()),
         ],
         "rows": [[(name, None), cell("bf16", k), cell("w8", k)] for k, name in setups.items()],
         "reserve": compact(p.reserve_gb),

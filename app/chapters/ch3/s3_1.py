@@ -789,7 +789,7 @@ def real_replay(p: ReplayParams) -> View:
         }
     )
     rows = [
-        [lab, say(REPLAY, o, f"{pre}[[{k}_uniform]]"), say(REPLAY, o, f"{pre}[[{k}_skewed]]")]
+        [lab, say(REPLAY, o, pre + f"[[{k}_uniform]]"), say(REPLAY, o, pre + f"[[{k}_skewed]]")]
         for k, (lab, _, pre) in MEASURES.items()
     ]
     texts = (say(REPLAY, o, W["real_replay.say"]), say(REPLAY, o, "[[avg_demand_steps_s|n,d0]]"))
@@ -798,7 +798,7 @@ def real_replay(p: ReplayParams) -> View:
         headline=W["real_replay.headline"],
         tables=[
             Table(
-                [W["real_replay.tables"], mixes["uniform"]["label"], mixes["skewed"]["label"]],
+                [W["real_replay.tables"], MIXES["uniform"], MIXES["skewed"]],  # the data file's labels, in words
                 rows,
                 title=W["real_replay.title_2"],
             )

@@ -264,7 +264,7 @@ def eg_3_4(p: CycleP) -> View:
     o["cycle_slope_tflop"] = (c.f_g + c.f_r * (2 if p.teacher else 1)) / 1e12
     presets = [(k, rl.n_generate(p.n_keep, a)) for k, a, _ in PRESETS]
     bars = presets + [(W["eg_3_4"], n)] * (n not in [m for _, m in presets])
-    cats, ns = [f"{k} n={m}" for k, m in bars], [m for _, m in bars]
+    cats, ns = [k + f" n={m}" for k, m in bars], [m for _, m in bars]  # k: words, said in the edition served
     series = [
         (W["eg_3_4_2"], [m * o["f_g_tflop"] for m in ns], "decode"),
         (W["eg_3_4_3"], [m * o["f_r_tflop"] for m in ns], "tools"),

@@ -14,7 +14,7 @@ from ...data import gpu, read_json
 from ...outputs import Out, fill, out
 from ...params_domain import shape_of_model
 from ...trace import given, plain
-from ...words import words_for
+from ...words import said, words_for
 
 W = words_for(__name__)
 
@@ -291,6 +291,10 @@ class SuccessParams(Params):
 # --- 3.2.3: the measured coding-agent trace (thinking on) ------------------------------------------
 
 AGENT = read_json("agent-trace.json")  # measured totals, the thinking off/on table, the page's 示意 round split
+AGENT["rounds_illustrative"] = [  # each round's outcome in both editions (rounds_illustrative_en beside it)
+    [said(row[0], {"en": en}), *row[1:]]
+    for row, en in zip(AGENT["rounds_illustrative"], AGENT["rounds_illustrative_en"], strict=True)
+]
 TRACE_TOTAL_S, TRACE_MODEL_S, TRACE_TOOLS_S = (AGENT["totals"][k] for k in ("total_s", "model_s", "tools_s"))
 FIRST_ROUND_S = AGENT["rounds_illustrative"][0][1]  # not printed: reconstructed from “约 47.5% / 23.8% / 40.1 s”
 MEASURED = W["measured"]
