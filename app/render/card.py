@@ -22,7 +22,7 @@ from ..state import query_string
 from ..text import markdown, rich
 from ..text.cond import Conditional, conditionals
 from ..text.glossary import Scope
-from ..words import localize, localize_deep, words_for
+from ..words import current_lang, localize, localize_deep, words_for
 from .env import edition_templates, env, gloss, json_script
 from .figures import LegendItem, legend_items, wire_figure
 
@@ -500,12 +500,18 @@ def state_lookup(card: Card, view: View, params: Any) -> Callable[[str], Any]:
     return get
 
 
-@cache
 def prose_slots() -> dict[str, tuple[tuple[str, str], ...]]:
     """Which (output, flags) of each card some section's prose quotes (in any case of a
-    conditional): the fragment ships exactly those, formatted, so the page can keep its prose equal
-    to the card's state. Sorted: every worker must send the same bytes (and so the same ETag) for
-    one state."""
+    conditional), in the edition served: the fragment ships exactly those, formatted, so the page can
+    keep its prose equal to the card's state. Sorted: every worker must send the same bytes (and so the
+    same ETag) for one state."""
+    return _prose_slots(current_lang())
+
+
+@cache
+def _prose_slots(lang: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """:func:`prose_slots` of one edition (each edition's prose is its own text: cached per language, or
+    the first edition asked would answer for both)."""
     from ..chapters import CHAPTERS, prose
     from ..text import LIVE
 
@@ -517,10 +523,15 @@ def prose_slots() -> dict[str, tuple[tuple[str, str], ...]]:
     return {k: tuple(sorted(v)) for k, v in found.items()}
 
 
-@cache
 def prose_conditionals() -> dict[str, tuple[Conditional, ...]]:
-    """The conditionals of every section's prose, by the card whose state decides them (each once,
-    in id order)."""
+    """The conditionals of every section's prose in the edition served, by the card whose state decides
+    them (each once, in id order)."""
+    return _prose_conditionals(current_lang())
+
+
+@cache
+def _prose_conditionals(lang: str) -> dict[str, tuple[Conditional, ...]]:
+    """:func:`prose_conditionals` of one edition (a conditional's id hashes its text: per language)."""
     from ..chapters import CHAPTERS, prose
 
     found: dict[str, dict[str, Conditional]] = {}

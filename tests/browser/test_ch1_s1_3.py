@@ -98,5 +98,6 @@ def test_batch_drag_moves_the_tile_and_the_live_prose_number(page, server):
     )
     assert flops.inner_text() == "1,120 GFLOP"
     # the read bound did not move: the prose keeps 20.90 ms
-    assert page.locator('a.live[data-card="eg-1-1"][data-key="t_mem_ms"]').inner_text() == "20.90 ms"
+    reads = page.locator('a.live[data-card="eg-1-1"][data-key="t_mem_ms"]').all_inner_texts()
+    assert reads and set(reads) == {"20.90 ms"}, reads  # every place the prose quotes it (1.3.2 twice)
     page.watch.assert_clean()

@@ -165,3 +165,26 @@ def test_no_conditional_reads_a_value_its_card_asks():
         asked = {q.key for q in run(card, card.defaults()).questions}
         for c in conds:
             assert not (c.names & asked), (cid, c.id, c.names & asked)
+
+
+def test_each_edition_has_its_own_conditionals_whichever_is_asked_first(client):
+    """The conditionals and quoted slots are cached per edition: an English fragment asked first used to
+    fill the one cache with the English prose, and every Chinese fragment then named English ids (the
+    Chinese page's conditionals stopped following the sliders; the suite failed in some orders)."""
+    from app.render import card as render_card
+    from app.words import speaking
+
+    render_card._prose_conditionals.cache_clear()
+    render_card._prose_slots.cache_clear()
+    assert client.get("/en/cards/gap-analysis/fragment?prose=1").status_code == 200  # English first
+    with speaking("zh"):
+        zh = {c.id for c in prose_conditionals()["gap-analysis"]}
+        zh_text = "".join(prose(s.key) for s in SECTIONS)
+    with speaking("en"):
+        en = {c.id for c in prose_conditionals()["gap-analysis"]}
+        en_text = "".join(prose(s.key) for s in SECTIONS)
+    assert zh == {c.id for c in conditionals(zh_text) if c.card == "gap-analysis"} and zh
+    assert en == {c.id for c in conditionals(en_text) if c.card == "gap-analysis"} and en
+    assert zh != en  # the two editions' texts differ, so do their ids
+    body = client.get("/cards/gap-analysis/fragment?prose=1").text
+    assert all(f"if:{i}" in body for i in zh)
