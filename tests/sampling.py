@@ -34,3 +34,11 @@ def sample_and_rest(ids: Iterable[str], sample: Iterable[str] | None = None) -> 
     picked = sorted(card_sample(ids) if sample is None else set(sample) & set(ids))
     rest = [cid for cid in ids if cid not in picked]
     return [pytest.param(picked, id="sample"), pytest.param(rest, id="rest", marks=pytest.mark.full)]
+
+
+def each_card(ids: Iterable[str]) -> list:
+    """One parameter per card of ``ids``: the sample's run always, the others are marked ``full`` (for a
+    test that checks one card at a time)."""
+    ids = sorted(ids)
+    picked = set(card_sample(ids))
+    return [pytest.param(cid, id=cid, marks=() if cid in picked else pytest.mark.full) for cid in ids]

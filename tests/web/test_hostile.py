@@ -2,7 +2,8 @@
 and body goes through), so they are tested there, property-based, for every card and parameter:
 a value is either accepted (and then computes without error) or rejected with a field-named
 message. A thin HTTP smoke test per card checks that routes turn that into 422s and that injected
-markup comes back inert."""
+markup comes back inert. The per-card tests run on a card of each kind per chapter in ``make test``
+and on every card under ``--full`` (tests/sampling.py); the property-based test draws from every card."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from app.cards import REGISTRY, controls_of
 from app.state import MAX_LIST, ParamError, parse_query
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests.sampling import each_card
 
 IDS = sorted(REGISTRY)
 
@@ -63,7 +66,7 @@ def _field_named(errors, name):
         assert e["field"] == name and name in e["msg"] and name in e["loc"], e
 
 
-@pytest.mark.parametrize("cid", IDS)
+@pytest.mark.parametrize("cid", each_card(IDS))
 def test_hostile_values_accepted_or_field_named(cid):
     card = REGISTRY[cid]
     for spec in controls_of(card.params):
@@ -76,7 +79,7 @@ def test_hostile_values_accepted_or_field_named(cid):
             _field_named(errors, spec.name)
 
 
-@pytest.mark.parametrize("cid", IDS)
+@pytest.mark.parametrize("cid", each_card(IDS))
 def test_numeric_fields_reject_nan_inf_huge_negative(cid):
     card = REGISTRY[cid]
     for spec in controls_of(card.params):
@@ -131,7 +134,7 @@ def test_non_utf8_and_raw_bytes(client):
         assert r.status_code == 422
 
 
-@pytest.mark.parametrize("cid", IDS)
+@pytest.mark.parametrize("cid", each_card(IDS))
 def test_http_smoke_hostile_and_injected(client, cid):
     """The routes answer the parser's verdict: 422 with the field-named JSON (API) or the message
     beside the control (pages), and reflected markup is escaped."""
@@ -170,7 +173,7 @@ def _query(combo):
     return [(k, str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)) for k, v in combo.items()]
 
 
-@pytest.mark.parametrize("cid", IDS)
+@pytest.mark.parametrize("cid", each_card(IDS))
 def test_extreme_values_bounded_work(cid):
     """Every parameter's range keeps one request's compute under 50 ms (uncached). A combination a
     cross-field rule rejects must be a field-named 422 (nothing else), and some combination computes."""
