@@ -59,7 +59,7 @@ test-full: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n $${TEST_WORKERS:-2} --full $(PYTEST_ARGS)
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $${TEST_WORKERS:-2} -m "not browser" $(PYTEST_ARGS)
 
 # The golden record of served bytes (tests/golden/): rewrite it after a deliberate change, then read its diff
 golden: setup
