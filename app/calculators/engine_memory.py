@@ -185,7 +185,7 @@ def vllm_reserve(
     base = leaf(NON_TORCH_BASE, "M_{nt,1}", "B", W.f("vllm_reserve.leaf_6", cal=CAL))
     if topology == "pcie":
         per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING_PCIE, "M_{nt,2×}", "B", W.f("vllm_reserve.leaf_13", cal=CAL))
-    else:  # leaf_7 still names vllm#13061 (the served golden record); its support is now PR #10511 + #21348
+    else:  # leaf_7: NVLink / NVSwitch, PR #10511 (tp 2) and #21348 (tp 4)
         per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING, "M_{nt,2×}", "B", W.f("vllm_reserve.leaf_7", cal=CAL))
     non_torch = name(base + per_doubling * tlog2(tp), "M_{nt}", "B")
     graph = leaf(0.0, "M_{graph}", "B", W.f("vllm_reserve.leaf_8", code=CODE))
