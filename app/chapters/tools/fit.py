@@ -517,8 +517,9 @@ def context_flags(pl: planner.Plan, s: ModelShape, p: FitParams, o: dict[str, An
         "two_counts": pl.model_fits and (bool(s.n_sliding_layers) or bool(s.state_bytes_per_sequence)),
         "link_text": "—"
         if link is None
-        else compact(link, unit="GB/s")
-        + ("(" + ref.interconnect + ")" if ref.interconnect else ""),  # words: the edition's
+        else W.f("context_flags.link_text", rate=compact(link, unit="GB/s"), link=ref.interconnect)
+        if ref.interconnect
+        else compact(link, unit="GB/s"),
     }
 
 
