@@ -126,10 +126,17 @@ def sources() -> list[Path]:
     return out
 
 
+GEOMETRY = re.compile(r'\s[a-z-]+="[-0-9. ]*"')  # a diagram's numeric attributes: where everything is drawn
+
+
 def check(path: Path, lang: str, problems: list[str]) -> None:
     if path.suffix == ".html":
-        if not twin(path, lang).exists():
-            problems.append(f"{twin(path, lang).relative_to(APP.parent)}: missing")
+        other = twin(path, lang)
+        if not other.exists():
+            problems.append(f"{other.relative_to(APP.parent)}: missing")
+        elif GEOMETRY.findall(other.read_text(encoding="utf-8")) != GEOMETRY.findall(path.read_text(encoding="utf-8")):
+            # a twin differs from its Chinese in words only: a shape moved in one must move in both
+            problems.append(f"{other.relative_to(APP.parent)}: its geometry differs from the Chinese diagram's")
         return
     if path.suffix == ".toml":
         check_toml(path, lang, problems)

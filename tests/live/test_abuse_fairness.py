@@ -6,9 +6,6 @@ against a loopback Redis; each case fails on the code before the fix."""
 
 from __future__ import annotations
 
-import time
-import types
-
 import pytest
 from app.live import limits, sqlite_store
 from app.live.store import Full
@@ -188,13 +185,11 @@ def test_one_network_stops_at_its_share(store):
     run_coroutine(go())
 
 
-def test_class_slots_per_network_and_idle_slots_in_redis(redis_url, monkeypatch):
+def test_class_slots_per_network_and_idle_slots_in_redis(redis_url, frozen):
     """The same rules in the Redis store's Lua (a class's slot: touched within SLOT_IDLE_S or followed)."""
-    from app.live import redis_store
     from app.live.redis_store import RedisStore
 
-    now = [time.time()]
-    monkeypatch.setattr(redis_store, "time", types.SimpleNamespace(time=lambda: now[0]))
+    now = frozen
 
     async def go():
         s = RedisStore(redis_url)

@@ -9,13 +9,11 @@ import io
 import itertools
 import json
 import random
-import time
-import types
 
 import pytest
 from app import format as fmt
 from app.cards import REGISTRY
-from app.live import limits, sqlite_store
+from app.live import limits
 from app.live.sweeps import dominates, frontier, owned
 from app.state import parse_query
 from bench.live_cluster import call
@@ -372,9 +370,8 @@ def test_sweeps_per_class(client, klass):
     assert r.status_code == 429 and f"{limits.MAX_SWEEPS} 次" in r.json()["detail"][0]["msg"]
 
 
-def test_predictions_per_window(client, klass, monkeypatch):
-    now = [time.time() // 60 * 60 + 0.5]
-    monkeypatch.setattr(sqlite_store, "time", types.SimpleNamespace(time=lambda: now[0]))
+def test_predictions_per_window(client, klass, frozen):
+    now = frozen
     assert (limits.PREDICTIONS_PER_WINDOW, limits.PREDICTION_WINDOW_S) == (10, 10)
     sid = started(client, klass)
     cred = klass.who(client, "fast")

@@ -136,15 +136,30 @@ def test_english_section_prose_has_no_chinese(client, url):
 
 
 def test_translations_are_complete_and_consistent():
+    """Every twin exists and is complete; a diagram's twin draws the same shapes at the same places."""
     problems: list[str] = []
     for src in words_check.sources():
-        if src.suffix != ".html":
-            words_check.check(src, "en", problems)
+        words_check.check(src, "en", problems)
     assert problems == []
 
 
+def test_a_diagram_twin_that_moves_a_shape_is_caught(tmp_path):
+    zh = tmp_path / "d.html"
+    zh.write_text('<svg viewBox="0 0 10 10"><rect x="1" y="2" width="3"/><text x="1" y="9">批</text></svg>', "utf-8")
+    en = tmp_path / "d.en.html"
+    en.write_text('<svg viewBox="0 0 10 10"><rect x="1" y="2" width="3"/><text x="1" y="9">batch</text></svg>', "utf-8")
+    problems: list[str] = []
+    words_check.check(zh, "en", problems)
+    assert problems == []  # words differ, geometry the same
+    en.write_text(en.read_text("utf-8").replace('width="3"', 'width="4"'), "utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(words_check, "APP", tmp_path / "app")
+        words_check.check(zh, "en", problems)
+    assert problems == ["d.en.html: its geometry differs from the Chinese diagram's"]
+
+
 def test_translations_follow_the_chinese_they_were_written_for():
-    assert words_check.drift("en", [s for s in words_check.sources() if s.suffix != ".html"]) == []
+    assert words_check.drift("en", words_check.sources()) == []  # diagram templates too (a whole file each)
 
 
 def test_drift_is_caught_when_the_chinese_changes(tmp_path):
