@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar, Literal, TypedDict, cast
 
+from markupsafe import escape
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .derivation import Derivation, derive
 from .format import BRIEF, DEFAULT, plain, with_unit_text
-from .outputs import Out, fill, resolve_cond, undeclared
-from .trace import leaf, tracing
-from .words import localize, words_for
+from .outputs import Out, fill, resolve_cond, split, undeclared
+from .trace import Node, leaf, node_of, tracing
+from .words import Text, in_edition, localize, words_for
 
 W = words_for(__name__)
 
@@ -311,6 +313,89 @@ class Stat:
         return isinstance(self.value, (int, float)) and not isinstance(self.value, bool)
 
 
+# ---------------------------------------------------------------------------------------------
+# Numbers held back: practice first and a live question's asked value
+# ---------------------------------------------------------------------------------------------
+
+HIDDEN_TEXT = "?"  # what a held-back number reads as
+HELD: ContextVar[frozenset[str]] = ContextVar("held_outputs", default=frozenset())  # set while a fragment renders
+
+
+class Quoted(Text):
+    """Text quoting outputs' values outside a slot (a diagram's label, a table cell, a ✓/✗): each
+    quoted value reads "?" while its output is held back, as a slot of that output does. It is made
+    where the text is built (:func:`quote`, ``shown``), so what it carries is known by structure, not
+    found by scanning the page. Joined to other text or words (``W["a"] + q``) it stays what it is,
+    each part said in the edition served."""
+
+    parts: tuple[tuple[Any, frozenset[str]], ...]  # runs of text (or words), each with the outputs it quotes
+
+    def __new__(
+        cls, text: Any = "", keys: Iterable[str] = (), parts: Sequence[tuple[Any, frozenset[str]]] = ()
+    ) -> Quoted:
+        runs = tuple(parts) or ((text, frozenset(keys)),)
+        q = str.__new__(cls, "".join(str(t) for t, _ in runs))
+        q.parts, q.catalogue, q.key, q.args = runs, None, "", {}  # type: ignore[assignment]
+        return q
+
+    @staticmethod
+    def _runs(x: Any) -> tuple[tuple[Any, frozenset[str]], ...]:
+        return x.parts if isinstance(x, Quoted) else ((x, frozenset()),)
+
+    def __add__(self, other: str) -> Quoted:  # type: ignore[override]
+        return Quoted(parts=self.parts + self._runs(other))
+
+    def __radd__(self, other: str) -> Quoted:
+        return Quoted(parts=self._runs(other) + self.parts)
+
+    def localized(self, lang: str) -> Quoted:  # type: ignore[override]
+        return Quoted(parts=tuple((str(in_edition(t, lang)), k) for t, k in self.parts))
+
+    def held(self, hidden: frozenset[str]) -> bool:
+        return any(not keys.isdisjoint(hidden) for _, keys in self.parts)
+
+    def carrying(self, keys: Iterable[str], mark: str = "", slots: Iterable[str] = ()) -> Quoted:
+        """The same text, where it also tells the answer of ``keys``: each ``mark`` in it (a ✓ or ✗) and
+        each value of the ``slots`` outputs (a margin whose sign says "fits") read "?" while they are held."""
+        keys, slots = frozenset(keys), frozenset(slots)
+        runs: list[tuple[Any, frozenset[str]]] = []
+        for t, k in self.parts:
+            if not k.isdisjoint(slots):
+                runs.append((t, k | keys))
+            elif mark and mark in str(t):
+                before, _, after = str(t).partition(mark)
+                runs += [(before, k), (mark, k | keys), (after, k)]
+            else:
+                runs.append((t, k))
+        return Quoted(parts=runs)
+
+    def text(self, hidden: frozenset[str]) -> str:
+        """In the edition served, each run quoting a held-back output as "?"."""
+        return "".join(HIDDEN_TEXT if not k.isdisjoint(hidden) else str(localize(t)) for t, k in self.parts)
+
+    def html(self, hidden: frozenset[str]) -> str:
+        """As markup, in the edition served: each run quoting a held-back output as "?"."""
+        return "".join(HIDDEN_TEXT if not k.isdisjoint(hidden) else str(escape(localize(t))) for t, k in self.parts)
+
+    def __html__(self) -> str:
+        return self.html(HELD.get())
+
+
+def quote(text: str, lookup: Callable[[str, str], tuple[str, str] | None]) -> Quoted:
+    """``text`` with its slots filled (``lookup`` as :func:`~app.outputs.fill`), each filled output
+    remembered (:class:`Quoted`), so it reads "?" wherever that output is held back."""
+    if "[[" not in text:
+        return Quoted(text)
+    runs: list[tuple[Any, frozenset[str]]] = []
+    for written, key, flag in split(localize(text)):
+        hit = lookup(key, flag) if key else None
+        if hit is None:
+            runs.append((written, frozenset()))
+        else:  # a slot holding words (Text) stays words: said in the edition served
+            runs.append((hit[0], frozenset({key}) if hit[1] == "output" else frozenset()))
+    return Quoted(parts=runs)
+
+
 @dataclass
 class Figure:
     """One Plotly figure as a plain dict (``data``, ``layout``, optional ``frames``)."""
@@ -321,6 +406,7 @@ class Figure:
     illustrative: bool = False
     animated: bool = False
     height: int = 320
+    answers: frozenset[str] = frozenset()  # outputs the figure draws that the card's questions ask for
 
 
 @dataclass
@@ -533,15 +619,56 @@ def run(card: Card, params: Params) -> View:
     return card.compute(params)
 
 
-def explain(card: Card, params: Params) -> tuple[View, dict[str, Derivation]]:
-    """The card's view computed with tracing on, and a derivation for every numeric scalar output."""
+def explain(
+    card: Card, params: Params, held: Callable[[View], frozenset[str]] | None = None
+) -> tuple[View, dict[str, Derivation]]:
+    """The card's view computed with tracing on, and a derivation for every numeric scalar output;
+    ``held(view)`` names the outputs held back (answers not yet tried, a live question's value): no
+    other output's derivation shows their values."""
     with tracing():
         view = card.compute(traced_params(card, params))
-    return view, derivations_of(card, view, params)
+    return view, derivations_of(card, view, params, held(view) if held else frozenset())
 
 
-def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivation]:
+def held_nodes(view: View, keys: frozenset[str], equal: bool = True) -> frozenset[int]:
+    """The trace nodes that carry the ``keys`` outputs' values: their own nodes (through unit
+    conversions), and any worked value equal to one of them (three significant digits or more: the same
+    quantity worked out again, 练习 3-6's D = n_seq·P beside its asked input tokens; an input from another
+    card's defaults, 练习 3-5's 1,600 patches); with ``equal`` off, the outputs' own nodes only."""
+    out: set[int] = set()
+    values: list[float] = []
+    for k in keys:
+        n = node_of(view.outputs.get(k))
+        if n is not None and _telling(n.value):
+            values.append(float(n.value))
+        while n is not None:
+            out.add(id(n))
+            n = n.args[0] if n.kind == "scale" and n.args and isinstance(n.args[0], Node) else None
+    if values and equal:
+        seen: set[int] = set()
+        stack = [n for v in view.outputs.values() if (n := node_of(v)) is not None]
+        while stack:
+            n = stack.pop()
+            if id(n) in seen:
+                continue
+            seen.add(id(n))
+            if any(math.isclose(n.value, v, rel_tol=1e-9) for v in values):
+                out.add(id(n))
+            stack.extend(a for a in n.args if isinstance(a, Node))
+    return frozenset(out)
+
+
+def _telling(v: Any) -> bool:
+    """A value whose equal elsewhere is no coincidence: written with three digits or more (1,600, 0.283;
+    a 2 or a 64 reads like many other numbers)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v == 0:
+        return False
+    return abs(v) >= 100 or len(f"{abs(v):.4e}".split("e")[0].replace(".", "").rstrip("0")) >= 3
+
+
+def derivations_of(card: Card, view: View, params: Params, held: frozenset[str] = frozenset()) -> dict[str, Derivation]:
     out: dict[str, Derivation] = {}
+    carriers = held_nodes(view, held) if held else frozenset()
     for key, value in view.outputs.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
@@ -549,7 +676,13 @@ def derivations_of(card: Card, view: View, params: Params) -> dict[str, Derivati
         shown = decl.fmt(value, approx=resolve_cond(decl.approx, view.ctx, params, view.outputs))
         try:
             d = derive(
-                value, decl.sym or label_text(decl.label, card, view, params) or key, shown, decl.rule, term_text(decl)
+                value,
+                decl.sym or label_text(decl.label, card, view, params) or key,
+                shown,
+                decl.rule,
+                term_text(decl),
+                carriers - held_nodes(view, frozenset({key}), equal=False),  # its own node shows its formula
+                tuple(float(view.outputs[k]) for k in held - {key} if _telling(view.outputs[k])),
             )
         except RecursionError:  # a trace too deep to write out reads as unrecorded
             d = None

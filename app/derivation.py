@@ -11,6 +11,7 @@ third. A chain lists every named intermediate as a step, and the inputs with the
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,7 @@ W = words_for(__name__)
 PREC = {"add": 1, "sub": 1, "sum": 1, "mul": 2, "div": 2, "floordiv": 5, "mod": 2, "neg": 3, "pow": 4}
 FUNC_TEXT = {"max": "max", "min": "min", "log": "ln", "log2": "log₂", "log10": "log₁₀", "exp": "exp", "round": "round"}
 MAX_CHECK = 6000  # characters; beyond this the check stops at named intermediates
+HELD_VALUE = "?"  # a held-back value where a derivation would print it (render.card.HIDDEN_TEXT)
 MAX_TERMS = 8  # a long sum shows its first and last terms in formulas
 
 PRECISE = replace(fmt.BRIEF, sig=7)  # inside ⌊⌋ ⌈⌉ round(): enough digits that the rounding reads right
@@ -81,13 +83,17 @@ class _Render:
     """Render a node in one of three styles: ``text`` (formula), ``tex`` (formula for MathML) and
     ``sub`` (values substituted)."""
 
-    def __init__(self, style: str):
+    def __init__(self, style: str, held: frozenset[int] = frozenset(), held_values: tuple[float, ...] = ()):
         self.style = style
+        self.held = held  # ids of the nodes whose values are held back: "?" where their value would show
+        self.held_values = held_values  # and written numbers equal to one of them (worked out untraced)
         self.precise = 0  # inside ⌊⌋ ⌈⌉ round(): show enough digits that the rounding reads right
 
     def atom(self, n: Any) -> str:
         if not isinstance(n, Node):
             return self.const(n)
+        if self.style == "sub" and id(n) in self.held:
+            return HELD_VALUE
         if self.style == "sub":
             return with_unit(n.value, n.unit, given=n.kind == "leaf", precise=bool(self.precise))
         if n.sym:
@@ -95,12 +101,20 @@ class _Render:
         return with_unit(n.value, n.unit, given=True)
 
     def const(self, c: Any) -> str:
+        if (
+            self.style == "sub"
+            and isinstance(c, (int, float))
+            and any(math.isclose(c, v, rel_tol=1e-9) for v in self.held_values)
+        ):
+            return HELD_VALUE
         return short(c) if self.style != "tex" else short(c).replace(",", "{,}")
 
     def go(self, n: Any) -> tuple[str, int]:
         """(text, precedence) of ``n``."""
         if not isinstance(n, Node):
             return self.const(n), (3 if isinstance(n, (int, float)) and n < 0 else 9)
+        if self.style == "sub" and id(n) in self.held:
+            return HELD_VALUE, 9
         if n.kind in ("leaf", "named", "rule"):
             negative = self.style == "sub" and n.value < 0
             return self.atom(n), (3 if negative else 9)
@@ -199,17 +213,38 @@ def _check(n: Any, stop_at_named: bool = False) -> str:
     return f"{op}({', '.join(a)})"
 
 
-def _named_under(n: Any, out: list[Node], seen: set[int], leaves: list[Node], depth: int = 0) -> None:
-    """Named intermediates and leaves under ``n`` in dependency order (each once)."""
+def _named_under(
+    n: Any, out: list[Node], seen: set[int], leaves: list[Node], depth: int = 0, held: frozenset[int] = frozenset()
+) -> None:
+    """Named intermediates and leaves under ``n`` in dependency order (each once). A ``held`` node is
+    listed without what is under it (its working would spell out its value); a held input not at all."""
     if not isinstance(n, Node) or id(n) in seen or depth > 400:
         return
     seen.add(id(n))
+    if id(n) in held:
+        if n.kind in ("named", "rule"):
+            out.append(n)
+        return
     for x in n.args:
-        _named_under(x, out, seen, leaves, depth + 1)
+        _named_under(x, out, seen, leaves, depth + 1, held)
     if n.kind in ("named", "rule"):
         out.append(n)
     elif n.kind == "leaf":
         leaves.append(n)
+
+
+def _reaches(top: Node, held: frozenset[int]) -> bool:
+    """Whether a held node is a part of ``top``."""
+    seen, stack = set(), [top]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, Node) or id(n) in seen:
+            continue
+        if id(n) in held:
+            return True
+        seen.add(id(n))
+        stack.extend(n.args)
+    return False
 
 
 def unwrap(n: Node) -> Node:
@@ -306,11 +341,20 @@ def _bytes_as_words(d: Derivation) -> Derivation:
 
 
 def derive(
-    value: Any, sym: str, result: str, rule_text: str = "", shown: Callable[[float], str] | None = None
+    value: Any,
+    sym: str,
+    result: str,
+    rule_text: str = "",
+    shown: Callable[[float], str] | None = None,
+    held: frozenset[int] = frozenset(),
+    held_values: tuple[float, ...] = (),
 ) -> Derivation | None:
     """The derivation of an output ``value`` shown as ``result`` (``shown`` writes a number as the
     output does); ``sym`` names it (book symbol or label). None when the value carries no trace (the
-    caller decides what that means)."""
+    caller decides what that means). ``held``: the ids of nodes that are other outputs held back (an
+    answer not yet tried): where one of them is a part, its value reads "?" and its own working is not
+    shown, so a given's derivation never expands into an answer; ``held_values``: their values, for the
+    numbers a formula writes without a trace."""
     node = node_of(value)
     if node is None:
         if rule_text:
@@ -319,7 +363,7 @@ def derive(
     top = unwrap(node)
     if top.kind == "leaf":
         return Derivation(input=True, source=top.source or W["derive.source"], sym=sym, result=result)
-    text, tex, sub = _Render("text"), _Render("tex"), _Render("sub")
+    text, tex, sub = _Render("text"), _Render("tex"), _Render("sub", held, held_values)
     if top.kind == "rule":
         ins = "; ".join(f"{text.atom(x)} = {sub.atom(x)}" for x in top.args if isinstance(x, Node))
         return Derivation(
@@ -334,17 +378,20 @@ def derive(
     left_tex = sym_tex(top.sym) if top.kind == "named" and top.sym else sym_tex(sym)
     f, t, s = _define(top, text, tex, sub)
     check: str | None
-    check = _check(node)
-    if len(check) > MAX_CHECK:
+    named: list[Node] = []
+    leaves: list[Node] = []
+    _named_under(top.args[0] if top.kind == "named" else top, named, set(), leaves, held=held)
+    hides = held and _reaches(top, held)
+    check = None if hides else _check(node)  # a check line spells out every part's value
+    if check is not None and len(check) > MAX_CHECK:
         check = _check(node, stop_at_named=True)
         if len(check) > MAX_CHECK:
             check = None
-    named: list[Node] = []
-    leaves: list[Node] = []
-    _named_under(top.args[0] if top.kind == "named" else top, named, set(), leaves)
     steps = []
     for m in named:
-        if m.kind == "rule":
+        if id(m) in held:
+            steps.append(Step(sym_text(m.sym) or "…", "", "", HELD_VALUE))  # its working would spell it out
+        elif m.kind == "rule":
             steps.append(Step(sym_text(m.sym) or "…", localize(m.text), "", with_unit(m.value, m.unit)))
         else:
             mf, _, ms = _define(m, text, tex, sub)
@@ -358,7 +405,7 @@ def derive(
         check=check,
         steps=steps,
         inputs=_inputs_of(leaves, text, sub),
-        evaluated=_evaluated(value, top, shown),
+        evaluated="" if hides else _evaluated(value, top, shown),
     )
     return _bytes_as_words(d) if any(x.sym == "B" for x in leaves) else d
 

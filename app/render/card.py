@@ -14,10 +14,24 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
-from ..cards import REGISTRY, Card, Question, Stat, View, cell_text, explain, label_text, run, slot, tiles
+from ..cards import (
+    HELD,
+    HIDDEN_TEXT,
+    REGISTRY,
+    Card,
+    Question,
+    Quoted,
+    Stat,
+    View,
+    cell_text,
+    explain,
+    run,
+    slot,
+    tiles,
+)
 from ..derivation import Derivation
 from ..exercises import RULE_TEXT
-from ..outputs import split, undeclared
+from ..outputs import fill, split, undeclared
 from ..state import query_string
 from ..text import markdown, rich
 from ..text.cond import Conditional, conditionals
@@ -73,7 +87,6 @@ def _same(a: Any, b: Any) -> bool:
 
 
 VIEW_FLAGS = ("solutions", "hide", "embed", "answers", "reveal", "prose")  # keys that change how a card is shown
-HIDDEN_TEXT = "?"  # what a held-back number reads as
 PRACTICE_NOTE = W["practice_note"]  # beside a number held back until the reader has tried
 PRACTICE_FIGURE_NOTE = W["practice_figure_note"]
 PRACTICE_FIGURE_NOTE_NO_SOLUTIONS = W["practice_figure_note_no_solutions"]  # solutions=off: there is no 查看解答
@@ -84,8 +97,11 @@ def fill_html(
     card: Card, view: View, params: Any, hide: frozenset[str], text: str, scope: Scope | None = None
 ) -> Markup:
     """Card text with its ``[[key]]`` slots filled: a numeric output becomes a button that expands its
-    derivation; params and ctx values are plain text; a hidden output reads "?". With a glossary
-    ``scope``, terms in the text (never in the filled numbers) are marked."""
+    derivation; params and ctx values are plain text; a hidden output reads "?", and so does text
+    quoting one (:class:`~app.cards.Quoted`). With a glossary ``scope``, terms in the text (never in
+    the filled numbers) are marked."""
+    if isinstance(text, Quoted):
+        return Markup(text.html(hide))
     text = localize(text)
     if "[[" not in text:
         return gloss(rich(text), scope) if scope is not None else rich(text)
@@ -128,18 +144,39 @@ def answer_text(card: Card, q: Question, value: Any) -> str:
     return (card.outputs.get(q.key) or undeclared(q.key)).fmt(value)
 
 
+def held_text(card: Card, view: View, params: Any, hide: frozenset[str], text: str) -> str:
+    """A template as plain text with its slots filled, a slot of a held-back output as "?"."""
+
+    def look(key: str, flag: str) -> tuple[str, str] | None:
+        return (HIDDEN_TEXT, "output") if key in hide else slot(card, view, params, key, flag)
+
+    return fill(localize(text), look)
+
+
 def _tiles(card: Card, view: View, params: Any, hide: frozenset[str], practice: frozenset[str]) -> list[Stat]:
+    """The view's tiles, a held-back output's value as "?" (with why, for an answer not yet tried) and a
+    label quoting one with "?" in its place (练习 1-4's 扩展效率 ?/?)."""
+
     def held(s: Stat) -> Stat:
         note = PRACTICE_NOTE if s.key in practice else ""
         unit = s.unit or (card.outputs.get(s.key) or undeclared(s.key)).display_unit
         return Stat(s.key, s.label, HIDDEN_TEXT, unit=unit, illustrative=s.illustrative, hidden=True, note=note)
 
-    return [held(s) if s.key in hide else s for s in tiles(card, view, params)]
+    def label(s: Stat) -> Stat:
+        decl = card.outputs.get(s.key)
+        if decl is None or "[[" not in str(decl.label) or not hide:
+            return s
+        return replace(s, label=held_text(card, view, params, hide, decl.label))
+
+    return [held(label(s)) if s.key in hide else label(s) for s in tiles(card, view, params)]
+
+
+# --------------------------------------------------------------------------- a live question's figures
 
 
 def _shows(obj: Any, values: list[float], texts: list[str]) -> bool:
-    """Whether figure data or a table cell shows one of ``values`` (to the 5 digits a figure carries)
-    or one of their formatted ``texts``."""
+    """Whether figure data shows one of ``values`` (to the 5 digits a figure carries) or one of their
+    formatted ``texts``."""
     if isinstance(obj, dict):
         return any(_shows(v, values, texts) for v in obj.values())
     if isinstance(obj, (list, tuple)):
@@ -151,78 +188,40 @@ def _shows(obj: Any, values: list[float], texts: list[str]) -> bool:
     return False
 
 
-def _texts(card: Card, view: View, hide: frozenset[str], params: Any = None, min_digits: int = 1) -> list[str]:
-    """How the ``hide`` outputs' values may be written: as declared (with and without thousands
-    separators) and plainly (``%g``). Skipped: texts with fewer than ``min_digits`` significant digits
-    (for an answer not yet tried, a 4 or a 64 says nothing: other numbers in the text read so too), and
-    texts a parameter also reads as (the control shows it anyway)."""
+def drawing(card: Card, view: View, keys: frozenset[str]) -> frozenset[int]:
+    """The figures that draw one of the ``keys`` outputs (a live question asks any number a card shows,
+    and a figure declares only the answers to the card's own questions): those whose data or layout
+    carry its value, as a number or as its text."""
+    values: list[float] = []
+    texts: set[str] = set()
+    for k in keys:
+        v = view.outputs[k]
+        if _is_number(v) and math.isfinite(v) and v != 0:
+            d = card.outputs.get(k) or undeclared(k)
+            values += [float(v), v / d.scale / 10**d.exp]
+            t = d.fmt(v, unit=False).removeprefix("≈ ")
+            texts |= {t, t.replace(",", "")}
+    if not values:
+        return frozenset()
+    parts = ("data", "layout", "frames")
+    found = sorted(texts, key=len, reverse=True)
+    return frozenset(i for i, f in enumerate(view.figures) if _shows([f.fig.get(k) for k in parts], values, found))
+
+
+def live_texts(card: Card, view: View, keys: frozenset[str], params: Any) -> list[str]:
+    """How a live question's asked values may be written in a fragment: as declared (with and without
+    thousands separators) and plainly (``%g``), except as a parameter also reads (the control shows it).
+    A live question may ask any number a card shows, most of which no declaration marks, so its value is
+    looked for in the finished text (:func:`mask`); the answers to a card's own questions are held back
+    by declaration instead (slots, :class:`~app.cards.Quoted`, ``Figure.answers``, derivation nodes)."""
     out = set()
-    for k in hide:
+    for k in keys:
         v = view.outputs[k]
         if _is_number(v) and math.isfinite(v) and v != 0:
             t = (card.outputs.get(k) or undeclared(k)).fmt(v, unit=False).removeprefix("≈ ")
             out |= {t, t.replace(",", ""), f"{v:g}"}
     inputs = {f"{x:g}" for x in (params.model_dump().values() if params is not None else ()) if _is_number(x)}
-
-    def telling(t: str) -> bool:
-        digits = re.sub(r"\D", "", t).lstrip("0")
-        return len(digits) >= min_digits and t.replace(",", "") not in inputs
-
-    return sorted((t for t in out if telling(t)), key=len, reverse=True)
-
-
-def _values(card: Card, view: View, key: str) -> list[float]:
-    """An output's value as computed and as shown (a declaration may scale it: 284 for 2.84×10¹¹)."""
-    v = view.outputs[key]
-    if not _is_number(v) or not math.isfinite(v) or v == 0:
-        return []
-    d = card.outputs.get(key) or undeclared(key)
-    return [float(v), v / d.scale / 10**d.exp]
-
-
-def _digits(v: Any) -> int:
-    """The significant digits of a number to the five a figure carries, trailing zeros not counted
-    (20 and 20.00 have one, 128 three, 56,396.4 five); 0 for anything else."""
-    if not _is_number(v) or not math.isfinite(v) or v == 0:
-        return 0
-    return len(f"{abs(v):.4e}".split("e")[0].replace(".", "").rstrip("0"))
-
-
-def drawing(card: Card, view: View, keys: frozenset[str], params: Any = None, min_digits: int = 1) -> frozenset[int]:
-    """The indices of the figures whose data, layout or frames show one of the ``keys`` outputs' values,
-    as numbers or as their texts; with ``min_digits``, only values written with that many significant
-    digits or more count (a 20 on a time axis says nothing of a 20 GiB answer)."""
-    if min_digits > 1:
-        keys = frozenset(k for k in keys if _digits(view.outputs[k]) >= min_digits)
-    if not keys:
-        return frozenset()
-    values = [v for k in keys for v in _values(card, view, k)]
-    texts = _texts(card, view, keys, params, min_digits)
-    parts = ("data", "layout", "frames")
-    return frozenset(i for i, f in enumerate(view.figures) if _shows([f.fig.get(k) for k in parts], values, texts))
-
-
-def withhold(
-    card: Card, view: View, hide: frozenset[str], figures_of: frozenset[str] = frozenset(), params: Any = None
-) -> tuple[View, frozenset[int], list[str]]:
-    """``view`` with the values of the ``hide`` outputs held back: table cells that show one read "?";
-    the indices of the figures that draw one of ``figures_of`` (drawn only after the reveal); the texts
-    the rendered fragment must not contain (see :func:`mask`)."""
-    if not hide:
-        return view, frozenset(), []
-    values = [v for k in hide for v in _values(card, view, k)]
-    texts = sorted(
-        set(_texts(card, view, figures_of, params)) | set(_texts(card, view, hide - figures_of, params, 3)),
-        key=len,
-        reverse=True,
-    )
-    held = drawing(card, view, figures_of, params)
-
-    def cell(c: Any) -> Any:
-        return HIDDEN_TEXT if _shows(c, values, texts) else c
-
-    tables = [replace(t, rows=[[cell(c) for c in row] for row in t.rows]) for t in view.tables]
-    return replace(view, tables=tables), held, texts
+    return sorted((t for t in out if t.replace(",", "") not in inputs), key=len, reverse=True)
 
 
 _SCRIPT = re.compile(r"(<script\b.*?</script>)", re.S)
@@ -232,8 +231,8 @@ _NUMBER = re.compile(r"(?<![\d.,])[+-]?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\d]|[.,]\d)"
 
 def mask(html: str, texts: list[str]) -> str:
     """``html`` with each of ``texts`` written as a number (not inside a longer number) replaced by "?",
-    outside the ``<script>`` data blocks (whose figures were held back already): a diagram's labels or a
-    note quoting the value carry no trace of it either. One scan of the numbers in the text."""
+    outside the ``<script>`` data blocks (whose figures were held back already): for a live question,
+    a diagram's labels or a note quoting its value carry no trace of it either."""
     if not texts:
         return html
     held = set(texts) | {t.partition("×10")[0] for t in texts if "×10" in t}  # 4.02×10²²: its mantissa
@@ -282,16 +281,15 @@ class Shown:
     hide: frozenset[str]  # outputs held back: a live question's, and answers not yet tried
     practice: frozenset[str]  # of those, the answers to the card's own questions
     held: frozenset[int]  # figures that draw a live question's value
-    texts: list[str]  # how the held-back values may be written (masked in the finished fragment)
-    held_for_practice: frozenset[int] = frozenset()  # figures that draw an answer not yet tried
+    held_for_practice: frozenset[int] = frozenset()  # figures that draw an answer not yet tried (declared)
 
     @classmethod
     def of(cls, card: Card, params: Any, view: View, reading: Reading = Reading()) -> Shown:
         live = reading.hide & set(view.outputs)
         practice = reading.practice(view) - live
-        view, held, texts = withhold(card, view, live | practice, live, params)
-        tried_first = drawing(card, view, practice, params, 3) - held  # a chart can answer a question too
-        return cls(card, params, view, reading, live | practice, practice, held, texts, tried_first)
+        held = drawing(card, view, live)
+        tried_first = frozenset(i for i, f in enumerate(view.figures) if f.answers & practice) - held
+        return cls(card, params, view, reading, live | practice, practice, held, tried_first)
 
     @cached_property
     def view_qs(self) -> str:
@@ -357,7 +355,9 @@ class Shown:
         return fill_html(self.card, self.view, self.params, self.hide, text, scope)
 
     def text(self, text: str) -> str:
-        return label_text(text, self.card, self.view, self.params)
+        if isinstance(text, Quoted):
+            return text.text(self.hide)
+        return held_text(self.card, self.view, self.params, self.hide, text)
 
     def cell(self, table: Any, col: int, value: Any) -> str:
         return cell_text(self.card, table, col, value)
@@ -392,7 +392,14 @@ def render_fragment(card: Card, params: Any, view: View, reading: Reading = Read
     template = (
         env.select_template(edition_templates(card.template)) if card.template else env.get_template("_result.html")
     )
-    return mask(template.render(**ctx), ctx["s"].texts)
+    s = ctx["s"]
+    token = HELD.set(s.hide)  # text that quotes a held-back output reads "?" (cards.Quoted)
+    try:
+        html = template.render(**ctx)
+    finally:
+        HELD.reset(token)
+    live = s.hide - s.practice
+    return mask(html, live_texts(card, s.view, live, params)) if live else html
 
 
 def fragment_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
@@ -403,16 +410,23 @@ def fragment_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
 def explain_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
     """Every derivation of the card at ``params``, as the HTML the tiles expand into. A number held
     back (practice first, a live question) shows its formula with the values substituted, not its result."""
-    view, ders = explain(card, params)
-    hide = (reading.hide | reading.practice(view)) & set(view.outputs)
+
+    def held(view: View) -> frozenset[str]:
+        return (reading.hide | reading.practice(view)) & set(view.outputs)
+
+    view, ders = explain(card, params, held)
+    hide = held(view)
     for k in hide & set(ders):
-        ders[k] = replace(ders[k], result=HIDDEN_TEXT, steps=[])
-    html = env.get_template("_explain.html").render(
-        card=card, view=view, derivations=ders, tiles={s.key: s for s in tiles(card, view, params)}
-    )
+        ders[k] = replace(ders[k], result=HIDDEN_TEXT, steps=[], evaluated="", check=None)
+    practice = hide - reading.hide
+    shown = {s.key: s for s in _tiles(card, view, params, hide, practice)}
+    token = HELD.set(hide)
+    try:
+        html = env.get_template("_explain.html").render(card=card, view=view, derivations=ders, tiles=shown)
+    finally:
+        HELD.reset(token)
     live = reading.hide & set(view.outputs)
-    texts = set(_texts(card, view, live, params)) | set(_texts(card, view, hide - live, params, 3))
-    return mask(html, sorted(texts, key=len, reverse=True))
+    return mask(html, live_texts(card, view, live, params)) if live else html
 
 
 # --------------------------------------------------------------------------- JSON

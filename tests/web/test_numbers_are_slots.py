@@ -40,7 +40,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from app.cards import REGISTRY, Card, View, tiles
+from app.cards import REGISTRY, Card, Quoted, View, tiles
 from app.cards import run as run_card
 from app.chapters import CHAPTERS, cards_in, prose
 from app.outputs import split, undeclared
@@ -82,12 +82,21 @@ def _kept(text: Any, *_: Any) -> str:
     return localize(text)
 
 
+def _kept_quoted(text: Any, *_: Any) -> Quoted:
+    return Quoted(localize(text))
+
+
 @contextmanager
 def templates_kept() -> Iterator[None]:
     """Chapter modules fill some card words from their slots before the view is built (ch1's
-    ``filled`` through :func:`app.cards.label_text`, ch3's ``say`` through ``fill``): within this block
-    they keep the slots as written, so those words are read as their templates."""
-    with mock.patch("app.cards.label_text", _kept), mock.patch("app.chapters.shared.ch3_load.fill", _kept):
+    ``filled`` and ch3's ``say`` through :func:`app.cards.quote`, others through
+    :func:`app.cards.label_text`): within this block they keep the slots as written, so those words are
+    read as their templates."""
+    with (
+        mock.patch("app.cards.label_text", _kept),
+        mock.patch("app.chapters.shared.ch1.quote", _kept_quoted),
+        mock.patch("app.chapters.shared.ch3_load.quote", _kept_quoted),
+    ):
         yield
 
 

@@ -666,7 +666,11 @@ def ex12_grid(v: View, p: Ex12Params) -> dict:
             "two_h100": W.f("ex12_grid.cell.two_h100", k=k, mark=mark, k2=k),
             "mixed": W.f("ex12_grid.cell.mixed", k=k, mark=mark, k2=k),
         }[setup]
-        return shared.filled("ex-1-2", v, p, text), ok
+        # the mark and the margin answer "fits?"; the margin (capacity − need) also tells the need per
+        # GPU and the room available that the questions ask for
+        told = [f"{setup}_{k}_fits", f"{setup}_{k}_per_gpu_gb", *(["mixed_weight_room_gb"] if setup == "mixed" else [])]
+        q = shared.filled("ex-1-2", v, p, text)
+        return q.carrying(told[:1], mark).carrying(told, slots=[f"{setup}_{k}_margin_gb"]), ok
 
     setups = {
         "one_h100": W["ex12_grid.one_h100"],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from ...calculators import decode, roofline
-from ...cards import Figure, Note, Params, Table, View, card, slider
+from ...cards import Figure, Note, Params, Quoted, Table, View, card, slider
 from ...charts import decode as charts
 from ...charts.lanes import bound_vs_measured, revealed_lanes
 from ...data import gpu_options
@@ -201,11 +201,19 @@ def ex_1_3(p: Ex13Params) -> View:
         }
         for c, (b, w) in EX13_CASES.items()
     ]
+
+    def carried(c: str, k: str, m: str) -> Quoted:
+        """A cell of case ``c``: its time per output and throughput are the step time divided out, so
+        they tell that case's step time (and per-output time) while those are asked."""
+        told = {"t_step": [], "per_out": [f"t_step_ms_{c}"], "thr": [f"t_step_ms_{c}", f"per_output_ms_{c}"]}[k]
+        q = shared.shown(EX13, o, f"{m}_{c}", "n,c")
+        return q.carrying(told, slots=[f"{m}_{c}"])
+
     rows = [
         {
             "case": CASE_NAMES[c],
             **{
-                k: shared.shown(EX13, o, f"{m}_{c}", "n,c")
+                k: carried(c, k, m)
                 for k, m in (("t_step", "t_step_ms"), ("per_out", "per_output_ms"), ("thr", "throughput_tok_s"))
             },
             "bound": shared.shown(EX13, o, f"bound_{c}"),
@@ -454,10 +462,10 @@ def ex_1_4(p: Params) -> View:
                     [
                         W["ex_1_4.rows_4"],
                         64,
-                        W["ex_1_4.rows_5"],
+                        Quoted(W["ex_1_4.rows_5"], ["throughput_ratio_b64"]),  # the book's "约 31" answers q1
                         o["tpot_ms_b64"],
                         "+" + shared.shown(EX14, o, "tpot_growth_pct", "d1"),
-                        "64",
+                        shared.shown(EX14, o, "ideal_throughput_ratio_b64", "n"),
                         o["tpot_lb_ms_b64"],
                     ],
                 ],

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from ...calculators import latency_metrics as lm
 from ...calculators import queueing as qu
 from ...calculators import roofline
@@ -308,7 +306,6 @@ def ex_3_1(p: Ex31Params) -> View:
         "ref_prefill_batches": batches,
         "weight_read_ratio": ref["weight_read_rounds"] / cur["weight_read_rounds"],
     }
-    s = partial(say, EX31, o)
     counts = [
         (
             W.f("ex_3_1", label=label),
@@ -317,7 +314,7 @@ def ex_3_1(p: Ex31Params) -> View:
         )
         for label, role, pre in (("1", "idle", "ref_"), (str(n), "decode", ""))
     ]
-    rows = [[row, s(f"[[ref_{k}|n]]"), s(f"[[{k}|n]]")] for k, (row, *_r) in EX31_ROWS.items()]
+    rows = [[row, f"[[ref_{k}|n]]", f"[[{k}|n]]"] for k, (row, *_r) in EX31_ROWS.items()]  # filled as shown
     return View(
         o,
         headline=W["ex_3_1.headline"],
@@ -343,6 +340,7 @@ def ex_3_1(p: Ex31Params) -> View:
                     a=W["ex_3_1.figures_4"],
                     b=W["ex_3_1.figures_5"] if n == 1 else W["ex_3_1.figures_6"],
                 ),
+                answers=frozenset({"weight_read_rounds"}),  # its bars count the weight reads asked for
             ),
             Figure(
                 rq.grouped_counts(
@@ -359,7 +357,7 @@ def ex_3_1(p: Ex31Params) -> View:
         questions=[
             Question(
                 key="prefill_count",
-                prompt=s(W.f("ex_3_1.prompt", n=n)),
+                prompt=say(EX31, o, W.f("ex_3_1.prompt", n=n)),  # also read by the live class, as written
                 unit=W["fig31.unit"],
                 hint=W["ex_3_1.hint"],
                 solution=[W["ex_3_1.solution"]],
@@ -389,7 +387,7 @@ def ex_3_1(p: Ex31Params) -> View:
                 key="decode_lb_s",
                 kind="open",
                 prompt=W["ex_3_1.prompt_5"],
-                answer_text=s(
+                answer_text=(
                     W.f(
                         "ex_3_1.answer_joined",
                         a=W["ex_3_1.answer_text"] if n == 1 else W.f("ex_3_1.answer_text_2", n=n),

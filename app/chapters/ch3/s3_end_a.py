@@ -121,6 +121,7 @@ def ex_3_2(p: Ex32Params) -> View:
                 W.f("ex_3_2.figures", burst_s=p.burst_s),
                 W["ex_3_2.figures_2"],
                 animated=True,
+                answers=frozenset({"backlog_2cards_steps"}),  # the curve ends at the backlog asked for
             )
         ],
         questions=[

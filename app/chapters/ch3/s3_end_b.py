@@ -244,11 +244,7 @@ def ex_3_4(p: Ex34Params) -> View:
                 "first_round_cap_speedup",
                 W["ex_3_4.questions_9"],
                 kind="open",
-                answer_text=say(
-                    EX34,
-                    o,
-                    W.f("ex_3_4.answer_text", sf=sf, st=st),
-                ),
+                answer_text=W.f("ex_3_4.answer_text", sf=sf, st=st),  # its slots filled as shown (held: "?")
             ),
         ],
         links=[

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...calculators import roofline
 from ...calculators.model_config import weight_bytes
-from ...cards import Block, Note, Params, Question, View, slider
+from ...cards import Block, Note, Params, Question, Quoted, View, quote, slider
 from ...charts import COLORS
 from ...data import compute_gpu_ids, gpu_options, read_json
 from ...outputs import Out, out
@@ -166,17 +166,19 @@ def diagram_view(card_id: str, o: dict, **ctx: Any) -> View:
     return View(o, blocks=[diagram(card_id, **ctx)], notes=notes(card_id))
 
 
-def filled(card_id: str, view: Any, params: Any, text: str) -> str:
+def filled(card_id: str, view: Any, params: Any, text: str) -> Quoted:
     """``text`` with its ``[[key]]`` slots filled from a card's view, for diagram data (a block's
     template gets plain context, not the card's slot filler)."""
-    from ...cards import REGISTRY, label_text
+    from ...cards import REGISTRY, slot
 
-    return label_text(text, REGISTRY[card_id], view, params)
+    card = REGISTRY[card_id]
+    return quote(text, lambda key, flag: slot(card, view, params, key, flag))
 
 
-def shown(decls: dict[str, Out], o: dict, key: str, flags: str = "") -> str:
-    """An output as its declaration prints it (for text inside a figure, where no slot can go)."""
-    return decls[key].fmt(o[key], flags=flags)
+def shown(decls: dict[str, Out], o: dict, key: str, flags: str = "") -> Quoted:
+    """An output as its declaration prints it (for text inside a figure, where no slot can go); it
+    reads "?" while the output is held back (an answer not yet tried, a live question's value)."""
+    return Quoted(decls[key].fmt(o[key], flags=flags), [key])
 
 
 def plain_out(label: str = "", **kw: Any) -> Out:

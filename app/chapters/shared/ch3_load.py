@@ -9,9 +9,9 @@ from typing import Any, Literal
 from ...calculators import model_config as mc
 from ...calculators import queueing as qu
 from ...calculators.units import GB, KIB
-from ...cards import Params, choice, fixed, slider
+from ...cards import Params, choice, fixed, quote, slider
 from ...data import gpu, read_json
-from ...outputs import Out, fill, out
+from ...outputs import Out, out
 from ...params_domain import shape_of_model
 from ...trace import given, plain
 from ...words import said, words_for
@@ -41,12 +41,14 @@ def quiet(label: str = "", **kw: Any) -> Out:
 
 def say(decls: dict[str, Out], o: dict, text: str) -> str:
     """``text`` with its ``[[key]]`` slots filled from outputs in their declared formats (for the text
-    the engine does not fill itself: question prompts, open answers, diagram captions, table cells)."""
+    the engine does not fill itself: diagram captions, figure labels); a number it quotes reads "?"
+    while its output is held back (:class:`~app.cards.Quoted`). Text the engine fills (prompts, open
+    answers, table cells, notes) keeps its slots instead."""
 
     def look(key: str, flag: str) -> tuple[str, str] | None:
         return (decls[key].fmt(o[key], flags=flag), "output") if key in o and key in decls else None
 
-    return fill(text, look)
+    return quote(text, look)
 
 
 # --- 例题 3-1: the two-class mix, its presets and its one computation --------------------------------
