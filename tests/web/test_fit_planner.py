@@ -442,3 +442,82 @@ def test_mtp_toggle_adds_the_mtp_weights_as_loaded(client):
     added = (mtp["reserve_loaded_extra_gb"] - base["reserve_loaded_extra_gb"]) * 1e9
     assert added == pytest.approx(s.mtp_params * 2 / 8, rel=1e-9)  # unquantised checkpoint: 2 B/param, split by tp
     assert outs(client, mtp=True)["kv_capacity_tokens"] == outs(client)["kv_capacity_tokens"]  # Qwen3-8B: none
+
+
+GiB = 2**30
+
+
+def _nt_input(body: dict) -> dict:
+    """The M_nt,2× input of the non-torch derivation (the term that depends on the interconnect)."""
+    return next(i for i in body["derivations"]["reserve_non_torch_gb"]["inputs"] if i["sym"] == "M_nt,2×")
+
+
+@pytest.mark.parametrize(
+    ("gid", "tp", "per_doubling_gib", "said"),
+    [
+        ("rtx-4090", 2, 0.2, "topology = pcie"),  # PCIe 4.0 x16, no NVLink
+        ("rtx-5090", 4, 0.2, "topology = pcie"),
+        ("l40s", 2, 0.2, "topology = pcie"),
+        ("h100-sxm", 2, 1.2, "topology = switch"),  # NVLink 4 through NVSwitch
+        ("a100-80gb-sxm", 8, 1.2, "topology = switch"),
+        ("mi300x", 4, 1.2, "topology = mesh"),  # Infinity Fabric: no calibrating log, the NVLink value, said so
+    ],
+)
+def test_non_torch_term_follows_the_presets_interconnect_through_the_api(client, gid, tp, per_doubling_gib, said):
+    """vLLM's non-torch memory grows per tp doubling by 1.2 GiB over NVLink / NVSwitch and 0.2 GiB over PCIe
+    (docs/planner.md): the card takes each preset's topology from data/gpus.json and says where it read it."""
+    b = get(client, gpu=gid, tp=tp, model="qwen3-8b", weight_format="fp8")
+    expected = (0.35 + per_doubling_gib * math.log2(tp)) * GiB
+    assert b["outputs"]["reserve_non_torch_gb"] * 1e9 == pytest.approx(expected, rel=1e-12)
+    src = _nt_input(b)["source"]
+    assert said in src and gpu(gid).name in src
+    assert ("PCIe" in src) is (per_doubling_gib == 0.2)
+    if gid == "mi300x":
+        assert "Infinity Fabric" in src
+    en = client.get(API, params={"gpu": gid, "tp": tp, "model": "qwen3-8b", "weight_format": "fp8", "lang": "en"})
+    assert "this GPU's interconnect" in _nt_input(en.json())["source"] and said in _nt_input(en.json())["source"]
+    page = client.get("/cards/fit-planner/explain", params={"gpu": gid, "tp": tp, "weight_format": "fp8"}).text
+    shown = re.search(r"M_nt,2× = ([\d,]+) B<span class=\"d-src\">([^<]*)</span>", page)
+    assert shown and int(shown.group(1).replace(",", "")) == round(per_doubling_gib * GiB) and said in shown.group(2)
+
+
+def test_the_cards_compute_passes_the_presets_interconnect():
+    """Through the card's own compute (no HTTP): at tp 2 a PCIe pair (RTX 4090) grows non-torch memory by
+    0.2 GiB, an NVLink pair (H100) by 1.2 GiB; the other engine terms do not depend on the link, so at equal
+    batch settings the reserves differ by exactly 1 GiB. At tp 1 the interconnect does not matter."""
+    from app.chapters.tools.fit import FitParams, engine_reserve, fit_planner, model_shape
+
+    pcie = fit_planner(FitParams(gpu="rtx-4090", tp=2, weight_format="fp8")).outputs
+    nvl = fit_planner(FitParams(gpu="h100-sxm", tp=2, weight_format="fp8")).outputs
+    assert pcie["reserve_non_torch_gb"] * 1e9 == pytest.approx(0.55 * GiB)
+    assert nvl["reserve_non_torch_gb"] * 1e9 == pytest.approx(1.55 * GiB)
+    s = model_shape("qwen3-8b")
+    # the same token budget on both (the default differs by card size: 2,048 below 70 GiB, 8,192 above)
+    r_pcie = engine_reserve(FitParams(gpu="rtx-4090", tp=2, weight_format="fp8", max_num_batched_tokens=1), s)
+    r_nvl = engine_reserve(FitParams(gpu="h100-sxm", tp=2, weight_format="fp8", max_num_batched_tokens=1), s)
+    assert r_nvl.non_torch - r_pcie.non_torch == pytest.approx(1 * GiB)
+    assert r_nvl.forward_peak == r_pcie.forward_peak
+    one = [
+        fit_planner(FitParams(gpu=g, tp=1, weight_format="fp8")).outputs["reserve_non_torch_gb"]
+        for g in ("rtx-4090", "h100-sxm")
+    ]
+    assert one[0] == one[1] == pytest.approx(0.35 * GiB / 1e9)
+
+
+def test_a_custom_gpu_has_no_interconnect_and_says_so(client):
+    """A reader's own card names no topology: the NVLink value (the smaller KV budget), said as unknown."""
+    b = get(client, gpu="custom:48,1,300", tp=2, link_gbps=64)
+    assert b["outputs"]["reserve_non_torch_gb"] * 1e9 == pytest.approx(1.55 * GiB)
+    src = _nt_input(b)["source"]
+    assert "互连未知" in src and "无 topology" in src
+
+
+def test_every_preset_carries_its_interconnect():
+    """Every preset in data/gpus.json names its topology and link (the PCIe cards as pcie)."""
+    from app.data import gpus
+
+    for gid, g in gpus().items():
+        assert g.topology in ("switch", "mesh", "pcie"), gid
+        assert g.interconnect, gid
+    for gid in ("rtx-3090", "rtx-4090", "rtx-5090", "rtx-a6000", "rtx-pro-6000", "l40s", "l20"):
+        assert gpus()[gid].topology == "pcie", gid
