@@ -9,6 +9,7 @@ throughput to 1e-12. Then the invariants, the flags the card shows, the limits a
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import math
 import re
@@ -315,6 +316,13 @@ def test_bad_input_is_a_field_named_422(client, field, bad):
     assert d["field"] == field and field in d["msg"]
     page = client.get("/tools/fit", params={field: bad})
     assert page.status_code == 422 and f'data-error-for="{field}"' in page.text
+    # issue 38 point 7: the English edition says it in English (API and page), the field still named
+    en = client.get(API, params={field: bad, "lang": "en"})
+    msg = en.json()["detail"][0]["msg"]
+    assert en.status_code == 422 and msg.startswith(f"{field} (") and not re.search(r"[\u4e00-\u9fff]", msg), msg
+    en_page = client.get("/en/tools/fit", params={field: bad})
+    shown = re.search(rf'data-error-for="{field}"[^>]*>([^<]*)<', en_page.text)
+    assert en_page.status_code == 422 and shown and not re.search(r"[\u4e00-\u9fff]", shown.group(1))
 
 
 def test_contract_parameters_in_openapi(client):
@@ -521,3 +529,53 @@ def test_every_preset_carries_its_interconnect():
         assert g.interconnect, gid
     for gid in ("rtx-3090", "rtx-4090", "rtx-5090", "rtx-a6000", "rtx-pro-6000", "l40s", "l20"):
         assert gpus()[gid].topology == "pcie", gid
+
+
+def test_every_engine_term_is_shown_with_its_source(client):
+    """Issue 38 point 1: each term vLLM keeps before its KV cache is in the derivation with where it comes from —
+    the code read (vllm-project/vllm@35d5cda1, profile_run / gpu_worker.py) or a cited calibration (docs/planner.md
+    and the vLLM issue or PR it was fitted on)."""
+    d = get(client, gpu="h100-sxm", tp=2, model="qwen3-8b")["derivations"]
+    srcs = {k: [d[k].get("source") or ""] + [i["source"] for i in d[k].get("inputs", [])] for k in d}
+    act = " ".join(srcs["reserve_activation_gb"])
+    assert "35d5cda1 profile_run" in act and "vllm#10517" in act and "vllm#23278" in act  # T, c_fwd, b_logit
+    nt = " ".join(srcs["reserve_non_torch_gb"])
+    assert "vllm#10517" in nt and "#10511" in nt and "topology = switch" in nt
+    assert "gpu_worker.py" in srcs["reserve_cuda_graph_gb"][0]
+    assert srcs["reserve_loaded_extra_gb"][
+        0
+    ]  # "loaded in the stored format, no extra" here; MXFP4 / towers / MTP cite theirs
+    oss = get(client, model="gpt-oss-120b", gpu="h100-sxm", weight_format="stored")["derivations"]
+    assert any("vllm#23278" in i["source"] for i in oss["reserve_loaded_extra_gb"]["inputs"])  # MXFP4 via Marlin
+
+
+def test_linear_attention_hybrid_reports_both_counts_and_says_which(client):
+    """Qwen3-Next (Gated DeltaNet + full attention): the pool's token capacity counts the full-attention layers per
+    token; what vLLM prints is max concurrency × max model length, each request also holding its constant
+    recurrent state — so at 131,072 tokens the printed figure is the smaller one. The page names both."""
+    raw = json.loads((CONFIGS / "qwen3-next-80b-a3b.json").read_text(encoding="utf-8"))
+    ref = encode_config({k: v for k, v in raw.items() if not k.startswith("_")})
+    q = {"model": ref, "gpu": "h200-sxm", "weight_format": "fp8", "context": 131072, "concurrency": 1}
+    o = outs(client, **q)
+    assert o["model_fits"] and o["state_per_seq_per_gpu_mb"] > 0
+    assert o["vllm_kv_tokens"] == int(o["vllm_max_concurrency"] * 131072)
+    assert o["vllm_kv_tokens"] < o["kv_capacity_tokens"]  # the state per request comes out of the pool
+    per_request = o["kv_bytes_per_token_per_gpu"] * 131072 + o["state_per_seq_per_gpu_mb"] * 1e6
+    assert o["vllm_max_concurrency"] == pytest.approx(o["kv_budget_gb"] * 1e9 / per_request, rel=1e-9)
+    zh = client.get("/cards/fit-planner/fragment", params=q).text
+    en = client.get("/en/cards/fit-planner/fragment", params=q).text
+    assert "别混用" in zh and "池子按每层每 token 算的容量" in zh
+    en = html.unescape(en)
+    assert "GPU KV cache size in vLLM's log" in en and "per layer per token" in en and "don't mix them up" in en
+
+
+def test_the_model_report_says_which_active_parameter_convention_a_publisher_uses(client):
+    """Issue 38 point 6: the report gives both counts and says which convention the publishers' figures follow
+    (gpt-oss's card and Qwen's A×B without the input embedding)."""
+    raw = json.loads((Path(__file__).resolve().parents[2] / "data/models/gpt-oss-120b.json").read_text("utf-8"))
+    body = json.dumps({k: v for k, v in raw.items() if not k.startswith("_")}).encode()
+    r = client.post("/api/models/derive", content=body, headers={"content-type": "application/json"})
+    d = r.json()
+    assert r.status_code == 200 and d["params_active_excl_embedding"] == 5_132_849_472
+    total = next(s for s in d["steps"] if "5,132,849,472" in s)
+    assert "gpt-oss 模型卡的激活参数不含输入嵌入" in total and "A×B" in total
