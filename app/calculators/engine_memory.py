@@ -32,7 +32,9 @@ Constants the code does not fix (they depend on kernels) are calibrated on cited
   logs non_torch_memory 1.79 GiB at tp 1 and 3.58 GiB at tp 2 on H100s; Qwen3-235B-FP8 on 4 × H100 of
   vllm#21348). ``NON_TORCH_PER_TP_DOUBLING_PCIE`` = 0.2 GiB over PCIe (``topology="pcie"``: no NVLink
   buffers): DeepSeek-V2-Lite on 4 × L4, tp 2 × pp 2 (vllm PR #20665) and the 14B distill on 2 × RTX 4090
-  (vllm#13061). A caller that names no topology gets the NVLink value (the smaller, safer KV budget).
+  (vllm#13061). A point-to-point mesh (MI300X / MI325X Infinity Fabric) has no calibrating log and a caller
+  that names no topology (a reader's own GPU) gets the NVLink value too (the smaller, safer KV budget); each
+  case says so in the derivation. The fit card passes each preset's ``topology`` from data/gpus.json.
 * MXFP4 experts on a GPU without FP4 tensor cores are repacked for vLLM's Marlin kernel: vllm#23278 logs
   65.97 GiB for the 60.77 GiB checkpoint (``MXFP4_MARLIN_LOADED``).
 
@@ -122,6 +124,32 @@ def pp_stage_layers(n_layers: int, pp: int) -> tuple[int, ...]:
     return tuple(parts)
 
 
+# The non-torch growth per tp doubling by interconnect, and the words that say where it was calibrated:
+# leaf_7 NVLink / NVSwitch (PR #10511 tp 2, #21348 tp 4), leaf_13 PCIe (PR #20665 4 × L4, #13061 2 × RTX 4090),
+# leaf_14 a point-to-point mesh (not calibrated: the NVLink value), leaf_15 interconnect unknown (the NVLink value).
+_NON_TORCH_BY_TOPOLOGY = {
+    "switch": (NON_TORCH_PER_TP_DOUBLING, "vllm_reserve.leaf_7"),
+    "pcie": (NON_TORCH_PER_TP_DOUBLING_PCIE, "vllm_reserve.leaf_13"),
+    "mesh": (NON_TORCH_PER_TP_DOUBLING, "vllm_reserve.leaf_14"),
+    None: (NON_TORCH_PER_TP_DOUBLING, "vllm_reserve.leaf_15"),
+}
+
+
+def non_torch_per_doubling(topology: str | None) -> tuple[float, str]:
+    """M_nt,2× for this interconnect (bytes) and the calibration it rests on: PCIe 0.2 GiB; NVLink / NVSwitch,
+    a mesh and an unknown link 1.2 GiB (the smaller KV budget where no PCIe log says otherwise)."""
+    if topology not in TOPOLOGIES:
+        raise ValueError(W.f("check.valueerror_3", topology=topology))
+    value, key = _NON_TORCH_BY_TOPOLOGY[topology]
+    return value, W.f(key, cal=CAL)
+
+
+def _with_link(topology: str | None, link: str | None) -> str:
+    """The source of M_nt,2×: the calibration, then where this GPU's interconnect was read."""
+    source = non_torch_per_doubling(topology)[1]
+    return W.f("vllm_reserve.link", source=source, link=link) if link else source
+
+
 def _check(tokens: int, seqs: int, tp: int, profile: str) -> None:
     par.check_tp(tp)
     for label, v, top in (("max_num_batched_tokens", tokens, MAX_BATCHED_TOKENS), ("max_num_seqs", seqs, MAX_SEQS)):
@@ -161,11 +189,13 @@ def vllm_reserve(
     mtp_bytes: float = 0.0,
     profile: str = "v1",
     topology: str | None = None,
+    link: str | None = None,
     last_pp_rank: bool = True,
 ) -> EngineReserve:
     """Everything vLLM subtracts from η·M besides the weights as stored (see the module docstring).
-    ``topology`` "pcie" takes the PCIe non-torch growth per tp doubling; ``last_pp_rank`` False is a pipeline
-    stage before the last (no dummy sampler in its profile run)."""
+    ``topology`` (the GPU's interconnect: "pcie", "switch", "mesh" or None for unknown) picks the non-torch
+    growth per tp doubling; ``link`` says where the topology was read (shown beside that term's source);
+    ``last_pp_rank`` False is a pipeline stage before the last (no dummy sampler in its profile run)."""
     _check(max_num_batched_tokens, max_num_seqs, tp, profile)
     if topology not in TOPOLOGIES:
         raise ValueError(W.f("check.valueerror_3", topology=topology))
@@ -183,10 +213,7 @@ def vllm_reserve(
     kept = T * leaf(s.hidden, "h", "", "config.json hidden_size") * 2
     activation = name(tmax(fwd, kept + sampler), "A_{peak}", "B")
     base = leaf(NON_TORCH_BASE, "M_{nt,1}", "B", W.f("vllm_reserve.leaf_6", cal=CAL))
-    if topology == "pcie":
-        per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING_PCIE, "M_{nt,2×}", "B", W.f("vllm_reserve.leaf_13", cal=CAL))
-    else:  # leaf_7: NVLink / NVSwitch, PR #10511 (tp 2) and #21348 (tp 4)
-        per_doubling = leaf(NON_TORCH_PER_TP_DOUBLING, "M_{nt,2×}", "B", W.f("vllm_reserve.leaf_7", cal=CAL))
+    per_doubling = leaf(non_torch_per_doubling(topology)[0], "M_{nt,2×}", "B", _with_link(topology, link))
     non_torch = name(base + per_doubling * tlog2(tp), "M_{nt}", "B")
     graph = leaf(0.0, "M_{graph}", "B", W.f("vllm_reserve.leaf_8", code=CODE))
     parts = []

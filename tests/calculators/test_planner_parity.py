@@ -266,3 +266,33 @@ def test_v0_profile_reproduces_pr_10511_activation_peak():
     )
     assert r.activation / GiB == pytest.approx(1.26, rel=0.06)
     assert r.activation > r.forward_peak
+
+
+def test_each_topology_names_its_calibration_and_the_link_it_was_read_from():
+    """pcie → 0.2 GiB (PR #20665, #13061); switch → 1.2 GiB (PR #10511, #21348); a mesh and an unknown link
+    take the NVLink value and say they are not calibrated / unknown; the caller's ``link`` is shown beside it."""
+    assert em.non_torch_per_doubling("pcie")[0] == pytest.approx(0.2 * GiB)
+    for topo in ("switch", "mesh", None):
+        assert em.non_torch_per_doubling(topo)[0] == pytest.approx(1.2 * GiB)
+    assert "PCIe" in em.non_torch_per_doubling("pcie")[1] and "#20665" in em.non_torch_per_doubling("pcie")[1]
+    assert "#10511" in em.non_torch_per_doubling("switch")[1]
+    assert (
+        "Infinity Fabric" in em.non_torch_per_doubling("mesh")[1] and "互连未知" in em.non_torch_per_doubling(None)[1]
+    )
+    with pytest.raises(ValueError):
+        em.non_torch_per_doubling("nvlink9")
+    s = shape_of(model("llama-3.1-8b"))
+    r = em.vllm_reserve(
+        s, tp=2, max_num_batched_tokens=2048, max_num_seqs=256, stored_weight_bytes_per_gpu=0, topology="pcie", link="X"
+    )
+    assert r.non_torch == pytest.approx(0.55 * GiB)
+
+
+def test_the_parity_cases_plan_with_their_presets_interconnect():
+    """A multi-GPU log on a PCIe preset (2 × RTX 4090) is planned with the PCIe term; one on an NVLink preset
+    (2 × H100, 4 × H100) with the NVLink term — the same topology the fit card now passes."""
+    pcie = run(CASES["r1-distill-qwen-14b-2x4090"])[1]
+    nvl = run(CASES["llama3-8b-2xh100"])[1]
+    assert topology(CASES["r1-distill-qwen-14b-2x4090"]) == "pcie" and pcie.non_torch == pytest.approx(0.55 * GiB)
+    assert topology(CASES["llama3-8b-2xh100"]) == "switch" and nvl.non_torch == pytest.approx(1.55 * GiB)
+    assert run(CASES["qwen3-235b-fp8-4xh100"])[1].non_torch == pytest.approx((0.35 + 2 * 1.2) * GiB)

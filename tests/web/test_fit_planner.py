@@ -9,6 +9,7 @@ throughput to 1e-12. Then the invariants, the flags the card shows, the limits a
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import math
 import re
@@ -315,6 +316,13 @@ def test_bad_input_is_a_field_named_422(client, field, bad):
     assert d["field"] == field and field in d["msg"]
     page = client.get("/tools/fit", params={field: bad})
     assert page.status_code == 422 and f'data-error-for="{field}"' in page.text
+    # issue 38 point 7: the English edition says it in English (API and page), the field still named
+    en = client.get(API, params={field: bad, "lang": "en"})
+    msg = en.json()["detail"][0]["msg"]
+    assert en.status_code == 422 and msg.startswith(f"{field} (") and not re.search(r"[\u4e00-\u9fff]", msg), msg
+    en_page = client.get("/en/tools/fit", params={field: bad})
+    shown = re.search(rf'data-error-for="{field}"[^>]*>([^<]*)<', en_page.text)
+    assert en_page.status_code == 422 and shown and not re.search(r"[\u4e00-\u9fff]", shown.group(1))
 
 
 def test_contract_parameters_in_openapi(client):
@@ -442,3 +450,132 @@ def test_mtp_toggle_adds_the_mtp_weights_as_loaded(client):
     added = (mtp["reserve_loaded_extra_gb"] - base["reserve_loaded_extra_gb"]) * 1e9
     assert added == pytest.approx(s.mtp_params * 2 / 8, rel=1e-9)  # unquantised checkpoint: 2 B/param, split by tp
     assert outs(client, mtp=True)["kv_capacity_tokens"] == outs(client)["kv_capacity_tokens"]  # Qwen3-8B: none
+
+
+GiB = 2**30
+
+
+def _nt_input(body: dict) -> dict:
+    """The M_nt,2× input of the non-torch derivation (the term that depends on the interconnect)."""
+    return next(i for i in body["derivations"]["reserve_non_torch_gb"]["inputs"] if i["sym"] == "M_nt,2×")
+
+
+@pytest.mark.parametrize(
+    ("gid", "tp", "per_doubling_gib", "said"),
+    [
+        ("rtx-4090", 2, 0.2, "topology = pcie"),  # PCIe 4.0 x16, no NVLink
+        ("rtx-5090", 4, 0.2, "topology = pcie"),
+        ("l40s", 2, 0.2, "topology = pcie"),
+        ("h100-sxm", 2, 1.2, "topology = switch"),  # NVLink 4 through NVSwitch
+        ("a100-80gb-sxm", 8, 1.2, "topology = switch"),
+        ("mi300x", 4, 1.2, "topology = mesh"),  # Infinity Fabric: no calibrating log, the NVLink value, said so
+    ],
+)
+def test_non_torch_term_follows_the_presets_interconnect_through_the_api(client, gid, tp, per_doubling_gib, said):
+    """vLLM's non-torch memory grows per tp doubling by 1.2 GiB over NVLink / NVSwitch and 0.2 GiB over PCIe
+    (docs/planner.md): the card takes each preset's topology from data/gpus.json and says where it read it."""
+    b = get(client, gpu=gid, tp=tp, model="qwen3-8b", weight_format="fp8")
+    expected = (0.35 + per_doubling_gib * math.log2(tp)) * GiB
+    assert b["outputs"]["reserve_non_torch_gb"] * 1e9 == pytest.approx(expected, rel=1e-12)
+    src = _nt_input(b)["source"]
+    assert said in src and gpu(gid).name in src
+    assert ("PCIe" in src) is (per_doubling_gib == 0.2)
+    if gid == "mi300x":
+        assert "Infinity Fabric" in src
+    en = client.get(API, params={"gpu": gid, "tp": tp, "model": "qwen3-8b", "weight_format": "fp8", "lang": "en"})
+    assert "this GPU's interconnect" in _nt_input(en.json())["source"] and said in _nt_input(en.json())["source"]
+    page = client.get("/cards/fit-planner/explain", params={"gpu": gid, "tp": tp, "weight_format": "fp8"}).text
+    shown = re.search(r"M_nt,2× = ([\d,]+) B<span class=\"d-src\">([^<]*)</span>", page)
+    assert shown and int(shown.group(1).replace(",", "")) == round(per_doubling_gib * GiB) and said in shown.group(2)
+
+
+def test_the_cards_compute_passes_the_presets_interconnect():
+    """Through the card's own compute (no HTTP): at tp 2 a PCIe pair (RTX 4090) grows non-torch memory by
+    0.2 GiB, an NVLink pair (H100) by 1.2 GiB; the other engine terms do not depend on the link, so at equal
+    batch settings the reserves differ by exactly 1 GiB. At tp 1 the interconnect does not matter."""
+    from app.chapters.tools.fit import FitParams, engine_reserve, fit_planner, model_shape
+
+    pcie = fit_planner(FitParams(gpu="rtx-4090", tp=2, weight_format="fp8")).outputs
+    nvl = fit_planner(FitParams(gpu="h100-sxm", tp=2, weight_format="fp8")).outputs
+    assert pcie["reserve_non_torch_gb"] * 1e9 == pytest.approx(0.55 * GiB)
+    assert nvl["reserve_non_torch_gb"] * 1e9 == pytest.approx(1.55 * GiB)
+    s = model_shape("qwen3-8b")
+    # the same token budget on both (the default differs by card size: 2,048 below 70 GiB, 8,192 above)
+    r_pcie = engine_reserve(FitParams(gpu="rtx-4090", tp=2, weight_format="fp8", max_num_batched_tokens=1), s)
+    r_nvl = engine_reserve(FitParams(gpu="h100-sxm", tp=2, weight_format="fp8", max_num_batched_tokens=1), s)
+    assert r_nvl.non_torch - r_pcie.non_torch == pytest.approx(1 * GiB)
+    assert r_nvl.forward_peak == r_pcie.forward_peak
+    one = [
+        fit_planner(FitParams(gpu=g, tp=1, weight_format="fp8")).outputs["reserve_non_torch_gb"]
+        for g in ("rtx-4090", "h100-sxm")
+    ]
+    assert one[0] == one[1] == pytest.approx(0.35 * GiB / 1e9)
+
+
+def test_a_custom_gpu_has_no_interconnect_and_says_so(client):
+    """A reader's own card names no topology: the NVLink value (the smaller KV budget), said as unknown."""
+    b = get(client, gpu="custom:48,1,300", tp=2, link_gbps=64)
+    assert b["outputs"]["reserve_non_torch_gb"] * 1e9 == pytest.approx(1.55 * GiB)
+    src = _nt_input(b)["source"]
+    assert "互连未知" in src and "无 topology" in src
+
+
+def test_every_preset_carries_its_interconnect():
+    """Every preset in data/gpus.json names its topology and link (the PCIe cards as pcie)."""
+    from app.data import gpus
+
+    for gid, g in gpus().items():
+        assert g.topology in ("switch", "mesh", "pcie"), gid
+        assert g.interconnect, gid
+    for gid in ("rtx-3090", "rtx-4090", "rtx-5090", "rtx-a6000", "rtx-pro-6000", "l40s", "l20"):
+        assert gpus()[gid].topology == "pcie", gid
+
+
+def test_every_engine_term_is_shown_with_its_source(client):
+    """Issue 38 point 1: each term vLLM keeps before its KV cache is in the derivation with where it comes from —
+    the code read (vllm-project/vllm@35d5cda1, profile_run / gpu_worker.py) or a cited calibration (docs/planner.md
+    and the vLLM issue or PR it was fitted on)."""
+    d = get(client, gpu="h100-sxm", tp=2, model="qwen3-8b")["derivations"]
+    srcs = {k: [d[k].get("source") or ""] + [i["source"] for i in d[k].get("inputs", [])] for k in d}
+    act = " ".join(srcs["reserve_activation_gb"])
+    assert "35d5cda1 profile_run" in act and "vllm#10517" in act and "vllm#23278" in act  # T, c_fwd, b_logit
+    nt = " ".join(srcs["reserve_non_torch_gb"])
+    assert "vllm#10517" in nt and "#10511" in nt and "topology = switch" in nt
+    assert "gpu_worker.py" in srcs["reserve_cuda_graph_gb"][0]
+    assert srcs["reserve_loaded_extra_gb"][
+        0
+    ]  # "loaded in the stored format, no extra" here; MXFP4 / towers / MTP cite theirs
+    oss = get(client, model="gpt-oss-120b", gpu="h100-sxm", weight_format="stored")["derivations"]
+    assert any("vllm#23278" in i["source"] for i in oss["reserve_loaded_extra_gb"]["inputs"])  # MXFP4 via Marlin
+
+
+def test_linear_attention_hybrid_reports_both_counts_and_says_which(client):
+    """Qwen3-Next (Gated DeltaNet + full attention): the pool's token capacity counts the full-attention layers per
+    token; what vLLM prints is max concurrency × max model length, each request also holding its constant
+    recurrent state — so at 131,072 tokens the printed figure is the smaller one. The page names both."""
+    raw = json.loads((CONFIGS / "qwen3-next-80b-a3b.json").read_text(encoding="utf-8"))
+    ref = encode_config({k: v for k, v in raw.items() if not k.startswith("_")})
+    q = {"model": ref, "gpu": "h200-sxm", "weight_format": "fp8", "context": 131072, "concurrency": 1}
+    o = outs(client, **q)
+    assert o["model_fits"] and o["state_per_seq_per_gpu_mb"] > 0
+    assert o["vllm_kv_tokens"] == int(o["vllm_max_concurrency"] * 131072)
+    assert o["vllm_kv_tokens"] < o["kv_capacity_tokens"]  # the state per request comes out of the pool
+    per_request = o["kv_bytes_per_token_per_gpu"] * 131072 + o["state_per_seq_per_gpu_mb"] * 1e6
+    assert o["vllm_max_concurrency"] == pytest.approx(o["kv_budget_gb"] * 1e9 / per_request, rel=1e-9)
+    zh = client.get("/cards/fit-planner/fragment", params=q).text
+    en = client.get("/en/cards/fit-planner/fragment", params=q).text
+    assert "别混用" in zh and "池子按每层每 token 算的容量" in zh
+    en = html.unescape(en)
+    assert "GPU KV cache size in vLLM's log" in en and "per layer per token" in en and "don't mix them up" in en
+
+
+def test_the_model_report_says_which_active_parameter_convention_a_publisher_uses(client):
+    """Issue 38 point 6: the report gives both counts and says which convention the publishers' figures follow
+    (gpt-oss's card and Qwen's A×B without the input embedding)."""
+    raw = json.loads((Path(__file__).resolve().parents[2] / "data/models/gpt-oss-120b.json").read_text("utf-8"))
+    body = json.dumps({k: v for k, v in raw.items() if not k.startswith("_")}).encode()
+    r = client.post("/api/models/derive", content=body, headers={"content-type": "application/json"})
+    d = r.json()
+    assert r.status_code == 200 and d["params_active_excl_embedding"] == 5_132_849_472
+    total = next(s for s in d["steps"] if "5,132,849,472" in s)
+    assert "gpt-oss 模型卡的激活参数不含输入嵌入" in total and "A×B" in total

@@ -244,7 +244,18 @@ def engine_reserve(p: FitParams, s: ModelShape, tp: int | None = None) -> engine
         mxfp4_marlin=mxfp4_marlin,
         vision_params=s.vision_params,
         mtp_bytes=_mtp_bytes(s) if p.mtp else 0.0,
+        topology=gpu(p.gpu).topology,
+        link=interconnect_source(p.gpu),
     )
+
+
+def interconnect_source(ref: str) -> str:
+    """Where the preset's interconnect (which sets vLLM's non-torch growth per tp doubling) was read: its
+    data/gpus.json ``topology`` and link; a reader's own GPU has none (the engine term then says unknown)."""
+    g = gpu(ref)
+    if g.topology is None:
+        return W.f("interconnect_source_2", name=g.name)
+    return W.f("interconnect_source", name=g.name, interconnect=g.interconnect or g.topology, topology=g.topology)
 
 
 def _mtp_bytes(s: ModelShape) -> float:
