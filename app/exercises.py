@@ -7,7 +7,8 @@ unchanged value it starts from must not pass (练习 3-4: 76.51 s for 76.471 s);
 
 An answer that is not 正确 is held against the likely slips, in the order a teacher would guess them:
 
-1. what the card declares for the question (``Question.slips``: total vs active parameters, …);
+1. what the card declares for the question (``Question.slips``: total vs active parameters, …; and
+   its alternative units: a number worked in one and typed as the other);
 2. the number's own traced derivation, mechanically: each factor of its formula left out or applied
    twice, a factor shared by every term of a sum left out (18·N read as N), each term of a sum left
    out (named by its symbol and its value: "少加了 每卡预留 r(5 GB)");
@@ -93,12 +94,6 @@ def bands(q: Question | None) -> tuple[float, float]:
     """The (正确, 接近) relative bands for ``q``: the rule's, or ten-to-one from its declared tolerance."""
     tol = getattr(q, "tolerance", None)
     return (CORRECT_REL, CLOSE_REL) if tol is None else (tol, 10 * tol)
-
-
-def tolerance_text(q: Question) -> str:
-    """The sentence the page shows beside the rule for a question with its own (narrower) bands."""
-    correct, close = bands(q)
-    return W.f("tolerance_text", correct=f"{correct * 100:g}", close=f"{close * 100:g}") if q.tolerance else ""
 
 
 def verdict_of(
@@ -201,9 +196,9 @@ def _changed(op: Node, i: int, how: str) -> dict[Node, float] | None:
         return None
 
 
-def factor_slips(value: Any) -> list[Slip]:
+def factor_slips(value: Any, rel: float = SLIP_REL) -> list[Slip]:
     """What the traced ``value`` would be with each factor of its formula left out or applied twice,
-    each term of a sum left out: the slips its derivation offers."""
+    each term of a sum left out: the slips its derivation offers (those outside the 正确 band ``rel``)."""
     root = node_of(value)
     if root is None:
         return []
@@ -222,14 +217,14 @@ def factor_slips(value: Any) -> list[Slip]:
                 v = recompute(root, swap)
             except (ArithmeticError, ValueError):
                 continue
-            if math.isfinite(v) and not math.isclose(v, root.value, rel_tol=SLIP_REL):
+            if math.isfinite(v) and not math.isclose(v, root.value, rel_tol=rel):
                 kind, text = _FACTOR_TEXT[key]
                 x = _term_label(a) if op.op in ("add", "sum", "sub") else _label(_core(a))
                 out.append(Slip(f"{kind}:{_symbol(_core(a))}", text.format(x=x), v))
-    return out + _common_factor_slips(root)
+    return out + _common_factor_slips(root, rel)
 
 
-def _common_factor_slips(root: Node) -> list[Slip]:
+def _common_factor_slips(root: Node, rel: float) -> list[Slip]:
     """A sum whose every term is a product with one same named factor (N·2 + N·4 + N·4 + N·8): the
     other factors left out (the answer read as N: "少乘了 (2 + 4 + 4 + 8)")."""
     out: list[Slip] = []
@@ -250,7 +245,7 @@ def _common_factor_slips(root: Node) -> list[Slip]:
             v = recompute(root, {op: op.value / sum(t.value for t in terms) * x.value})
         except (ArithmeticError, ValueError):
             continue
-        if math.isfinite(v) and v and not math.isclose(v, root.value, rel_tol=SLIP_REL):
+        if math.isfinite(v) and v and not math.isclose(v, root.value, rel_tol=rel):
             text = W["factor_text.t"].format(x="(" + " + ".join(rest) + ")")
             out.append(Slip(f"dropped_factor:({'+'.join(rest)})", text, v))
     return out
@@ -347,7 +342,8 @@ def check(
     e = float(expected)
     if not (math.isfinite(a) and math.isfinite(e)):
         return {"verdict": "incorrect"}
-    step = display_step(decl or undeclared(q.key), e)
+    # a question's own band is exact (the page states it): the display rounding does not widen it
+    step = 0.0 if q.tolerance else display_step(decl or undeclared(q.key), e)
     verdict = verdict_of(a, e, step, *bands(q))
     out: dict[str, Any] = {"verdict": verdict}
     if note:
@@ -363,10 +359,11 @@ def check(
 
 
 def slips_of(q: Question, expected: Any) -> list[Slip]:
-    """The slips an answer is held against before the generic ones: the card's own, the derivation's
-    factors and terms (a traced ``expected`` has them), then the question's alternative units."""
+    """The slips an answer is held against before the generic ones: what the question declares (its
+    own slips, its alternative units), then the derivation's factors and terms (a traced ``expected``
+    has them)."""
     e = float(expected)
-    return [*q.slips, *factor_slips(expected), *(Slip(r.id, r.text, e * r.value) for r in choice_slips(q))]
+    return [*q.slips, *(Slip(r.id, r.text, e * r.value) for r in choice_slips(q)), *factor_slips(expected, bands(q)[0])]
 
 
 def candidates(q: Question, expected: Any, slips: Sequence[Slip] | None = None, unit: str | None = None) -> list[Slip]:
