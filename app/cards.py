@@ -459,6 +459,9 @@ class Question:
     slips: tuple[Any, ...] = ()  # exercises.Slip: mistakes the card knows of (total vs active, TP not divided)
     units: dict[str, float] = field(default_factory=dict)  # alternative units: name -> factor to `unit`
     options: dict[str, str] = field(default_factory=dict)  # for choice/bool questions
+    # a narrower 正确 band than the rule's 0.5 % (接近: ten times it), when the change the question asks
+    # about is smaller than the rule's bands (the unchanged value must not pass); shown on the page
+    tolerance: float | None = None
 
 
 @dataclass

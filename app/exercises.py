@@ -1,19 +1,35 @@
 """Checking a reader's answer to a question: one rule for the page, the API and the live class.
 
 **正确** within the card's display rounding or 0.5 % (whichever is wider), **接近** within 5 %, otherwise
-**不对**. An answer that is not 正确 is held against the likely slips; when one matches (within 0.5 %)
-the result names it (``diagnosis``: a stable id, and a sentence) and the verdict stays what the rule
-says. The slips come from three places:
+**不对**. A question may declare a narrower band (``Question.tolerance``: its 正确 band; its 接近 band is
+ten times that, as in the rule) when the effect it asks about is smaller than the rule's bands: the
+unchanged value it starts from must not pass (练习 3-4: 76.51 s for 76.471 s); the page says so.
 
-- the number's own traced derivation, mechanically: each factor of its formula left out or applied
-  twice, each term of a sum left out (so every card with derivations gets diagnoses for free);
-- what the card declares for a question (``Question.slips``: total vs active parameters, TP not
-  divided, …, values its ``compute`` worked out);
-- unit slips: the question's own alternative units; ×10³ and ×10⁶ for any number, ×100 for a
-  percentage; bits vs bytes (×8) and GB vs GiB (×1.0737) for byte quantities.
+An answer that is not 正确 is held against the likely slips, in the order a teacher would guess them:
+
+1. what the card declares for the question (``Question.slips``: total vs active parameters, …; and
+   its alternative units: a number worked in one and typed as the other);
+2. the number's own traced derivation, mechanically: each factor of its formula left out or applied
+   twice, a factor shared by every term of a sum left out (18·N read as N), each term of a sum left
+   out (named by its symbol and its value: "少加了 每卡预留 r(5 GB)");
+3. a generic factor of two (K and V, 2·N·D, two directions), when the derivation's own 2 does not fit;
+4. a percentage typed as a fraction or the other way round (×100, ÷100);
+5. units: the question's own alternative units, ×10³/×10⁶/×10⁹, GB vs GiB (or the SI/IEC pair of the
+   unit chosen: MB typed as MiB), bits vs bytes (×8), hours vs days (×24).
+
+**Which slip is named.** The answer is measured against each slipped value with the rule's own 接近
+band (``CLOSE_REL``, or the question's): a slip is a candidate only when the answer is within that
+band of the slipped value. Of the candidates, the one whose value is nearest to the answer (relative
+distance) wins, and the expected value itself competes too: an answer nearer the right value than
+any slip is "close", not a slip. Only an exact tie (the same slipped value, e.g. the derivation's
+own "少乘了 2" and the generic factor of two) goes to the earlier in the teacher's order. ``SLIP_REL``
+is the 正确 band: a slipped value within it of the expected value is no slip at all (typing it is
+right), so every named slip lies outside the 正确 band and inside the 接近 band of its own value;
+two slips nearer to each other than ``SLIP_REL`` are told apart by the nearest-wins rule alone.
 
 The expected value of a numeric question is the card's own output ``outputs[q.key]`` at the reader's
-parameters, so an answer can never disagree with the chart.
+parameters, so an answer can never disagree with the chart. Typed text ("4.02×10²²", "73.7GB",
+"≈ 1,024") is read by :mod:`app.answers` first (one parser for the page, the API and the live class).
 """
 
 from __future__ import annotations
@@ -24,6 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import answers
 from .cards import Question
 from .derivation import sym_text
 from .format import GIVEN
@@ -35,7 +52,8 @@ W = words_for(__name__)
 
 CORRECT_REL = 0.005  # 正确: within 0.5 % (or the display rounding, when that is wider)
 CLOSE_REL = 0.05  # 接近: within 5 %
-SLIP_REL = 0.005  # an answer matches a slip within 0.5 % of the slip's value
+SLIP_REL = 0.005  # a slipped value within the 正确 band of the expected value is no slip (see above)
+TIE_REL = 1e-9  # slipped values this close are the same number: the earlier in the teacher's order is named
 RULE_TEXT = W["rule_text"]
 VERDICT_TEXT = {
     "correct": W["verdict_text.correct"],
@@ -72,12 +90,20 @@ def display_step(decl: Out, value: float) -> float:
     return 0.5 * 10 ** (e - decimals) * decl.scale * 10**decl.exp
 
 
-def verdict_of(answer: float, expected: float, step: float = 0.0) -> str:
-    """The rule: 正确 / 接近 / 不对 for a numeric answer."""
+def bands(q: Question | None) -> tuple[float, float]:
+    """The (正确, 接近) relative bands for ``q``: the rule's, or ten-to-one from its declared tolerance."""
+    tol = getattr(q, "tolerance", None)
+    return (CORRECT_REL, CLOSE_REL) if tol is None else (tol, 10 * tol)
+
+
+def verdict_of(
+    answer: float, expected: float, step: float = 0.0, correct_rel: float = CORRECT_REL, close_rel: float = CLOSE_REL
+) -> str:
+    """The rule: 正确 / 接近 / 不对 for a numeric answer (a question's own bands when it has them)."""
     err = abs(answer - expected)
-    if err <= max(step, CORRECT_REL * abs(expected)) * (1 + 1e-9):
+    if err <= max(step, correct_rel * abs(expected)) * (1 + 1e-9):
         return "correct"
-    if err <= CLOSE_REL * abs(expected):
+    if err <= max(step, close_rel * abs(expected)):
         return "close"
     return "incorrect"
 
@@ -99,10 +125,27 @@ def _symbol(n: Any) -> str:
     return sym_text(n.sym) if isinstance(n, Node) and n.sym else _label(n)
 
 
+def _core(a: Any) -> Any:
+    """A part without its unit conversions (r GB ×10⁹ is the term r)."""
+    while isinstance(a, Node) and a.kind == "scale" and a.args and isinstance(a.args[0], Node):
+        a = a.args[0]
+    return a
+
+
 def _named(a: Any) -> bool:
     """A part a reader can leave out: an input, a named intermediate, a rule's value or a written
     number (an unnamed sub-expression is looked into instead)."""
+    a = _core(a)
     return not isinstance(a, Node) or a.kind in ("leaf", "named", "rule")
+
+
+def _term_label(a: Any) -> str:
+    """A term as a reader would name it: its label, and its value when it has a unit ("r(5 GB)")."""
+    a = _core(a)
+    label = _label(a)
+    if isinstance(a, Node) and a.unit and a.unit != "×":
+        return W.f("term_label", label=label, value=GIVEN.text(a.value), unit=a.unit)
+    return label
 
 
 def _parts(root: Node) -> Iterator[tuple[Node, int, Any]]:
@@ -116,8 +159,8 @@ def _parts(root: Node) -> Iterator[tuple[Node, int, Any]]:
         seen.add(n)
         count += 1
         for i, a in enumerate(n.args):
-            if n.kind in ("op", "scale"):
-                yield n, i, a
+            if n.kind == "op" or (n.kind == "scale" and not isinstance(a, Node)):
+                yield n, i, a  # a converted quantity is no factor of its conversion
             if isinstance(a, Node):
                 stack.append(a)
 
@@ -153,9 +196,9 @@ def _changed(op: Node, i: int, how: str) -> dict[Node, float] | None:
         return None
 
 
-def factor_slips(value: Any) -> list[Slip]:
+def factor_slips(value: Any, rel: float = SLIP_REL) -> list[Slip]:
     """What the traced ``value`` would be with each factor of its formula left out or applied twice,
-    each term of a sum left out: the slips its derivation offers."""
+    each term of a sum left out: the slips its derivation offers (those outside the 正确 band ``rel``)."""
     root = node_of(value)
     if root is None:
         return []
@@ -174,9 +217,37 @@ def factor_slips(value: Any) -> list[Slip]:
                 v = recompute(root, swap)
             except (ArithmeticError, ValueError):
                 continue
-            if math.isfinite(v) and not math.isclose(v, root.value, rel_tol=SLIP_REL):
+            if math.isfinite(v) and not math.isclose(v, root.value, rel_tol=rel):
                 kind, text = _FACTOR_TEXT[key]
-                out.append(Slip(f"{kind}:{_symbol(a)}", text.format(x=_label(a)), v))
+                x = _term_label(a) if op.op in ("add", "sum", "sub") else _label(_core(a))
+                out.append(Slip(f"{kind}:{_symbol(_core(a))}", text.format(x=x), v))
+    return out + _common_factor_slips(root, rel)
+
+
+def _common_factor_slips(root: Node, rel: float) -> list[Slip]:
+    """A sum whose every term is a product with one same named factor (N·2 + N·4 + N·4 + N·8): the
+    other factors left out (the answer read as N: "少乘了 (2 + 4 + 4 + 8)")."""
+    out: list[Slip] = []
+    seen: set[Node] = set()
+    for op, i, _a in _parts(root):
+        if i or op in seen or op.op not in ("add", "sum") or len(op.args) < 2:
+            continue
+        seen.add(op)
+        terms = [_core(t) for t in op.args]
+        if not all(isinstance(t, Node) and t.kind == "op" and t.op == "mul" for t in terms):
+            continue
+        shared = [x for x in terms[0].args if isinstance(x, Node) and all(x in t.args for t in terms[1:])]
+        if not shared:
+            continue
+        x = shared[0]
+        rest = [" × ".join(_label(y) for y in t.args if y is not x) or "1" for t in terms]
+        try:
+            v = recompute(root, {op: op.value / sum(t.value for t in terms) * x.value})
+        except (ArithmeticError, ValueError):
+            continue
+        if math.isfinite(v) and v and not math.isclose(v, root.value, rel_tol=rel):
+            text = W["factor_text.t"].format(x="(" + " + ".join(rest) + ")")
+            out.append(Slip(f"dropped_factor:({'+'.join(rest)})", text, v))
     return out
 
 
@@ -187,6 +258,14 @@ _SCALE = W["scale"]
 _BITS = W["bits"]
 _GIB = W["gib"]
 _PCT = W["pct"]
+_TWO = W["two"]
+_DAYS = W["days"]
+
+# a byte unit's SI prefix and the ratio of its IEC sibling (MiB / MB = 2²⁰ / 10⁶)
+_SI_IEC = {"k": 1, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
+SI_IEC_UNIT = re.compile(r"^([kKMGTP])(i?)B(/s)?$")
+DAY_UNITS = re.compile(r"(^|·)(h|d|天|小时|hours?|days?)$")
+PERCENT_UNITS = ("%", "", "×")  # a share or a ratio: typed as a percentage or as a fraction
 
 
 def _both(id: str, text: str, factor: float) -> list[Slip]:
@@ -201,13 +280,32 @@ def choice_slips(q: Question) -> list[Slip]:
     return out
 
 
-def unit_slips(unit: str) -> list[Slip]:
-    """Unit slips of a quantity in ``unit``, as ratios to the expected value (value = the ratio)."""
-    out = _both("scale_1e3", _SCALE.format(n="1000"), 1e3) + _both("scale_1e6", _SCALE.format(n="10⁶"), 1e6)
-    if unit == "%":
+def si_iec_slip(unit: str | None) -> list[Slip]:
+    """A byte unit's SI/IEC pair (MB and MiB): a number worked in one and typed as the other."""
+    m = SI_IEC_UNIT.match(unit or "")
+    if m is None:
+        return []
+    n = _SI_IEC[m.group(1)]
+    si, iec = f"{'k' if n == 1 else m.group(1).upper()}B", f"{'K' if n == 1 else m.group(1).upper()}iB"
+    return _both(f"si_iec:{iec}", W.f("si_iec", si=si, iec=iec), 1024**n / 1000**n)
+
+
+def unit_slips(unit: str, chosen: str | None = None) -> list[Slip]:
+    """The generic slips of a quantity in ``unit`` (typed in ``chosen``), as ratios to the expected value
+    (value = the ratio), in the teacher's order: a factor of two, a percentage, the ×1000 family, the
+    SI/IEC pair, bits vs bytes, hours vs days."""
+    out = _both("factor_two", _TWO, 2.0)
+    if unit in PERCENT_UNITS:
         out += _both("percent", _PCT, 100.0)
+    out += _both("scale_1e3", _SCALE.format(n="1000"), 1e3) + _both("scale_1e6", _SCALE.format(n="10⁶"), 1e6)
+    out += _both("scale_1e9", _SCALE.format(n="10⁹"), 1e9)
     if BYTE_UNITS.search(unit or ""):
-        out += _both("bits_bytes", _BITS, 8.0) + _both("gib_gb", _GIB, 2**30 / 1e9)
+        out += _both("gib_gb", _GIB, 2**30 / 1e9)
+        for u in dict.fromkeys([unit, chosen or unit]):  # MB typed as MiB (and back)
+            out += [s for s in si_iec_slip(u) if not math.isclose(max(s.value, 1 / s.value), 2**30 / 1e9)]
+        out += _both("bits_bytes", _BITS, 8.0)
+    if DAY_UNITS.search(unit or ""):
+        out += _both("hours_days", _DAYS, 24.0)
     return out
 
 
@@ -224,23 +322,35 @@ def check(
 ) -> dict[str, Any]:
     """The verdict on one answer (``unit``: the unit the reader chose, default the question's). A traced
     ``expected`` (from ``cards.explain``) also offers the slips of its own derivation; ``slips`` are those
-    worked out before (a live question keeps them from when it was asked)."""
+    worked out before (a live question keeps them from when it was asked). Typed text is read first
+    (:func:`app.answers.read`): what cannot be read is said in the verdict (``unreadable``), and a unit
+    typed after the number is used (converted, and said so, when it is the question's SI/IEC sibling)."""
     if q.kind == "open":
         return {"verdict": "open"}
     if q.kind in ("bool", "choice"):
         return {"verdict": "correct" if _norm(answer) == _norm(expected) else "incorrect"}
+    note = None
+    if isinstance(answer, str):
+        read = answers.read(answer, q.unit, [q.unit, *q.units])
+        if read.error:  # said as the verdict, not refused: the reader sees what to type instead
+            return {"verdict": "unreadable", "text": read.error}
+        answer, note = read.value, read.note
+        unit = read.unit or unit
     a = float(answer)
     if unit and unit != q.unit:
-        a *= q.units[unit]
+        a *= q.units[unit] if unit in q.units else answers.factor(unit, q.unit)
     e = float(expected)
     if not (math.isfinite(a) and math.isfinite(e)):
         return {"verdict": "incorrect"}
-    step = display_step(decl or undeclared(q.key), e)
-    verdict = verdict_of(a, e, step)
+    # a question's own band is exact (the page states it): the display rounding does not widen it
+    step = 0.0 if q.tolerance else display_step(decl or undeclared(q.key), e)
+    verdict = verdict_of(a, e, step, *bands(q))
     out: dict[str, Any] = {"verdict": verdict}
+    if note:
+        out["note"] = note
     if verdict == "correct":
         return out
-    slip = diagnose(q, expected, a, slips)
+    slip = diagnose(q, expected, a, slips, unit)
     if slip is not None:
         out.update(diagnosis=slip.id, diagnosis_text=slip.text, hint=slip.text)
     elif verdict == "close":
@@ -249,23 +359,36 @@ def check(
 
 
 def slips_of(q: Question, expected: Any) -> list[Slip]:
-    """The slips an answer is held against before the unit slips: the card's own, the question's
-    alternative units, then the derivation's factors and terms (a traced ``expected`` has them)."""
+    """The slips an answer is held against before the generic ones: what the question declares (its
+    own slips, its alternative units), then the derivation's factors and terms (a traced ``expected``
+    has them)."""
     e = float(expected)
-    return [*q.slips, *(Slip(r.id, r.text, e * r.value) for r in choice_slips(q)), *factor_slips(expected)]
+    return [*q.slips, *(Slip(r.id, r.text, e * r.value) for r in choice_slips(q)), *factor_slips(expected, bands(q)[0])]
 
 
-def diagnose(q: Question, expected: Any, answer: float, slips: Sequence[Slip] | None = None) -> Slip | None:
-    """The first slip the answer matches: :func:`slips_of` (or ``slips``, worked out before), then a
-    unit slip."""
+def candidates(q: Question, expected: Any, slips: Sequence[Slip] | None = None, unit: str | None = None) -> list[Slip]:
+    """Every slip an answer to ``q`` is held against, with its value, in the teacher's order."""
     e = float(expected)
-    for s in slips_of(q, expected) if slips is None else slips:
-        if s.value and math.isclose(answer, s.value, rel_tol=SLIP_REL):
-            return s
-    for s in unit_slips(q.unit):
-        if e and math.isclose(answer, e * s.value, rel_tol=SLIP_REL):
-            return s
-    return None
+    own = slips_of(q, expected) if slips is None else list(slips)
+    return [*own, *(Slip(s.id, s.text, e * s.value) for s in unit_slips(q.unit, unit))]
+
+
+def diagnose(
+    q: Question, expected: Any, answer: float, slips: Sequence[Slip] | None = None, unit: str | None = None
+) -> Slip | None:
+    """The slip nearest the answer among those whose 接近 band holds it (:func:`candidates`; ``slips``:
+    the question's own, worked out before), unless the expected value is nearer still; an exact tie
+    goes to the earlier in the teacher's order."""
+    e = float(expected)
+    close = bands(q)[1]
+    best, best_d = None, abs(answer - e) / abs(e) if e else math.inf
+    for s in candidates(q, expected, slips, unit):
+        if not s.value or not math.isfinite(s.value):
+            continue
+        d = abs(answer - s.value) / abs(s.value)
+        if d <= close and d < best_d * (1 - TIE_REL) - TIE_REL:
+            best, best_d = s, d
+    return best
 
 
 def _norm(v: Any) -> Any:

@@ -40,7 +40,7 @@
   // A diagnosed slip is said with the verdict, and its question's hint opens on its own.
   function showVerdict(form, r) {
     var o = form.querySelector("output.verdict");
-    o.textContent = r.text + (r.hint ? " · " + r.hint : "");
+    o.textContent = r.text + (r.hint ? " · " + r.hint : "") + (r.note ? " · " + r.note : "");
     o.className = "verdict v-" + r.verdict + (r.diagnosis ? " diagnosed" : "");
     if (r.diagnosis) {
       o.dataset.diagnosis = r.diagnosis;
@@ -60,12 +60,13 @@
     e.preventDefault();
     var card = form.closest(".card"), sec = form.closest(".questions");
     var key = form.dataset.key, raw = answerOf(form);
-    if (raw === "") return;
     var unitSel = form.querySelector("select[name=unit]");
     var isNum = form.closest(".q").classList.contains("q-numeric");
     var isBool = form.closest(".q").classList.contains("q-bool");   // the API takes a JSON boolean
-    var val = isNum ? Number(raw.replace(/,/g, "")) : (isBool ? raw === "true" : raw);
-    if (isNum && !isFinite(val)) { showVerdict(form, { verdict: "incorrect", text: word("enter_number") }); return; }
+    if (raw === "") { if (isNum) showVerdict(form, { verdict: "incorrect", text: word("enter_number") }); return; }
+    // a numeric answer goes as typed ("4.02×10²²", "73.7 GB", "７３．７"): the server reads it (app/answers.py)
+    // and says what it could not read
+    var val = isBool ? raw === "true" : raw;
     var body = { params: cardParams(card), answers: {}, units: {} };
     body.answers[key] = val;
     if (unitSel) body.units[key] = unitSel.value;
@@ -79,7 +80,7 @@
         var now = document.querySelector('.card[data-card="' + card.dataset.card + '"] form.answer[data-key="' + key + '"]');
         showVerdict(now || form, r);
         checkedNow.add(card.dataset.card + ":" + key);
-        saveAttempt(card.dataset.card, key, { answer: raw, unit: unitSel ? unitSel.value : null, verdict: r.verdict, text: r.text, hint: r.hint || null, diagnosis: r.diagnosis || null, t: Date.now() });
+        saveAttempt(card.dataset.card, key, { answer: raw, unit: unitSel ? unitSel.value : null, verdict: r.verdict, text: r.text, hint: r.hint || null, note: r.note || null, diagnosis: r.diagnosis || null, t: Date.now() });
         reveal(card, key);
       });
   });
@@ -100,7 +101,7 @@
           var us = form.querySelector("select[name=unit]");
           if (us && rec.unit) us.value = rec.unit;
           var now = checkedNow.has(card.dataset.card + ":" + form.dataset.key);   // checked on this page: no "上次"
-          showVerdict(form, { verdict: rec.verdict, text: (now ? "" : word("last_time")) + rec.text, hint: rec.hint, diagnosis: now ? rec.diagnosis : null });
+          showVerdict(form, { verdict: rec.verdict, text: (now ? "" : word("last_time")) + rec.text, hint: rec.hint, note: rec.note, diagnosis: now ? rec.diagnosis : null });
         }
         var hint = li.querySelector("details.hint"), sol = li.querySelector("details.solution");
         if (sol) {

@@ -1157,10 +1157,11 @@
     };
     form.addEventListener("submit", function (e) {
       e.preventDefault();
-      var sw = f.latest.sweep, raw = form.elements.value.value.trim().replace(/,/g, "");
+      var sw = f.latest.sweep, raw = form.elements.value.value.trim();
       if (!sw || sw.status === "revealed") return;
-      if (raw === "" || !isFinite(Number(raw))) { msg.textContent = tw("need_number"); return; }
-      f.send("/sweeps/" + sw.sid + "/predictions", { value: Number(raw), nick: f.nick() }).then(function (res) {
+      if (raw === "") { msg.textContent = tw("need_number"); return; }
+      // sent as typed ("1,024", "4.02×10²²"): the server reads it (app/answers.py) and says what it could not
+      f.send("/sweeps/" + sw.sid + "/predictions", { value: raw, nick: f.nick() }).then(function (res) {
         msg.textContent = res.ok ? tw("predicted") : errorText(res, tw("submit_failed"));
       });
     });
@@ -1186,9 +1187,10 @@
   }
   function answerBody(form, q) {
     if (q.kind === "numeric") {
-      var raw = form.elements.value.value.trim().replace(/,/g, "");
-      if (raw === "" || !isFinite(Number(raw))) return tw("need_number");
-      var us = $("select[name=unit]", form), body = { value: Number(raw) };
+      var raw = form.elements.value.value.trim();
+      if (raw === "") return tw("need_number");
+      // sent as typed ("73.7 GB", "７３．７"): the server reads it as the page's answers are read
+      var us = $("select[name=unit]", form), body = { value: raw };
       if (!us.hidden && us.value) body.unit = us.value;
       return body;
     }

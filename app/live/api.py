@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .. import exercises
+from .. import answers, exercises
 from ..cards import REGISTRY, Question, explain, resolve
 from ..cards import run as compute
 from ..chapters import reading_order
@@ -399,6 +399,7 @@ def _question_record(card, params, query: str, key: str) -> dict:
         "units": dict(q.units),
         "kind": q.kind,
         "options": dict(q.options),
+        "tolerance": q.tolerance,
         "expected": expected if isinstance(expected, (bool, str)) else float(expected),
         "slips": slips,
         "axis": cardinfo.axis_of(card, view, key),
@@ -436,10 +437,18 @@ async def _question(store: Store, s: Session, qid: int) -> dict:
 def _checked_answer(rec: dict, data: AnswerIn) -> dict:
     """The answer in the exercise checker's terms (units, 正确/接近/不对), or 422."""
     value: Any = data.value
+    unit = data.unit
     if rec["kind"] == "numeric":
-        value = number_answer(value)
         allowed = [rec["unit"], *rec.get("units", {})]
-        if data.unit is not None and data.unit not in allowed:
+        if isinstance(value, str):  # typed text, read as the page's answers are (a unit typed with it wins)
+            read = answers.read(value, rec["unit"], allowed)
+            if read.error:
+                raise fail(422, "value", read.error, "float_parsing")
+            value, unit = read.value, read.unit or unit
+            if unit is not None and unit not in allowed:  # a sibling (GiB for GB): converted
+                value, unit = value * answers.factor(unit, rec["unit"]), None
+        value = number_answer(value)
+        if unit is not None and unit not in allowed:
             raise fail(
                 422,
                 "unit",
@@ -461,16 +470,17 @@ def _checked_answer(rec: dict, data: AnswerIn) -> dict:
         kind=rec["kind"],
         units=rec.get("units", {}),
         options=rec.get("options", {}),
+        tolerance=rec.get("tolerance"),
     )
     # the rule of the card's own check (its display rounding, the slips of its derivation)
     card = REGISTRY.get(rec["card"])
     decl = card.outputs.get(rec["key"]) if card else None
     slips = [exercises.Slip(*s) for s in rec["slips"]] if "slips" in rec else None
-    r = exercises.check(q, rec["expected"], value, data.unit, decl, slips)
-    norm = to_question_unit(rec, value, data.unit) if rec["kind"] == "numeric" else None
+    r = exercises.check(q, rec["expected"], value, unit, decl, slips)
+    norm = to_question_unit(rec, value, unit) if rec["kind"] == "numeric" else None
     return {
         "value": value,
-        "unit": data.unit,
+        "unit": unit,
         "norm": norm,
         "verdict": r["verdict"],
         "diagnosis": r.get("diagnosis"),

@@ -15,6 +15,7 @@ from fastapi import Depends, HTTPException, Path, Request
 from pydantic import BaseModel, ValidationError
 from starlette.requests import HTTPConnection
 
+from .. import answers
 from ..cards import REGISTRY, Card, resolve
 from ..errors import error_item
 from ..state import ParamError, parse_query
@@ -164,11 +165,18 @@ QID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": MAX_QUESTIONS}
 
 
 def number_answer(value: Any) -> float:
-    """A number a phone sent (an answer, a prediction): "1,024" and 1024 alike; else a 422 naming ``value``."""
+    """A number a phone sent (an answer, a prediction): typed text is read as the page's answers are
+    ("1,024", "4.02×10²²", "７３．７": app/answers.py), 1024 as is; else a 422 naming ``value`` and
+    saying what was not understood."""
     if isinstance(value, bool):
         raise fail(422, "value", W["kind.float_parsing"], "float_parsing")
+    if isinstance(value, str):
+        read = answers.read(value)
+        if read.error or read.unit:  # a unit is read by the caller that knows the question's
+            raise fail(422, "value", read.error or W["kind.float_parsing"], "float_parsing")
+        value = read.value
     try:
-        number = float(value.replace(",", "")) if isinstance(value, str) else float(value)
+        number = float(value)
     except ValueError:
         raise fail(422, "value", W["kind.float_parsing"], "float_parsing") from None
     if not math.isfinite(number):

@@ -5,13 +5,13 @@ asks questions."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .. import exercises
+from .. import answers, exercises
 from ..cards import REGISTRY, Card, explain, run
 from ..errors import ErrorBody, error_item, error_response
 from ..render import card_json, dumps
@@ -48,6 +48,7 @@ class Verdict(BaseModel):
     hint: str | None = None
     diagnosis: str | None = Field(None, description=W["verdict.diagnosis.description"])
     diagnosis_text: str | None = Field(None, description=W["verdict.diagnosis_text.description"])
+    note: str | None = Field(None, description=W["verdict.note.description"])
     expected: float | bool | str | None = None
 
 
@@ -138,6 +139,9 @@ def _api_endpoint(card: Card):
     return endpoint
 
 
+TypedAnswer = Annotated[str, Field(max_length=answers.MAX_TEXT * 4)]  # longer than MAX_TEXT: said in the verdict
+
+
 def check_body_model(card: Card) -> type[BaseModel]:
     """The POST body for a card with questions, typed by them so the schema says exactly what is
     accepted: ``answers`` keyed by the numeric/yes-no question keys (of every state the card can
@@ -147,7 +151,8 @@ def check_body_model(card: Card) -> type[BaseModel]:
     for q in exercises.questions_of(card).values():
         if q.kind == "open":
             continue
-        typ = float if q.kind == "numeric" else (bool if q.kind == "bool" else str)
+        # a numeric answer: a number, or the text typed (read on the server: "4.02×10²²", "73.7 GB")
+        typ = float | TypedAnswer if q.kind == "numeric" else (bool if q.kind == "bool" else str)
         ans[q.key] = (typ | None, Field(None, description=q.prompt[:80]))
         if q.units:
             units[q.key] = (Literal[tuple([q.unit, *q.units])] | None, None)
@@ -176,7 +181,7 @@ def _verdicts(
             continue
         expected = view.outputs.get(q.key)
         r = exercises.check(q, expected, v, units.get(k), card.outputs.get(q.key))
-        r["text"] = exercises.VERDICT_TEXT.get(r["verdict"], r["verdict"])
+        r["text"] = r.get("text") or exercises.VERDICT_TEXT.get(r["verdict"], r["verdict"])
         if reveal and k not in withheld:  # a live class is asking it: no answer before 公布
             r["expected"] = plain(expected)
         results[k] = r

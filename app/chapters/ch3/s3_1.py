@@ -373,6 +373,7 @@ def ex_3_1(p: Ex31Params) -> View:
                 key="end_context_tokens",
                 prompt=W["ex_3_1.prompt_3"],
                 unit="token",
+                tolerance=2e-4,
                 hint=W["ex_3_1.hint_3"],
                 solution=[W["ex_3_1.solution_3"]],
             ),

@@ -238,7 +238,7 @@ def ex_3_4(p: Ex34Params) -> View:
                 "%",
                 solution=[W["ex_3_4.solution_4"]],
             ),
-            Question("tools_new_total_s", W.f("ex_3_4.questions_7", st=st), "s"),
+            Question("tools_new_total_s", W.f("ex_3_4.questions_7", st=st), "s", tolerance=5e-5),
             Question("tools_saved_pct", W["ex_3_4.questions_8"], "%"),
             Question(
                 "first_round_cap_speedup",
