@@ -401,7 +401,9 @@
   initCharts();
   document.addEventListener("DOMContentLoaded", function () {
     initMenu();
-    initSectionState();
     initChanged();
+    // after htmx and app.js have set up the forms (their DOMContentLoaded listeners run after this one:
+    // this script runs in <head>, theirs are deferred)
+    setTimeout(initSectionState, 0);
   });
 })();
