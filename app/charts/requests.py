@@ -297,7 +297,7 @@ def ranked_columns(
                 showlegend=ci == 0,
                 mode="markers+text",
                 text=[W.f("ranked_columns.text", v=i0 + 1)],
-                textposition="top left",  # inside its own panel (middle left met the next panel's title on a phone)
+                textposition="middle left",
             )
         )
     lay = layout(
