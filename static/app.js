@@ -228,7 +228,13 @@
     if (h) { f.layout.height = h; el.style.minHeight = h + "px"; }
     fitTitles(f.layout, f.layout.width || el.clientWidth || 600, fig.data);
     if (fig.frames) f.frames = fig.frames;
-    return window.Plotly.react(el, f).then(function () { return keepLabelsInside(el); });
+    // reading.js fits a narrow chart's labels: before drawing (on f) and once drawn (promises in wait)
+    var hook = { fig: f, wait: [] };
+    el.dispatchEvent(new CustomEvent("chart:layout", { detail: hook }));
+    return window.Plotly.react(el, f).then(function () {
+      el.dispatchEvent(new CustomEvent("chart:drawn", { detail: hook }));
+      return Promise.all(hook.wait);
+    }).then(function () { return keepLabelsInside(el); });
   }
   // A label at a chart's edge (a reference line's, over the top or beside a side) is never cut off by
   // the chart's bounds, where a projector's larger type or a phone's narrow chart pushes it out: once
