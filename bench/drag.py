@@ -86,15 +86,35 @@ def drag(page, url: str, seconds: float = 1.0, start: float = 0.25, end: float =
     assert box, "the B slider is not on screen"
     y = box["y"] + box["height"] / 2
     x0, x1 = box["x"] + start * box["width"], box["x"] + end * box["width"]
-    page.mouse.move(x0, y)
-    page.mouse.down()
+    # The hand, through Chromium's DevTools protocol (Input.dispatchMouseEvent): each move returns once
+    # the page has taken it, and Chromium hands a page at most one move per animation frame, as it
+    # does a real mouse's 60–1000 moves a second. Playwright's page.mouse.move costs its own round
+    # trips on top: on this 2-core VM it got 9–33 moves a second through even to a bare range input,
+    # against 60 from the protocol, so it measured the driver, not the page.
+    cdp = page.context.new_cdp_session(page)
+
+    def mouse(kind: str, x: float, buttons: int) -> None:
+        cdp.send(
+            "Input.dispatchMouseEvent",
+            {
+                "type": kind,
+                "x": x,
+                "y": y,
+                "button": "left" if kind != "mouseMoved" or buttons else "none",
+                "buttons": buttons,
+                "clickCount": 1 if kind != "mouseMoved" else 0,
+            },
+        )
+
+    mouse("mouseMoved", x0, 0)
+    mouse("mousePressed", x0, 1)
     moves, t0 = 0, time.perf_counter()
     while (elapsed := time.perf_counter() - t0) < seconds:
-        page.mouse.move(x0 + (x1 - x0) * elapsed / seconds, y)
+        mouse("mouseMoved", x0 + (x1 - x0) * elapsed / seconds, 1)
         moves += 1
-        time.sleep(0.004)  # ~one move per frame or more (each move waits for the page to take it)
-    page.mouse.move(x1, y)
-    page.mouse.up()
+    mouse("mouseMoved", x1, 1)
+    mouse("mouseReleased", x1, 0)
+    cdp.detach()
     final = int(float(page.locator(f"#{CARD}-{PARAM}").input_value()))
     time.sleep(settle)
     page.wait_for_function(f"() => !document.querySelector('#{CARD} .htmx-request')", timeout=10_000)
