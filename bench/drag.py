@@ -36,12 +36,16 @@ SAMPLER_JS = """([card, tile]) => {
     const m = pt && /translate\\(([-\\d.e]+)/.exec(pt.getAttribute('transform') || '');
     return m ? Math.round(el._fullLayout.xaxis.p2d(parseFloat(m[1]))) : null;
   };
-  const d = window.__drag = {frames: [], down: null, up: null, run: true, inputs: 0, requests: 0};
+  const d = window.__drag = {frames: [], down: null, up: null, run: true, inputs: 0, requests: 0, asked: []};
   document.addEventListener('pointerdown', () => { d.down = performance.now(); }, true);
   document.addEventListener('pointerup', () => { d.up = performance.now(); }, true);
   // the slider's value changes (one input event each) and the card's requests for them
   document.addEventListener('input', (e) => { if (e.target.matches('input.range')) d.inputs++; }, true);
-  document.addEventListener('htmx:beforeRequest', (e) => { if (e.target.closest('#' + card)) d.requests++; });
+  document.addEventListener('htmx:beforeRequest', (e) => {
+    if (!e.target.closest('#' + card)) return;
+    d.requests++;
+    d.asked.push(e.detail.pathInfo ? e.detail.pathInfo.finalRequestPath : '');
+  });
   const loop = () => {
     const v = document.querySelector('#' + card + ' .stat[data-key="' + tile + '"] .v');
     d.frames.push({t: performance.now(), b0: markerB(document.getElementById('plot-' + card + '-0')),
@@ -73,7 +77,8 @@ def drag(page, url: str, seconds: float = 1.0, start: float = 0.25, end: float =
     ``lag_ms`` (mouse-up → first frame showing ``final``, None if never), ``final_shown`` (the last
     frame shows it), ``stale_after`` (frames after that first one that show another state) and
     ``torn`` (frames whose charts and tile disagree, of ``frames`` sampled while the button was down),
-    ``inputs`` (the slider's value changes) and ``requests`` (the card's requests, mouse-up included).
+    ``inputs`` (the slider's value changes), ``requests`` (the card's requests, mouse-up included) and
+    ``repeated`` (requests for a state already asked for: 0 when no value is asked for twice).
     """
     page.goto(f"{url}/cards/{CARD}")
     page.wait_for_function(
@@ -148,6 +153,7 @@ def drag(page, url: str, seconds: float = 1.0, start: float = 0.25, end: float =
         "frames": len(during),
         "inputs": d["inputs"],
         "requests": d["requests"],
+        "repeated": d["requests"] - len(set(d["asked"])),
     }
 
 

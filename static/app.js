@@ -292,6 +292,8 @@
     r.addEventListener("input", function (e) {
       e.stopPropagation();
       var v = r.dataset.log ? snap(logVal(+r.value, min, max), step, min) : +r.value;
+      // a log slider's neighbouring positions often snap to the same value: that state is asked for once
+      if (box.value === String(v) && !box.classList.contains("bad")) return;
       box.value = String(v);
       box.classList.remove("bad");
       box.dispatchEvent(new Event("input", { bubbles: true }));
