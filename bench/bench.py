@@ -463,8 +463,11 @@ def report(m: dict, secs: float, smoke: bool) -> bool:
             f"{med([r['slider_ms'] for r in rounds]):.0f} ({med([r['slider_p90_ms'] for r in rounds]):.0f})",
         )
         info(
-            "drag: mouse moves sent · frames sampled · torn frames (charts ≠ tile)",
-            " · ".join(f"{med([r['drag'][k] for r in rounds]):.0f}" for k in ("moves", "frames", "torn")),
+            "drag: mouse moves sent · frames sampled · torn frames (charts ≠ tile) · requests · repeated",
+            " · ".join(
+                f"{med([r['drag'][k] for r in rounds]):.0f}"
+                for k in ("moves", "frames", "torn", "requests", "repeated")
+            ),
         )
         info(f"section page with {m['section_cards']} cards → interactive: ms", f"{m['section_ms']:.0f}")
     print(f"\none new {CARD} state in one process, no HTTP (bench/stages.py): ms, each row its fastest round")

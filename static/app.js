@@ -68,7 +68,7 @@
   }
 
   // ---------------------------------------------------------------- figures
-  var lastFig = new WeakMap();
+  var lastFig = new WeakMap(), drawnText = new WeakMap();
   // Presenter: the tiles' side column shrinks its type (then sets two tiles a row) until it ends on screen
   var TILE_SCALES = [1, 0.9, 0.8, 0.7, 0.62, 0.55];
   function fitTiles() {
@@ -89,8 +89,11 @@
     (root || document).querySelectorAll("script.figdata").forEach(function (s) {
       var el = document.getElementById(s.getAttribute("data-plot"));
       if (!el) return;
+      var text = s.textContent;
+      if (el.data && drawnText.get(el) === text) return;   // the same figure as drawn: nothing to do
       var fig;
-      try { fig = JSON.parse(s.textContent); } catch (e) { return; }
+      try { fig = JSON.parse(text); } catch (e) { return; }
+      drawnText.set(el, text);
       var prev = lastFig.get(el);
       lastFig.set(el, fig);
       done.push(fastUpdate(el, prev, fig) || render(el, fig));
@@ -295,6 +298,8 @@
     r.addEventListener("input", function (e) {
       e.stopPropagation();
       var v = r.dataset.log ? snap(logVal(+r.value, min, max), step, min) : +r.value;
+      // a log slider's neighbouring positions often snap to the same value: that state is asked for once
+      if (box.value === String(v) && !box.classList.contains("bad")) return;
       box.value = String(v);
       box.classList.remove("bad");
       box.dispatchEvent(new Event("input", { bubbles: true }));
@@ -411,24 +416,109 @@
       e.detail.isError = false;
     } else if (xhr.status >= 200 && xhr.status < 300) {
       clearErrors(card);
+      if (ownAnswer(e.detail)) {
+        // Put it on the card one microtask later: htmx first ends this request and sends the one a
+        // drag queued meanwhile (hx-sync "queue last": the latest value only, one request at a time),
+        // so the server computes the next state while this one is drawn
+        var d = e.detail;
+        d.shouldSwap = false;
+        Promise.resolve().then(function () { putAnswer(d); });
+        return;
+      }
     }
+    served.delete(e.detail.target);   // another swap: its fragment is not the one remembered
   });
+
+  // ---------------------------------------------------------------- a card's answers, in place
+  // The fragment last put on each card's result (parsed), so the next one can be put in place
+  var served = new WeakMap();
+  function ownAnswer(d) {
+    var form = d.requestConfig && d.requestConfig.elt, t = d.target;
+    return !!(form && form.matches && form.matches("form.controls") && t && t.id === "r-" + (form.closest(".card") || {}).id);
+  }
+  function putAnswer(d) {
+    var t = d.target, html = d.serverResponse;
+    if (!t.isConnected) return;
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    var prev = served.get(t);
+    served.set(t, tpl.content);
+    if (prev && sameKids(prev, tpl.content) && sameKids(prev, t)) {
+      patch(prev, tpl.content, t);
+      t.dispatchEvent(new CustomEvent("htmx:afterSwap", { bubbles: true, detail: d }));
+    } else {
+      window.htmx.swap(t, html, { swapStyle: "innerHTML", swapDelay: 0, settleDelay: window.htmx.config.defaultSettleDelay },
+        { eventInfo: d, contextElement: d.requestConfig.elt });
+    }
+  }
+  // Two trees with the same elements and child counts all the way down (a preserved chart's own
+  // drawing inside is not compared): the next state of a card differs from the last in text and
+  // attribute values only, so it is put in place (patch) instead of rebuilding the card's DOM
+  // (tiles, MathML notes, figures) on every move of a drag. Anything else (a derivation opened, a
+  // data table loaded, a tile more) takes htmx's whole swap as before.
+  function sameKids(a, b) {
+    var ca = a.childNodes, cb = b.childNodes;
+    if (ca.length !== cb.length) return false;
+    for (var i = 0; i < ca.length; i++) {
+      var x = ca[i], y = cb[i];
+      if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) return false;
+      if (x.nodeType === 1 && !x.hasAttribute("hx-preserve") && !sameKids(x, y)) return false;
+    }
+    return true;
+  }
+  // Write on the page (live) what changed from the last fragment (prev) to this one (next): text and
+  // attributes the server changed, nothing else (what the page's scripts set stays). Elements whose
+  // hx-* attributes changed are processed by htmx again (a data table's URL follows the state).
+  function patch(prev, next, live) {
+    if (prev.nodeType === 3 || prev.nodeType === 8) {
+      if (prev.nodeValue !== next.nodeValue) live.nodeValue = next.nodeValue;
+      return;
+    }
+    if (prev.nodeType === 1) {
+      if (prev.hasAttribute("hx-preserve")) return;
+      var hx = false, i, at;
+      for (i = 0; i < next.attributes.length; i++) {
+        at = next.attributes[i];
+        if (prev.getAttribute(at.name) !== at.value) { live.setAttribute(at.name, at.value); hx = hx || at.name.indexOf("hx-") === 0; }
+      }
+      for (i = 0; i < prev.attributes.length; i++) {
+        at = prev.attributes[i];
+        if (!next.hasAttribute(at.name)) { live.removeAttribute(at.name); hx = hx || at.name.indexOf("hx-") === 0; }
+      }
+      if (hx) window.htmx.process(live);
+    }
+    for (var k = 0; k < prev.childNodes.length; k++) patch(prev.childNodes[k], next.childNodes[k], live.childNodes[k]);
+  }
 
   document.addEventListener("htmx:afterSwap", function (e) {
     var t = e.detail.target;
     var drawn = draw(t);
     var card = t.closest && t.closest(".card");
     if (!card) { drawn.then(function () { t.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true })); }); return; }
-    // the chart first: the address bar and the card's links follow once it is drawn (replaceState
-    // costs ~1 ms of the main thread a slider is waiting on)
+    // the chart first: the address bar and the card's links follow once it is drawn
     drawn.then(function () {
       card.dispatchEvent(new CustomEvent("card:drawn", { bubbles: true }));
-      followState(card, e.detail);
+      var form = card.querySelector("form.controls");
+      if (!form || !e.detail.requestConfig || e.detail.requestConfig.elt !== form) return;
+      form._follow = function () { followState(card, e.detail); };
+      followLatest(form);
     });
+  });
+  // The address bar follows the latest state drawn, once no newer request is on its way: during a
+  // drag it is written once the hand stops (history.replaceState costs 1–15 ms of the main thread on
+  // this VM, each time), and after a refused value (422) it names the last state drawn
+  function followLatest(form) {
+    if (!form._follow || form.classList.contains(window.htmx.config.requestClass)) return;
+    var f = form._follow;
+    form._follow = null;
+    f();
+  }
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var form = e.detail.requestConfig && e.detail.requestConfig.elt;
+    if (form && form._follow) Promise.resolve().then(function () { followLatest(form); });
   });
   function followState(card, detail) {
     var form = card.querySelector("form.controls");
-    if (!form || !detail.requestConfig || detail.requestConfig.elt !== form) return;
     // the state canonically (the server names it: only what differs from the defaults), then the view
     // flags the form carries (solutions=off, answers=shown) where a page shows them
     var xhr = detail.xhr, state = xhr && xhr.getResponseHeader("X-Card-Query");
