@@ -20,7 +20,7 @@ BATCH = "#eg-1-1-batch"
 def live_server(tmp_path_factory):
     d = tmp_path_factory.mktemp("live-browser")
     port = free_port()
-    env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_REDIS_URL": ""}
+    env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_REDIS_URL": "", "AIINFRA_WARM": "0"}
     info = {"base": f"http://127.0.0.1:{port}", "port": port, "env": env, "proc": start_uvicorn(port, env)}
     yield info
     info["proc"].stop()  # the restart test swaps in a new process

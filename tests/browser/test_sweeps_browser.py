@@ -21,7 +21,7 @@ BATCH = "#eg-1-1-batch"
 def live_server(tmp_path_factory):
     d = tmp_path_factory.mktemp("live-sweeps-browser")
     port = free_port()
-    env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_REDIS_URL": ""}
+    env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_REDIS_URL": "", "AIINFRA_WARM": "0"}
     proc = start_uvicorn(port, env)
     yield f"http://127.0.0.1:{port}"
     proc.stop()

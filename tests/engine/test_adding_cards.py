@@ -21,6 +21,8 @@ from fastapi.testclient import TestClient
 from tests.apps import build_app
 from tests.engine.test_trace_dependencies import lost_outputs
 
+from .conftest import mypy_cache
+
 ROOT = Path(__file__).resolve().parents[2]
 MODULE, CARD = "tests.example_card", "kv-per-request"
 
@@ -110,7 +112,7 @@ def test_the_example_passes_mypy(tmp_path):
     """The example is code like any other: typed (ruff covers it with the rest of tests/)."""
     mypy = Path(sys.executable).with_name("mypy")
     done = subprocess.run(
-        [str(mypy) if mypy.exists() else "mypy", "--cache-dir", str(tmp_path), "-m", MODULE],
+        [str(mypy) if mypy.exists() else "mypy", "--cache-dir", str(mypy_cache(tmp_path / "mypy")), "-m", MODULE],
         cwd=ROOT,
         capture_output=True,
         text=True,

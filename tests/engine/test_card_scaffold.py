@@ -18,6 +18,8 @@ import pytest
 
 from tests.sampling import sample_and_rest
 
+from .conftest import mypy_cache
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "new_card.py"
 REAL_CATALOG = Path(os.environ.get("CARD_CATALOG", ROOT.parent / "shared" / "catalog"))
@@ -90,7 +92,7 @@ def lint(tree: Path, files: list[str], modules: list[str]) -> None:
         done = tool(tree, "ruff", *args, *files)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     targets = [a for m in modules for a in ("-m", m)]
-    done = tool(tree, "mypy", "--cache-dir", str(tree / ".mypy_cache"), "-p", "app", *targets)
+    done = tool(tree, "mypy", "--cache-dir", str(mypy_cache(tree / ".mypy_cache")), "-p", "app", *targets)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
 
 

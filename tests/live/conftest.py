@@ -112,7 +112,12 @@ def sqlite_server(tmp_path_factory):
     """A real uvicorn process on its own SQLite file, access log captured (the token test reads it)."""
     d = tmp_path_factory.mktemp("live-server")
     port, log = free_port(), d / "server.log"
-    env = {"AIINFRA_LIVE_DB": str(d / "live.db"), "AIINFRA_LIVE_KEEPALIVE_S": "1", "AIINFRA_REDIS_URL": ""}
+    env = {
+        "AIINFRA_LIVE_DB": str(d / "live.db"),
+        "AIINFRA_LIVE_KEEPALIVE_S": "1",
+        "AIINFRA_REDIS_URL": "",
+        "AIINFRA_WARM": "0",
+    }
     info = {
         "base": f"http://127.0.0.1:{port}",
         "port": port,

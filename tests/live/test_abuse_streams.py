@@ -44,6 +44,17 @@ def _fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def _settled(read, below: float, within: float = 2.0):
+    """``read()`` once it is below ``below``, or its value after ``within`` seconds (a fixed 2 s wait
+    before: the condition is the same, the wait ends when it holds)."""
+    end = time.monotonic() + within
+    value = read()
+    while value >= below and time.monotonic() < end:
+        time.sleep(0.05)
+        value = read()
+    return value
+
+
 @pytest.fixture(scope="module")
 def tight_server(tmp_path_factory):
     """uvicorn as `make run` starts it, in a process whose descriptor limit is 1,024 (soft and hard)."""
@@ -59,10 +70,12 @@ def tight_server(tmp_path_factory):
     proc.stop()
 
 
-async def _open(port: int, path: str, hold: float, first_only: bool = False) -> tuple[int, bytes]:
+async def _open(
+    port: int, path: str, hold: float, first_only: bool = False, enough: asyncio.Event | None = None
+) -> tuple[int, bytes]:
     """One event stream: its status and what arrived within ``hold`` seconds of its first bytes (or
-    until closed; with ``first_only`` until its first event). The answer itself may take up to
-    ANSWER_S (a loaded machine)."""
+    until closed; with ``first_only`` until its first event; with ``enough``, until that event is set).
+    The answer itself may take up to ANSWER_S (a loaded machine)."""
     try:
         r, w = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 10)
     except (OSError, TimeoutError):
@@ -74,10 +87,14 @@ async def _open(port: int, path: str, hold: float, first_only: bool = False) -> 
         got = await asyncio.wait_for(r.read(4096), ANSWER_S)
         end = time.monotonic() + hold
         while got and time.monotonic() < end and not (first_only and b"data: " in got and got.endswith(b"\r\n\r\n")):
-            try:
-                chunk = await asyncio.wait_for(r.read(4096), end - time.monotonic())
-            except TimeoutError:
+            if enough is not None and enough.is_set():
                 break
+            # a short read when ``enough`` may end the hold early (a read cancelled by its timeout loses no data)
+            wait = end - time.monotonic() if enough is None else min(0.05, end - time.monotonic())
+            try:
+                chunk = await asyncio.wait_for(r.read(4096), max(wait, 0))
+            except TimeoutError:
+                continue
             if not chunk:
                 break
             got += chunk
@@ -91,11 +108,31 @@ async def _open(port: int, path: str, hold: float, first_only: bool = False) -> 
     return status, got
 
 
-async def _flood(port: int, path: str, total: int, batch: int, hold: float) -> list[tuple[int, bytes]]:
-    """``total`` streams, ``batch`` open at once, each held ``hold`` seconds unless the server closes it."""
+async def _round(port: int, path: str, n: int, hold: float, keep: int) -> list[tuple[int, bytes]]:
+    """``n`` streams at once, each held ``hold`` seconds unless the server closes it. With ``keep`` (the
+    streams a credential may hold), the round ends as soon as all its streams but the newest ``keep``
+    were told they were replaced and closed by the server: those ``keep`` are left then instead of at
+    the end of the hold (which still bounds the round)."""
+    enough = asyncio.Event() if keep else None
+    replaced = 0
+
+    async def one() -> tuple[int, bytes]:
+        nonlocal replaced
+        status, body = await _open(port, path, hold, enough=enough)
+        if enough is not None and b"event: replaced" in body:
+            replaced += 1
+            if replaced >= n - keep:
+                enough.set()
+        return status, body
+
+    return list(await asyncio.gather(*(one() for _ in range(n))))
+
+
+async def _flood(port: int, path: str, total: int, batch: int, hold: float, keep: int = 0) -> list[tuple[int, bytes]]:
+    """``total`` streams in rounds of ``batch`` (see :func:`_round`)."""
     out: list[tuple[int, bytes]] = []
     for i in range(0, total, batch):
-        out += await asyncio.gather(*(_open(port, path, hold) for _ in range(min(batch, total - i))))
+        out += await _round(port, path, min(batch, total - i), hold, keep)
     return out
 
 
@@ -105,16 +142,16 @@ def test_1100_streams_on_one_credential_leave_the_server_to_everyone(tight_serve
     cred = api_join(base, k)
     path = f"/api/live/{k.code}/events?participant={cred}"
     fds_before = _fds(pid)
-    # held up to 1.5 s: a replaced stream ends when the server closes it; the hold only bounds how long the
-    # newest of a round stay (at 0.8 s, a loaded machine delivered one replaced event after the client left)
-    results = run_coroutine(_flood(port, path, 1_100, 100, 1.5))
-    time.sleep(2)  # the last streams' disconnects reach the server
+    # held up to 1.5 s: a replaced stream ends when the server closes it; the newest of a round are left once
+    # all the others of the round were replaced, or at 1.5 s at the latest (at a fixed 0.8 s, a loaded machine
+    # delivered one replaced event after the client left: now the round waits for every one of them)
+    results = run_coroutine(_flood(port, path, 1_100, 100, 1.5, keep=limits.STREAMS_PER_PARTICIPANT))
+    fds_after = _settled(lambda: _fds(pid), fds_before + 20)  # the last streams' disconnects reach the server
     statuses = [s for s, _ in results]
     replaced = sum(b"event: replaced" in body for _, body in results)
     assert statuses.count(200) == 1_100, {s: statuses.count(s) for s in set(statuses)}
     # every stream but the newest STREAMS_PER_PARTICIPANT was told it was replaced, then closed
     assert replaced >= 1_100 - limits.STREAMS_PER_PARTICIPANT * 11  # 11 rounds: the newest 3 of each end on their own
-    fds_after = _fds(pid)
     print(
         f"\n1,100 streams on one credential: {statuses.count(200)} × 200, {replaced} replaced; fds {fds_before} → {fds_after}"
     )
@@ -146,8 +183,7 @@ def test_memory_after_3000_stream_attempts_is_returned(tight_server):
 
     results = run_coroutine(attempts())
     rss_peak = _rss_mb(pid)
-    time.sleep(2)
-    rss1 = _rss_mb(pid)
+    rss1 = _settled(lambda: _rss_mb(pid), rss0 + 25)  # within 2 s, as before: the memory is given back
     ok = sum(s == 200 for s, _ in results)
     print(f"\n3,000 stream attempts: {ok} accepted; RSS {rss0:.0f} → {rss_peak:.0f} (peak) → {rss1:.0f} MB after")
     assert ok == 3_000, {s: [r[0] for r in results].count(s) for s in {r[0] for r in results}}
@@ -194,16 +230,16 @@ def test_streams_per_address_network_and_process():
 def test_the_budget_follows_rlimit_nofile():
     """A process under `ulimit -n 1024` keeps FD_RESERVE descriptors from streams; one that may raise its
     soft limit does so first."""
-    code = "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, ({s}, {h})); " + (
-        "from app.live.hub import stream_budget; print(stream_budget(), resource.getrlimit(resource.RLIMIT_NOFILE)[0])"
+    # one process (the import is what takes the time): first may raise (4,096 hard), then may not (1,024 hard)
+    code = (
+        "import resource; from app.live.hub import stream_budget\n"
+        "for soft, hard in ((1024, 4096), (1024, 1024)):\n"
+        "    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))\n"
+        "    print(stream_budget(), resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code.format(s=1024, h=1024)], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.split() == [str(1024 - limits.FD_RESERVE), "1024"]
-    out = subprocess.run(
-        [sys.executable, "-c", code.format(s=1024, h=4096)], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert out.stdout.split() == [str(4096 - limits.FD_RESERVE), "4096"]
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    raised, kept = out.stdout.splitlines()
+    assert raised.split() == [str(4096 - limits.FD_RESERVE), "4096"]
+    assert kept.split() == [str(1024 - limits.FD_RESERVE), "1024"]
     assert stream_budget() >= limits.MIN_STREAMS
     assert resource.getrlimit(resource.RLIMIT_NOFILE)[0] >= 1024

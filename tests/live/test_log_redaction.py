@@ -41,7 +41,9 @@ def _post(url: str, body: dict) -> dict:
 
 def test_the_access_log_of_a_real_server_holds_no_credential(tmp_path):
     port, log = free_port(), tmp_path / "access.log"
-    proc = start_uvicorn(port, {"AIINFRA_LIVE_DB": str(tmp_path / "live.db"), "AIINFRA_REDIS_URL": ""}, log, True)
+    proc = start_uvicorn(
+        port, {"AIINFRA_LIVE_DB": str(tmp_path / "live.db"), "AIINFRA_REDIS_URL": "", "AIINFRA_WARM": "0"}, log, True
+    )
     try:
         base = f"http://127.0.0.1:{port}"
         code = _post(base + "/api/live", {"card": "eg-1-1"})["code"]

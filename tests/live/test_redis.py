@@ -18,7 +18,7 @@ from .conftest import api_class, api_join
 @pytest.fixture(scope="module")
 def two_instances(redis_url, tmp_path_factory):
     log = tmp_path_factory.mktemp("redis-live") / "app.log"
-    env = {"AIINFRA_REDIS_URL": redis_url, "AIINFRA_LIVE_KEEPALIVE_S": "1"}
+    env = {"AIINFRA_REDIS_URL": redis_url, "AIINFRA_LIVE_KEEPALIVE_S": "1", "AIINFRA_WARM": "0"}
     ports = [free_port(), free_port()]
     procs = [start_uvicorn(p, env, log) for p in ports]
     yield [f"http://127.0.0.1:{p}" for p in ports], ports

@@ -35,7 +35,7 @@ def cluster(tmp_path_factory):
     rport = free_port()
     state = {"redis": start_redis(rport, data_dir=d)[0], "rport": rport, "dir": d}
     port = free_port()
-    env = {"AIINFRA_REDIS_URL": f"redis://127.0.0.1:{rport}/0", "AIINFRA_LIVE_KEEPALIVE_S": "1"}
+    env = {"AIINFRA_REDIS_URL": f"redis://127.0.0.1:{rport}/0", "AIINFRA_LIVE_KEEPALIVE_S": "1", "AIINFRA_WARM": "0"}
     app = start_uvicorn(port, env, d / "app.log")
     state["base"] = f"http://127.0.0.1:{port}"
     yield state

@@ -28,7 +28,7 @@ SWEEP = {
 @pytest.fixture(scope="module")
 def two(redis_url, tmp_path_factory):
     log = tmp_path_factory.mktemp("redis-sweeps") / "app.log"
-    env = {"AIINFRA_REDIS_URL": redis_url, "AIINFRA_LIVE_KEEPALIVE_S": "1"}
+    env = {"AIINFRA_REDIS_URL": redis_url, "AIINFRA_LIVE_KEEPALIVE_S": "1", "AIINFRA_WARM": "0"}
     ports = [free_port(), free_port()]
     procs = [start_uvicorn(p, env, log) for p in ports]
     yield [f"http://127.0.0.1:{p}" for p in ports], ports
