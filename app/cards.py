@@ -427,6 +427,17 @@ class Table:
 class Note:
     text: str  # may contain $tex$ inline maths
     kind: Literal["note", "warn", "illustrative", "formula", "book"] = "note"
+    # "defaults": it quotes book numbers that hold at the card's defaults only, so it is shown there only;
+    # "moved": the words that stand in for such a note once a control has moved
+    when: Literal["always", "defaults", "moved"] = "always"
+
+
+def notes_at(card: Card, view: View, params: Params) -> list[Note]:
+    """The notes that hold at this state: a note of the book's numbers only at the card's defaults."""
+    if all(n.when == "always" for n in view.notes):
+        return view.notes
+    at = params == card.defaults()
+    return [n for n in view.notes if n.when == "always" or (n.when == "defaults") == at]
 
 
 @dataclass

@@ -19,12 +19,14 @@ from ..cards import (
     HIDDEN_TEXT,
     REGISTRY,
     Card,
+    Note,
     Question,
     Quoted,
     Stat,
     View,
     cell_text,
     explain,
+    notes_at,
     run,
     slot,
     tiles,
@@ -307,6 +309,10 @@ class Shown:
     @property
     def solutions(self) -> bool:
         return self.reading.solutions
+
+    @cached_property
+    def notes(self) -> list[Note]:
+        return notes_at(self.card, self.view, self.params)
 
     @cached_property
     def tiles(self) -> list[Stat]:

@@ -56,3 +56,15 @@ def test_a_chart_that_draws_the_answer_comes_once_it_is_tried(page, server):
     )
     assert "先作答" not in page.locator('figure[data-idx="0"]').inner_text()
     page.watch.assert_clean()
+
+
+def test_the_presenters_show_answers_works_on_ex_1_4(page, server):
+    """练习 1-4 printed its answers in a tile label (扩展效率 31/64), so 显示答案 had nothing to show there:
+    now the label and the table's 约 31 wait, and the presenter's button brings them."""
+    page.goto(server + "/present/ex-1-4")
+    label = '.stat[data-key="scaling_efficiency_pct"] dt'
+    assert page.locator(label).inner_text() == "扩展效率 ?/?"
+    page.locator("[data-answers-toggle]").click()
+    page.wait_for_function(f"() => document.querySelector('{label}').textContent.trim() === '扩展效率 31/64'")
+    assert "约 31" in page.locator(".card table").first.inner_text()
+    page.watch.assert_clean()

@@ -758,7 +758,7 @@ def eg_3_2(p: AmdahlParams) -> View:
         ],
         notes=[
             Note(W["eg_3_2.notes"], "formula"),
-            Note(W["eg_3_2.notes_2"]),
+            Note(W["eg_3_2.notes_2"], when="defaults"),
             Note(W["eg_3_2.notes_3"]),
         ],
     )

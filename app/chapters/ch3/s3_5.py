@@ -297,7 +297,7 @@ def eg_3_4(p: CycleP) -> View:
                 W["eg_3_4.notes"],
                 "formula",
             ),
-            Note(W["eg_3_4.notes_2"]),
+            Note(W["eg_3_4.notes_2"], when="defaults"),
             Note(W["eg_3_4.notes_3"]),
             Note(W["eg_3_4.notes_4"]),
             Note(W["eg_3_4.notes_5"]),

@@ -258,7 +258,7 @@ def ex_3_4(p: Ex34Params) -> View:
             Link(W.f("ex_3_4.links_5", st=st), f"/cards/eg-3-2?target=tools&speedup={compact(st)}"),
         ],
         links_title=W["ex_3_4.links_title"],
-        notes=[Note(W["ex_3_4.notes"], "illustrative")],
+        notes=[Note(W["ex_3_4.notes"], "illustrative", when="defaults")],
     )
 
 

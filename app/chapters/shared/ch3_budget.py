@@ -34,14 +34,25 @@ FIGURES: dict[str, tuple[str, str]] = {k: (t, s) for k, (t, s) in WORDS["figures
 
 
 def notes(*keys: str) -> list[Note]:
-    """The notes filed under ``keys`` in budget.toml, in order (empty keys skipped)."""
-    return [Note(_law_in(t), kind) for key in keys if key for kind, t in WORDS["notes"][key]]
+    """The notes filed under ``keys`` in budget.toml, in order (empty keys skipped); a note with the
+    law written in comes twice: with the book's numbers at the card's defaults, without them elsewhere."""
+    out = []
+    for key in keys:
+        for kind, t in WORDS["notes"][key] if key else ():
+            if "{LAW}" in t:
+                out += [
+                    Note(_law_in(t, "law"), kind, when="defaults"),
+                    Note(_law_in(t, "law_moved"), kind, when="moved"),
+                ]
+            else:
+                out.append(Note(t, kind))
+    return out
 
 
-def _law_in(t: str) -> str:
-    """A note with the fitted law written in: a note without ``{LAW}`` stays a word (Text) its edition
-    renders; one with it is filled per request in the edition served (both texts from budget.toml)."""
-    return localize(t).replace("{LAW}", localize(WORDS["law"])) if "{LAW}" in t else t
+def _law_in(t: str, law: str) -> str:
+    """A note with the law's text (``law`` or ``law_moved`` of budget.toml) written in, filled per
+    request in the edition served."""
+    return localize(t).replace("{LAW}", localize(WORDS[law]))
 
 
 BOOK = W["book"]
