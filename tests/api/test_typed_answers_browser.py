@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 def _verdict(page, q, typed: str, wait_for: str) -> str:  # noqa: F811
     q.locator("input[name=answer]").fill(typed)
     q.locator("button[type=submit]").click()
-    sel = f"li.q[data-key=\"{q.get_attribute('data-key')}\"] output.verdict"
+    sel = f'li.q[data-key="{q.get_attribute("data-key")}"] output.verdict'
     page.wait_for_function(f"() => document.querySelector('{sel}').textContent.includes('{wait_for}')")
     return q.locator("output.verdict").inner_text()
 
