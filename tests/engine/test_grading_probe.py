@@ -247,3 +247,27 @@ def test_the_unchanged_total_of_3_4_is_wrong():
 def test_a_narrower_band_is_shown_beside_the_rule(client, prefix, words):
     html = client.get(f"{prefix}/cards/ex-3-4").text
     assert html.count('<p class="rule q-rule">') == 1 and words in html  # the one question with its own band
+
+
+@pytest.mark.parametrize(
+    ("cid", "key", "slipped", "want"),
+    [
+        ("ex-3-1", "weight_read_rounds", 127, "dropped_term:1"),  # a count off by one
+        ("ex-3-1", "decode_steps_total", 1024, "dropped_term:1"),
+        ("ex-3-5", "play_start_40_ms", 77, "dropped_term:T_send"),  # a stage's time left out
+        ("ex-3-5", "play_start_60_ms", 97, "dropped_term:T_send"),
+        ("ex-1-2", "mixed_weight_room_gb", 123, "dropped_term:r"),  # one card's reserve left out
+    ],
+)
+def test_a_term_left_out_within_5_percent_is_wrong_where_the_question_narrows(cid, key, slipped, want):
+    """Where a term left out lands inside the rule's 接近 band, the question's own band makes it 不对
+    (named), and the right answer as the card shows it is still 正确."""
+    card = REGISTRY[cid]
+    view, _ = explain(card, card.defaults())
+    q = next(q for q in view.questions if q.key == key)
+    e = view.outputs[key]
+    got = X.check(q, e, slipped, None, card.outputs.get(key))
+    assert got["verdict"] == "incorrect" and got["diagnosis"].startswith(want), got
+    assert (
+        X.check(q, e, card.outputs[key].fmt(plain(e), unit=False), None, card.outputs.get(key))["verdict"] == "correct"
+    )

@@ -364,6 +364,7 @@ def ex_3_1(p: Ex31Params) -> View:
             ),
             Question(
                 key="decode_steps_total",
+                tolerance=2e-4,
                 prompt=W.f("ex_3_1.prompt_2", n=n),
                 unit=W["eg31.unit_2"],
                 hint=W["ex_3_1.hint_2"],
@@ -379,6 +380,7 @@ def ex_3_1(p: Ex31Params) -> View:
             ),
             Question(
                 key="weight_read_rounds",
+                tolerance=2e-4,
                 prompt=W.f("ex_3_1.prompt_4", n=n),
                 unit=W["ex31_rows.decode_rounds_3"],
                 hint=W["ex_3_1.hint_4"],

@@ -121,6 +121,7 @@ def ex_3_5(p: Ex35Params) -> View:
         ),
         Question(
             key="play_start_40_ms",
+            tolerance=5e-4,
             prompt=W["ex_3_5.prompt_5"],
             unit="ms",
             hint=W["ex_3_5.hint_5"],
@@ -128,6 +129,7 @@ def ex_3_5(p: Ex35Params) -> View:
         ),
         Question(
             key="play_start_60_ms",
+            tolerance=5e-4,
             prompt=W["ex_3_5.prompt_6"],
             unit="ms",
             solution=[W["ex_3_5.solution_7"]],
