@@ -411,16 +411,15 @@
     } else if (xhr.status >= 200 && xhr.status < 300) {
       clearErrors(card);
       if (ownAnswer(e.detail)) {
-        // Put it on the card one microtask later: htmx first ends this request and sends the one a
-        // drag queued meanwhile (hx-sync "queue last": the latest value only, one request at a time),
-        // so the server computes the next state while this one is drawn
+        // put on the card a microtask later: htmx first sends the value a drag queued meanwhile
+        // (hx-sync "queue last": one request at a time, the latest value), computed while this one draws
         var d = e.detail;
         d.shouldSwap = false;
         Promise.resolve().then(function () { putAnswer(d); });
         return;
       }
     }
-    served.delete(e.detail.target);   // another swap: its fragment is not the one remembered
+    if (e.detail.shouldSwap) served.delete(e.detail.target);   // another swap: not the fragment remembered
   });
 
   // ---------------------------------------------------------------- a card's answers, in place
@@ -444,14 +443,10 @@
         { eventInfo: d, contextElement: d.requestConfig.elt });
     }
   }
-  // Put in place on the page (live) what changed from the last fragment (prev) to this one (next):
-  // text and attributes the server changed, nothing else (what the page's scripts set stays); an
-  // element whose hx-* attributes changed is processed by htmx again (a data table's URL follows the
-  // state). The next state of a card differs from the last in text and attribute values only, so a
-  // drag's move no longer rebuilds the card's DOM (tiles, MathML notes, figures). False as soon as
-  // the three differ in shape (elements or child counts; a preserved chart's own drawing inside is
-  // not compared: a derivation opened, a data table loaded, a tile more): htmx's whole swap then
-  // replaces what was written.
+  // Write on the page (live) only the text and attributes the server changed from the last fragment
+  // (prev) to this one (next), so a drag does not rebuild the card (tiles, MathML, figures); what the
+  // page's scripts set stays, and htmx processes again an element whose hx-* changed. False at the
+  // first difference in shape (an opened derivation, a loaded table): htmx's whole swap then follows.
   function patch(prev, next, live) {
     if (prev.nodeType !== next.nodeType || prev.nodeName !== next.nodeName || prev.nodeType !== live.nodeType || prev.nodeName !== live.nodeName) return false;
     if (prev.nodeType === 3 || prev.nodeType === 8) {
@@ -495,9 +490,8 @@
       followLatest(form);
     });
   });
-  // The address bar follows the latest state drawn, once no newer request is on its way: during a
-  // drag it is written once the hand stops (history.replaceState costs 1–15 ms of the main thread on
-  // this VM, each time), and after a refused value (422) it names the last state drawn
+  // The address bar follows the latest state drawn once no newer request is on its way (a drag writes
+  // it once: replaceState costs 1–15 ms of main thread here), after a refused value the last drawn
   function followLatest(form) {
     if (!form._follow || form.classList.contains(window.htmx.config.requestClass)) return;
     var f = form._follow;
