@@ -7,6 +7,9 @@ states shown while the mouse button is down, over the time it is down. After mou
 the card first shows the value the slider ended on, and whether any later frame shows another
 (a stale answer drawn over the last one).
 
+The mouse is Chromium's own input (DevTools protocol ``Input.dispatchMouseEvent``), one move as soon
+as the page took the last, so a page that draws faster is handed more moves, as with a real mouse.
+
 Used by tests/browser/test_drag.py (the targets) and ``make bench`` (printed). Alone:
 
     python bench/drag.py URL

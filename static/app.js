@@ -417,16 +417,15 @@
     } else if (xhr.status >= 200 && xhr.status < 300) {
       clearErrors(card);
       if (ownAnswer(e.detail)) {
-        // Put it on the card one microtask later: htmx first ends this request and sends the one a
-        // drag queued meanwhile (hx-sync "queue last": the latest value only, one request at a time),
-        // so the server computes the next state while this one is drawn
+        // put on the card a microtask later: htmx first sends the value a drag queued meanwhile
+        // (hx-sync "queue last": one request at a time, the latest value), computed while this one draws
         var d = e.detail;
         d.shouldSwap = false;
         Promise.resolve().then(function () { putAnswer(d); });
         return;
       }
     }
-    served.delete(e.detail.target);   // another swap: its fragment is not the one remembered
+    if (e.detail.shouldSwap) served.delete(e.detail.target);   // another swap: not the fragment remembered
   });
 
   // ---------------------------------------------------------------- a card's answers, in place
@@ -443,39 +442,25 @@
     tpl.innerHTML = html;
     var prev = served.get(t);
     served.set(t, tpl.content);
-    if (prev && sameKids(prev, tpl.content) && sameKids(prev, t)) {
-      patch(prev, tpl.content, t);
+    if (prev && patchKids(prev, tpl.content, t)) {
       t.dispatchEvent(new CustomEvent("htmx:afterSwap", { bubbles: true, detail: d }));
     } else {
       window.htmx.swap(t, html, { swapStyle: "innerHTML", swapDelay: 0, settleDelay: window.htmx.config.defaultSettleDelay },
         { eventInfo: d, contextElement: d.requestConfig.elt });
     }
   }
-  // Two trees with the same elements and child counts all the way down (a preserved chart's own
-  // drawing inside is not compared): the next state of a card differs from the last in text and
-  // attribute values only, so it is put in place (patch) instead of rebuilding the card's DOM
-  // (tiles, MathML notes, figures) on every move of a drag. Anything else (a derivation opened, a
-  // data table loaded, a tile more) takes htmx's whole swap as before.
-  function sameKids(a, b) {
-    var ca = a.childNodes, cb = b.childNodes;
-    if (ca.length !== cb.length) return false;
-    for (var i = 0; i < ca.length; i++) {
-      var x = ca[i], y = cb[i];
-      if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) return false;
-      if (x.nodeType === 1 && !x.hasAttribute("hx-preserve") && !sameKids(x, y)) return false;
-    }
-    return true;
-  }
-  // Write on the page (live) what changed from the last fragment (prev) to this one (next): text and
-  // attributes the server changed, nothing else (what the page's scripts set stays). Elements whose
-  // hx-* attributes changed are processed by htmx again (a data table's URL follows the state).
+  // Write on the page (live) only the text and attributes the server changed from the last fragment
+  // (prev) to this one (next), so a drag does not rebuild the card (tiles, MathML, figures); what the
+  // page's scripts set stays, and htmx processes again an element whose hx-* changed. False at the
+  // first difference in shape (an opened derivation, a loaded table): htmx's whole swap then follows.
   function patch(prev, next, live) {
+    if (prev.nodeType !== next.nodeType || prev.nodeName !== next.nodeName || prev.nodeType !== live.nodeType || prev.nodeName !== live.nodeName) return false;
     if (prev.nodeType === 3 || prev.nodeType === 8) {
       if (prev.nodeValue !== next.nodeValue) live.nodeValue = next.nodeValue;
-      return;
+      return true;
     }
     if (prev.nodeType === 1) {
-      if (prev.hasAttribute("hx-preserve")) return;
+      if (prev.hasAttribute("hx-preserve")) return prev.id === next.id && prev.id === live.id;
       var hx = false, i, at;
       for (i = 0; i < next.attributes.length; i++) {
         at = next.attributes[i];
@@ -485,9 +470,16 @@
         at = prev.attributes[i];
         if (!next.hasAttribute(at.name)) { live.removeAttribute(at.name); hx = hx || at.name.indexOf("hx-") === 0; }
       }
-      if (hx) window.htmx.process(live);
     }
-    for (var k = 0; k < prev.childNodes.length; k++) patch(prev.childNodes[k], next.childNodes[k], live.childNodes[k]);
+    if (!patchKids(prev, next, live)) return false;
+    if (hx) window.htmx.process(live);
+    return true;
+  }
+  function patchKids(prev, next, live) {
+    var cp = prev.childNodes, cn = next.childNodes, cl = live.childNodes;
+    if (cp.length !== cn.length || cp.length !== cl.length) return false;
+    for (var k = 0; k < cp.length; k++) if (!patch(cp[k], cn[k], cl[k])) return false;
+    return true;
   }
 
   document.addEventListener("htmx:afterSwap", function (e) {
@@ -504,9 +496,8 @@
       followLatest(form);
     });
   });
-  // The address bar follows the latest state drawn, once no newer request is on its way: during a
-  // drag it is written once the hand stops (history.replaceState costs 1–15 ms of the main thread on
-  // this VM, each time), and after a refused value (422) it names the last state drawn
+  // The address bar follows the latest state drawn once no newer request is on its way (a drag writes
+  // it once: replaceState costs 1–15 ms of main thread here), after a refused value the last drawn
   function followLatest(form) {
     if (!form._follow || form.classList.contains(window.htmx.config.requestClass)) return;
     var f = form._follow;

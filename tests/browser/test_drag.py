@@ -2,8 +2,9 @@
 (distinct states drawn while dragging, both charts and the tiles showing one B in a frame), and once the
 button is released it ends on the value the slider ended on, with no stale frame (an older answer drawn
 over it) afterwards; no value is asked for twice. How many states a second is a guard row of
-``make bench`` (target 30/s), not an assertion here: this 2-core VM draws 10–18 a second, and a test
-that fails on every run here would stop every submission (issue 35 stays open on it)."""
+``make bench`` (target 30/s), not an assertion here: on this shared 2-core VM a drag drew 20–24 states
+a second at load ~9 and 5–12 at load 15–20 (make bench: 10), so a 30/s line would stop every
+submission (issue 35 stays open on it)."""
 
 from __future__ import annotations
 
