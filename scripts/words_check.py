@@ -165,18 +165,7 @@ def sources() -> list[Path]:
     return out
 
 
-GEOMETRY = re.compile(r'\s[a-z-]+="[-0-9. ]*"')  # a diagram's numeric attributes: where everything is drawn
-
-
 def check(path: Path, lang: str, problems: list[str]) -> None:
-    if path.suffix == ".html" and twin(path, lang).exists():  # not moved to a catalogue yet
-        if GEOMETRY.findall(twin(path, lang).read_text(encoding="utf-8")) != GEOMETRY.findall(
-            path.read_text(encoding="utf-8")
-        ):
-            problems.append(
-                f"{twin(path, lang).relative_to(APP.parent)}: its geometry differs from the Chinese diagram's"
-            )
-        return
     if path.suffix == ".html":
         check_template(path, lang, problems)
         return
@@ -200,8 +189,6 @@ def units(src: Path, root: Path = APP) -> dict[str, str]:
     if src.suffix == ".toml":
         flat = flatten(tomllib.loads(src.read_text(encoding="utf-8")))
         return {f"{rel}::{k}": v for k, v in flat.items() if isinstance(v, str) and CJK.search(v)}
-    if src.suffix == ".html" and twin(src, "en").exists():  # a diagram with a twin: it follows the whole file
-        return {f"{rel}::file": src.read_text(encoding="utf-8")}
     if src.suffix == ".html":  # a diagram template: its words are units of its catalogue
         return {}
     return {f"{rel}::block {i + 1}": b for i, b in enumerate(blocks(src.read_text(encoding="utf-8"))) if CJK.search(b)}

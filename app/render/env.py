@@ -133,10 +133,9 @@ def t(key: str, **args: Any) -> str:
 
 
 def edition_templates(name: str) -> list[str]:
-    """A template and, before it, its twin in the edition served (``diagrams/fig-1-1.en.html``): Jinja
-    includes the first that exists (a diagram moved to one template and a catalogue has no twin)."""
-    lang = current_lang()
-    return [name] if lang == "zh" else [name.replace(".html", f".{lang}.html"), name]
+    """The template of ``name`` in every edition: one template, its words looked up with
+    :func:`word` in the edition served (a diagram has no ``.en.html`` twin)."""
+    return [name]
 
 
 @cache
