@@ -1,13 +1,15 @@
 """Check an edition's words against the Chinese they translate: ``python scripts/words_check.py en [FILE …]``;
 ``--stamp`` records that the English of FILEs follows their Chinese as it is now; ``--drift`` lists what changed since.
 
-For each Chinese source (``x.zh.toml`` catalogues, the nested ``content.toml``-style word files, section
-prose ``N.M.md``, diagram templates) it finds the edition's twin (``x.en.toml``, ``content.en.toml``,
-``N.M.en.md``, ``fig-1-1.en.html``) and reports what would break or mislead a reader: a missing twin,
-missing or extra keys, a string left empty or still Chinese, and any machinery that must pass through
-unchanged — ``[[slots]]``, ``{fields}``, ``$tex$``, ``{{if …}}`` conditions, ``{{card:…}}`` markers,
-Jinja ``{{ … }}`` / ``{% … %}`` — differing from the Chinese. Exit 1 when anything is reported.
-Without FILEs it checks every source under app/."""
+For each Chinese source (``x.zh.toml`` catalogues, among them a diagram's ``diagrams/fig-1-1.zh.toml``,
+the nested ``content.toml``-style word files, section prose ``N.M.md``) it finds the edition's twin
+(``x.en.toml``, ``content.en.toml``, ``N.M.en.md``) and reports what would break or mislead a reader: a
+missing twin, missing or extra keys, a string left empty or still Chinese, and any machinery that must
+pass through unchanged — ``[[slots]]``, ``{fields}``, ``$tex$``, ``{{if …}}`` conditions, ``{{card:…}}``
+markers, Jinja ``{{ … }}`` / ``{% … %}`` — differing from the Chinese. A diagram template (one for every
+edition) must name only words its catalogues hold, in both languages, and use every word of them; a
+second template in the edition's language (``fig-1-1.en.html``) is reported. Exit 1 when anything is
+reported. Without FILEs it checks every source under app/."""
 
 from __future__ import annotations
 
@@ -116,27 +118,56 @@ def check_blocks(src: Path, lang: str, problems: list[str]) -> None:
             problems.append(f"{rel} block {i + 1}: card marker changed")
 
 
+DIAGRAMS = APP / "templates" / "diagrams"
+# a diagram template's words: word("key", field=…) for its text and attributes, word_str("key") for a string literal
+WORD_CALL = re.compile(r"\bword(?:_str)?\(\s*(?:\"([^\"]*)\"|'([^']*)')?")
+
+
+def template_keys(path: Path) -> tuple[set[str], int]:
+    """The keys a template names in word(…) / word_str(…) calls, and how many calls name none literally."""
+    keys: set[str] = set()
+    dynamic = 0
+    for m in WORD_CALL.finditer(path.read_text(encoding="utf-8")):
+        if m.group(1) is None and m.group(2) is None:
+            dynamic += 1
+        else:
+            keys.add(m.group(1) if m.group(1) is not None else m.group(2))
+    return keys, dynamic
+
+
+def check_template(path: Path, lang: str, problems: list[str]) -> None:
+    """One diagram template for every edition: no twin in ``lang``; every word it names in both
+    catalogues beside it (``fig-1-1.zh.toml``, ``fig-1-1.<lang>.toml``); every Chinese word used."""
+    rel = path.relative_to(APP.parent)
+    twin_html = twin(path, lang)
+    if twin_html.exists():
+        problems.append(
+            f"{twin_html.relative_to(APP.parent)}: a second template; its words go in {path.stem}.{lang}.toml"
+        )
+    used, dynamic = template_keys(path)
+    if dynamic:
+        problems.append(f"{rel}: {dynamic} word(…) call(s) without a literal key (the check cannot follow them)")
+    for code in ("zh", lang):
+        cat = path.with_name(f"{path.stem}.{code}.toml")
+        table = tomllib.loads(cat.read_text(encoding="utf-8")) if cat.exists() else {}
+        for k in sorted(used - table.keys()):
+            problems.append(f"{cat.relative_to(APP.parent)}: key missing: {k} (named in {path.name})")
+        if code == "zh":
+            for k in sorted(table.keys() - used):
+                problems.append(f"{cat.relative_to(APP.parent)}: word no template uses: {k}")
+
+
 def sources() -> list[Path]:
     out = sorted(APP.rglob("*.zh.toml"))
     out += sorted(p for p in (APP / "chapters").rglob("*.toml") if not re.search(r"\.[a-z]{2}\.toml$", p.name))
     out += sorted(p for p in (APP / "chapters").rglob("*.md") if not re.search(r"\.[a-z]{2}\.md$", p.name))
-    out += sorted(
-        p for p in (APP / "templates" / "diagrams").glob("*.html") if not re.search(r"\.[a-z]{2}\.html$", p.name)
-    )
+    out += sorted(p for p in DIAGRAMS.glob("*.html") if not re.search(r"\.[a-z]{2}\.html$", p.name))
     return out
-
-
-GEOMETRY = re.compile(r'\s[a-z-]+="[-0-9. ]*"')  # a diagram's numeric attributes: where everything is drawn
 
 
 def check(path: Path, lang: str, problems: list[str]) -> None:
     if path.suffix == ".html":
-        other = twin(path, lang)
-        if not other.exists():
-            problems.append(f"{other.relative_to(APP.parent)}: missing")
-        elif GEOMETRY.findall(other.read_text(encoding="utf-8")) != GEOMETRY.findall(path.read_text(encoding="utf-8")):
-            # a twin differs from its Chinese in words only: a shape moved in one must move in both
-            problems.append(f"{other.relative_to(APP.parent)}: its geometry differs from the Chinese diagram's")
+        check_template(path, lang, problems)
         return
     if path.suffix == ".toml":
         check_toml(path, lang, problems)
@@ -158,8 +189,8 @@ def units(src: Path, root: Path = APP) -> dict[str, str]:
     if src.suffix == ".toml":
         flat = flatten(tomllib.loads(src.read_text(encoding="utf-8")))
         return {f"{rel}::{k}": v for k, v in flat.items() if isinstance(v, str) and CJK.search(v)}
-    if src.suffix == ".html":  # a diagram template: its twin follows the whole file
-        return {f"{rel}::file": src.read_text(encoding="utf-8")}
+    if src.suffix == ".html":  # a diagram template: its words are units of its catalogue
+        return {}
     return {f"{rel}::block {i + 1}": b for i, b in enumerate(blocks(src.read_text(encoding="utf-8"))) if CJK.search(b)}
 
 
@@ -168,9 +199,14 @@ def digest(text: str) -> str:
 
 
 def stamp(lang: str, files: list[Path], root: Path = APP) -> int:
-    """Record that the ``lang`` twins of ``files`` follow their Chinese as it reads now."""
+    """Record that the ``lang`` twins of ``files`` follow their Chinese as it reads now, and forget
+    what they no longer hold (a key or block removed; a diagram template's whole-file unit from before
+    its words moved to a catalogue) and the units of source files that are gone."""
     path = lock_path(lang, root)
     lock = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    stamped = {f.relative_to(root.parent).as_posix() for f in files}
+    for uid in [u for u in lock if u.split("::", 1)[0] in stamped or not (root.parent / u.split("::", 1)[0]).exists()]:
+        del lock[uid]
     n = 0
     for f in files:
         for uid, text in units(f, root).items():

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from jinja2 import Environment, FileSystemLoader, pass_eval_context, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, pass_eval_context, select_autoescape
 from markupsafe import Markup
 
 from .. import format as fmt
@@ -20,7 +20,7 @@ from ..charts import ROLE_LABELS
 from ..state import query_string, wire
 from ..text import markdown, rich
 from ..text.glossary import Marker, Scope, definitions_html
-from ..words import HTML_LANG, Text, catalogue, current_lang, editions, localize
+from ..words import DEFAULT_LANG, HTML_LANG, Catalogue, Text, catalogue, current_lang, editions, localize
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STATIC = ROOT / "static"
@@ -133,10 +133,42 @@ def t(key: str, **args: Any) -> str:
 
 
 def edition_templates(name: str) -> list[str]:
-    """A template and, before it, its twin in the edition served (``diagrams/fig-1-1.en.html``): Jinja
-    includes the first that exists."""
-    lang = current_lang()
-    return [name] if lang == "zh" else [name.replace(".html", f".{lang}.html"), name]
+    """The template of ``name`` in every edition: one template, its words looked up with
+    :func:`word` in the edition served (a diagram has no ``.en.html`` twin)."""
+    return [name]
+
+
+@cache
+def template_words(name: str) -> Catalogue:
+    """The words of template ``name``: the catalogue beside it (``diagrams/fig-1-1.html`` →
+    ``diagrams/fig-1-1.zh.toml`` / ``fig-1-1.en.toml``), the scheme of docs/words.md."""
+    return catalogue(ROOT / "app" / "templates" / Path(name).with_suffix(""))
+
+
+def _said(template: str, key: str) -> str:
+    """The word at ``key`` of ``template``'s catalogue in the edition served (the Chinese where that
+    edition lacks it, as :meth:`Text.localized` does)."""
+    words = template_words(template)
+    table = words.table(current_lang())
+    return table[key] if key in table else words.table(DEFAULT_LANG)[key]
+
+
+@pass_context
+def word(ctx: Any, key: str, **fields: Any) -> Markup:
+    """A word of the template being rendered, in the edition served, as markup: the words stand where
+    the template's own text stood (an element's text, an attribute), so they are written as the
+    template held them. ``{fields}`` are filled with ``fields``, each printed as ``{{ value }}`` would
+    print it (in the edition served, escaped)."""
+    text = Markup(_said(ctx.name, key))
+    return text.format(**{k: localize(v) for k, v in fields.items()}) if fields else text
+
+
+@pass_context
+def word_str(ctx: Any, key: str) -> str:
+    """A word of the template being rendered, in the edition served, as a plain string: for a word
+    that was a string literal inside ``{{ … }}`` / ``{% … %}`` (a macro's label, a list of names), escaped
+    where it is printed, as the literal was."""
+    return _said(ctx.name, key)
 
 
 LIVE_WORDS = catalogue(ROOT / "app" / "templates" / "live" / "words")
@@ -170,6 +202,8 @@ def ui_words() -> dict[str, str]:
 
 env.globals.update(
     edition_templates=edition_templates,
+    word=word,
+    word_str=word_str,
     jump_label=jump_label,
     t=t,
     tl=tl,
