@@ -127,12 +127,16 @@ def pp_stage_layers(n_layers: int, pp: int) -> tuple[int, ...]:
 # The non-torch growth per tp doubling by interconnect, and the words that say where it was calibrated:
 # leaf_7 NVLink / NVSwitch (PR #10511 tp 2, #21348 tp 4), leaf_13 PCIe (PR #20665 4 × L4, #13061 2 × RTX 4090),
 # leaf_14 a point-to-point mesh (not calibrated: the NVLink value), leaf_15 interconnect unknown (the NVLink value).
-_NON_TORCH_BY_TOPOLOGY = {
-    "switch": (NON_TORCH_PER_TP_DOUBLING, "vllm_reserve.leaf_7"),
-    "pcie": (NON_TORCH_PER_TP_DOUBLING_PCIE, "vllm_reserve.leaf_13"),
-    "mesh": (NON_TORCH_PER_TP_DOUBLING, "vllm_reserve.leaf_14"),
-    None: (NON_TORCH_PER_TP_DOUBLING, "vllm_reserve.leaf_15"),
-}
+def _calibration(topology: str | None) -> str:
+    """The words of the calibration ``topology``'s M_nt,2× rests on (each key written out: the words
+    check finds the keys code uses)."""
+    if topology == "switch":
+        return W.f("vllm_reserve.leaf_7", cal=CAL)
+    if topology == "pcie":
+        return W.f("vllm_reserve.leaf_13", cal=CAL)
+    if topology == "mesh":
+        return W.f("vllm_reserve.leaf_14", cal=CAL)
+    return W.f("vllm_reserve.leaf_15", cal=CAL)
 
 
 def non_torch_per_doubling(topology: str | None) -> tuple[float, str]:
@@ -140,8 +144,8 @@ def non_torch_per_doubling(topology: str | None) -> tuple[float, str]:
     a mesh and an unknown link 1.2 GiB (the smaller KV budget where no PCIe log says otherwise)."""
     if topology not in TOPOLOGIES:
         raise ValueError(W.f("check.valueerror_3", topology=topology))
-    value, key = _NON_TORCH_BY_TOPOLOGY[topology]
-    return value, W.f(key, cal=CAL)
+    value = NON_TORCH_PER_TP_DOUBLING_PCIE if topology == "pcie" else NON_TORCH_PER_TP_DOUBLING
+    return value, _calibration(topology)
 
 
 def _with_link(topology: str | None, link: str | None) -> str:
