@@ -13,7 +13,12 @@ from tests.sampling import card_sample, sample_and_rest
 
 # the phone, the tablet and the laptop the issue names; the phone is a touch screen (no mode bar)
 VIEWPORTS = {
-    "390x844": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
+    "390x844": {
+        "viewport": {"width": 390, "height": 844},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
     "768x1024": {"viewport": {"width": 768, "height": 1024}, "has_touch": True},
     "1366x768": {"viewport": {"width": 1366, "height": 768}},
 }

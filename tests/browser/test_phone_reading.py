@@ -52,7 +52,9 @@ def test_header_is_one_line_on_a_phone(browser, server):
             assert toggle.get_attribute("aria-expanded") == "false"
             toggle.click()
             assert toggle.get_attribute("aria-expanded") == "true"
-            assert page.locator("header.site nav a[href='/glossary'], header.site nav a[href='/en/glossary']").first.is_visible()
+            assert page.locator(
+                "header.site nav a[href='/glossary'], header.site nav a[href='/en/glossary']"
+            ).first.is_visible()
             assert page.locator("#jump-q").is_visible()
     finally:
         ctx.close()
