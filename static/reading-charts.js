@@ -124,6 +124,8 @@
     // what an earlier draw of this chart measured
     if (fx.m.l) m.l += fx.m.l;
     if (fx.m.r) m.r += fx.m.r;
+    if (fx.m.t) m.t += fx.m.t;
+    if (fx.m.b) m.b += fx.m.b;
     Object.keys(fx.thin).forEach(function (k) { if (l[k]) l[k] = thinned(l[k], fx.thin[k]); });
     Object.keys(fx.standoff).forEach(function (k) { if (l[k]) l[k] = Object.assign({}, l[k], { ticklabelstandoff: fx.standoff[k] }); });
     Object.keys(fx.tsize).forEach(function (i) {
@@ -224,6 +226,12 @@
       }
       break;
     }
+    // a note over the top or the foot once the fixes above moved things (app.js's own check ran before)
+    var ov = { t: 0, b: 0 };
+    boxes(el, ".annotation-text").forEach(function (b) { ov.t = Math.max(ov.t, svg.top - b.r.top); ov.b = Math.max(ov.b, b.r.bottom - svg.bottom); });
+    ["t", "b"].forEach(function (k) {
+      if (ov[k] > 1 && upd["margin." + k] === undefined) { fx.m[k] = (fx.m[k] || 0) + Math.ceil(ov[k] + 2); upd["margin." + k] = lay.margin[k] + Math.ceil(ov[k] + 2); }
+    });
     // two notes that overlap: the later one moves up by the overlap
     var notes = Array.prototype.map.call(el.querySelectorAll("g.annotation"), function (g) {
       var t = g.querySelector(".annotation-text");
