@@ -163,6 +163,14 @@
     var g = t.closest("g.trace"), d = g && g.__data__;
     return d && d[0] && d[0].trace ? d[0].trace.index : null;
   }
+  // a margin grows by px, remembered for later draws; never past a third of the chart in all (a label that
+  // keeps moving out during a drag cannot squeeze the plot away)
+  function grow(el, fx, upd, side, px) {
+    var lay = el._fullLayout, add = Math.ceil(px), cap = (side === "l" || side === "r" ? lay.width : lay.height) / 3;
+    if ((fx.m[side] || 0) + add > cap) return;
+    fx.m[side] = (fx.m[side] || 0) + add;
+    upd["margin." + side] = lay.margin[side] + add;
+  }
   function after(el) {
     var svgEl = el.querySelector(".main-svg");
     if (!svgEl || !el._fullLayout) return null;
@@ -175,7 +183,7 @@
       over.l = Math.max(over.l, svg.left - b.r.left);
     });
     ["l", "r"].forEach(function (s) {
-      if (over[s] > 1) { fx.m[s] = (fx.m[s] || 0) + Math.ceil(over[s] + 4); upd["margin." + s] = lay.margin[s] + Math.ceil(over[s] + 4); }
+      if (over[s] > 1) grow(el, fx, upd, s, over[s] + 4);
     });
     // tick labels of one axis that overlap
     el.querySelectorAll(".xaxislayer-above, .yaxislayer-above").forEach(function (layer) {
@@ -210,7 +218,7 @@
     if (ytitle && !upd["margin.l"]) {
       var tr = ytitle.getBoundingClientRect(), wide = 0;
       yticks.forEach(function (b) { if (meet(tr, b.r)) wide = Math.max(wide, tr.right - b.r.left); });
-      if (wide > 1) { fx.m.l = (fx.m.l || 0) + Math.ceil(wide + 4); upd["margin.l"] = lay.margin.l + Math.ceil(wide + 4); }
+      if (wide > 1) grow(el, fx, upd, "l", wide + 4);
     }
     // texts of one trace that overlap: smaller type (not below 9 px)
     var restyle = null;
@@ -230,7 +238,7 @@
     var ov = { t: 0, b: 0 };
     boxes(el, ".annotation-text").forEach(function (b) { ov.t = Math.max(ov.t, svg.top - b.r.top); ov.b = Math.max(ov.b, b.r.bottom - svg.bottom); });
     ["t", "b"].forEach(function (k) {
-      if (ov[k] > 1 && upd["margin." + k] === undefined) { fx.m[k] = (fx.m[k] || 0) + Math.ceil(ov[k] + 2); upd["margin." + k] = lay.margin[k] + Math.ceil(ov[k] + 2); }
+      if (ov[k] > 1 && upd["margin." + k] === undefined) grow(el, fx, upd, k, ov[k] + 2);
     });
     // two notes that overlap: the later one moves up by the overlap
     var notes = Array.prototype.map.call(el.querySelectorAll("g.annotation"), function (g) {
