@@ -132,7 +132,7 @@
   // ---------------------------------------------------------------- a chart's labels
   // A drawn chart with a label outside it or on another fetches reading-charts.js once (it redraws and
   // fits such charts); charts that fit cost nothing more.
-  var LABELS = ".xaxislayer-above text, .yaxislayer-above text, .g-xtitle text, .g-ytitle text, .annotation-text, .bartext, .textpoint text, .updatemenu-button";
+  var LABELS = ".xaxislayer-above text, .yaxislayer-above text, .infolayer g[class$=title] text, .annotation-text, .bartext, .textpoint text, .updatemenu-button";
   function misfit(el) {
     var svg = el.querySelector(".main-svg");
     if (!svg) return false;
