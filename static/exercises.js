@@ -138,13 +138,15 @@
   function revealed(id) {
     try { return JSON.parse(localStorage.getItem(REVEALED + id) || "[]"); } catch (e) { return []; }
   }
-  function showsAll(card) { return !!card.querySelector("form.controls input[name=answers][value=shown]"); }
+  // every answer shown: the form says so, or, on a card with no controls (练习 1-4), the card itself
+  function showsAll(card) { return !!card.querySelector("form.controls input[name=answers][value=shown]") || card.dataset.answers === "shown"; }
   function refresh(card) {
     if (!window.htmx) return;
     var form = card.querySelector("form.controls");
     if (form) { window.htmx.trigger(form, "change"); return; }
     var res = card.querySelector(".result");
-    if (res) window.htmx.ajax("GET", sitePath("/cards/" + card.dataset.card + "/fragment"), { target: res, swap: "innerHTML" });
+    // the result is the source too: the request is then known as this card's (its reveals, its flags)
+    if (res) window.htmx.ajax("GET", sitePath("/cards/" + card.dataset.card + "/fragment"), { source: res, target: res, swap: "innerHTML" });
   }
   function reveal(card, key) {
     var keys = revealed(card.dataset.card);
@@ -156,6 +158,10 @@
   document.addEventListener("htmx:configRequest", function (e) {
     if (!/^\/cards\/[^/]+\/fragment$/.test(e.detail.path)) return;
     var card = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest(".card");
+    if (card && card.dataset.answers === "shown" && e.detail.parameters) {
+      var q = e.detail.parameters;
+      if (typeof q.set === "function") q.set("answers", "shown"); else q.answers = "shown";
+    }
     if (!card || showsAll(card)) return;
     var keys = revealed(card.dataset.card), p = e.detail.parameters;
     if (!keys.length || !p) return;
@@ -167,9 +173,11 @@
     var b = e.target.closest && e.target.closest("[data-answers-toggle]");
     if (!b) return;
     var card = b.closest(".card"), form = card && card.querySelector("form.controls");
-    if (!form) return;
-    var inp = form.querySelector("input[name=answers]");
-    if (inp) inp.remove();
+    if (!card) return;
+    var inp = form && form.querySelector("input[name=answers]");
+    if (!form) {  // no controls to carry the flag: the card carries it
+      if (card.dataset.answers === "shown") delete card.dataset.answers; else card.dataset.answers = "shown";
+    } else if (inp) inp.remove();
     else {
       inp = document.createElement("input");
       inp.type = "hidden"; inp.name = "answers"; inp.value = "shown";

@@ -68,3 +68,15 @@ def test_the_presenters_show_answers_works_on_ex_1_4(page, server):
     page.wait_for_function(f"() => document.querySelector('{label}').textContent.trim() === '扩展效率 31/64'")
     assert "约 31" in page.locator(".card table").first.inner_text()
     page.watch.assert_clean()
+
+
+def test_a_card_without_controls_reveals_a_tried_answer(page, server):
+    """练习 1-4 has no controls: a checked answer still brings its number back (the card's refresh is
+    known as the card's, so it carries the reveal)."""
+    page.goto(server + "/cards/ex-1-4")
+    q = page.locator('li.q[data-key="throughput_ratio_b64"]')
+    q.locator("input[name=answer]").fill("20")  # wrong, but tried
+    q.locator("button", has_text="检查").click()
+    label = '.stat[data-key="scaling_efficiency_pct"] dt'
+    page.wait_for_function(f"() => document.querySelector('{label}').textContent.trim() === '扩展效率 31/?'")
+    page.watch.assert_clean()
