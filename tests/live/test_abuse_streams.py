@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -72,11 +73,17 @@ def tight_server(tmp_path_factory):
 
 
 async def _open(
-    port: int, path: str, hold: float, first_only: bool = False, enough: asyncio.Event | None = None
+    port: int,
+    path: str,
+    hold: float,
+    first_only: bool = False,
+    enough: asyncio.Event | None = None,
+    on_replaced: Callable[[], None] | None = None,
 ) -> tuple[int, bytes]:
     """One event stream: its status and what arrived within ``hold`` seconds of its first bytes (or
     until closed; with ``first_only`` until its first event; with ``enough``, until that event is set).
-    The answer itself may take up to ANSWER_S (a loaded machine)."""
+    ``on_replaced`` is called once, when the stream's ``event: replaced`` arrives. The answer itself may
+    take up to ANSWER_S (a loaded machine)."""
     try:
         r, w = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 10)
     except (OSError, TimeoutError):
@@ -99,7 +106,10 @@ async def _open(
             chunk, read = read.result(), None
             if not chunk:
                 break
+            told = b"event: replaced" in got
             got += chunk
+            if on_replaced is not None and not told and b"event: replaced" in got:
+                on_replaced()
     except (OSError, TimeoutError):
         pass
     finally:
@@ -114,21 +124,22 @@ async def _open(
 async def _round(port: int, path: str, n: int, hold: float, keep: int) -> list[tuple[int, bytes]]:
     """``n`` streams at once, each held ``hold`` seconds unless the server closes it. With ``keep`` (the
     streams a credential may hold), the round ends as soon as all its streams but the newest ``keep``
-    were told they were replaced and closed by the server: those ``keep`` are left then instead of at
-    the end of the hold (which still bounds the round)."""
+    were told they were replaced: every stream is left then instead of at the end of the hold (which
+    still bounds the round)."""
     enough = asyncio.Event() if keep else None
     replaced = 0
 
-    async def one() -> tuple[int, bytes]:
+    def told() -> None:
         nonlocal replaced
-        status, body = await _open(port, path, hold, enough=enough)
-        if enough is not None and b"event: replaced" in body:
-            replaced += 1
-            if replaced >= n - keep:
-                enough.set()
-        return status, body
+        replaced += 1
+        if enough is not None and replaced >= n - keep:
+            enough.set()
 
-    return list(await asyncio.gather(*(one() for _ in range(n))))
+    return list(
+        await asyncio.gather(
+            *(_open(port, path, hold, enough=enough, on_replaced=told if keep else None) for _ in range(n))
+        )
+    )
 
 
 async def _flood(port: int, path: str, total: int, batch: int, hold: float, keep: int = 0) -> list[tuple[int, bytes]]:
