@@ -93,7 +93,8 @@ def test_chunked_body_under_limit_reaches_the_route(client):
 @pytest.fixture(scope="module")
 def real_server():
     port = free_port()
-    proc = start_uvicorn(port, {"PYTHONDONTWRITEBYTECODE": "1"})
+    # no card pre-render (AIINFRA_WARM=0): the server is up sooner, and no test here reads it
+    proc = start_uvicorn(port, {"PYTHONDONTWRITEBYTECODE": "1", "AIINFRA_WARM": "0"})
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
