@@ -755,7 +755,21 @@
         ta.addEventListener("input", function (e) { e.stopPropagation(); });
         file.addEventListener("change", function (e) {
           e.stopPropagation();
-          if (file.files[0]) file.files[0].text().then(function (t) { ta.value = t; apply(); });
+          var picked = Array.prototype.slice.call(file.files);
+          Promise.all(picked.map(function (f) { return f.text().then(function (t) { return { name: f.name, text: t }; }); })).then(function (read) {
+            if (read.length === 1) { ta.value = read[0].text; apply(); return; }
+            // config.json with hf_quant_config.json (NVIDIA ModelOpt): the second travels under its own key
+            var cfg = null, quant = null;
+            try {
+              read.forEach(function (r) {
+                var j = JSON.parse(r.text);
+                if (/hf_quant_config/i.test(r.name) || (j && j.producer && j.quantization)) quant = j; else cfg = j;
+              });
+            } catch (err) { status.textContent = word("bad_json") + err.message; return; }
+            if (cfg && quant) cfg.hf_quant_config = quant;
+            ta.value = JSON.stringify(cfg || quant);
+            apply();
+          });
         });
         box.querySelector(".apply-model").addEventListener("click", apply);
         function apply() {

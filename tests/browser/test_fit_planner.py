@@ -13,6 +13,7 @@ tokens, vLLM's default below 70 GiB: the sampler's 256 rows × 128,256 logits ×
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
@@ -72,4 +73,30 @@ def test_pasted_config_to_does_not_fit_and_back(page, server):
     assert _stat(page, "t_step_lb_ms").startswith("无")
     assert "能让它放得下" in page.locator(f"#r-{CARD}").inner_text()
     page.watch.errors = [e for e in page.watch.errors if not e.startswith(("htmx:sendAbort,", "htmx:afterRequest,"))]
+    page.watch.assert_clean()
+
+
+def test_config_and_hf_quant_config_uploaded_together_size_the_stored_format(page, server, tmp_path):
+    """A ModelOpt checkpoint keeps its quantization in hf_quant_config.json beside config.json: chosen
+    together in the upload box, the planner sizes the weights as stored FP8 (about half of BF16)."""
+    raw = json.loads((CONFIGS / "qwen3-8b.json").read_text(encoding="utf-8"))
+    cfg, quant = tmp_path / "config.json", tmp_path / "hf_quant_config.json"
+    cfg.write_text(json.dumps({k: v for k, v in raw.items() if not k.startswith("_")}), encoding="utf-8")
+    quant.write_text(
+        json.dumps({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}}), encoding="utf-8"
+    )
+    page.goto(server + "/tools/fit?weight_format=stored")
+    page.select_option(f"#{CARD}-model", label="自定义…")
+    box = page.locator(f'.custom-model[data-for="{CARD}-model"]')
+    box.wait_for(state="visible")
+    box.locator("input[type=file]").set_input_files([str(cfg), str(quant)])
+    _wait_headline(page, "✓ 放得下 · 自定义模型")
+    assert '"hf_quant_config"' in box.locator("textarea").input_value()
+    page.wait_for_function("() => /model=/.test(location.search)")
+    from urllib.parse import parse_qs, urlparse
+
+    model = parse_qs(urlparse(page.url).query)["model"][0]
+    api = page.request.get(server + f"/api/cards/{CARD}?weight_format=stored&model={model}").json()["outputs"]
+    lin, total = 6_945_767_424, 8_190_735_360
+    assert api["weights_per_gpu_bytes"] == lin + 8 * 36 * 7 + 2 * (total - lin)  # FP8 linears, BF16 rest
     page.watch.assert_clean()
