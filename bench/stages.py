@@ -8,7 +8,7 @@ the new-state row comes with the step that grew; alone:
 
 Each figure is the mean over ``n`` states in ms. The steps are the ones the route takes:
 ``parse_query`` (StateRef), ``run`` (compute), ``Shown`` with its figures and tiles (what the
-templates read), the template, then ``mask`` and the edge's brotli; then ``fragment_html`` (the
+templates read), the template, then the edge's brotli; then ``fragment_html`` (the
 steps in one call). What the whole request costs beyond ``fragment_html`` and brotli is the stack
 (routing, dependencies, middlewares, the edge cache's bookkeeping)."""
 
@@ -111,7 +111,7 @@ def _stages(portal: BlockingPortal, card_id: str, n: int, rounds: int) -> dict[s
     import brotli
     from app.cards import REGISTRY, run
     from app.main import create_app
-    from app.render.card import Reading, fragment_context, fragment_html, mask
+    from app.render.card import Reading, fragment_context, fragment_html
     from app.render.env import env
     from app.settings import Settings
     from app.state import parse_query
@@ -141,7 +141,6 @@ def _stages(portal: BlockingPortal, card_id: str, n: int, rounds: int) -> dict[s
         "compute (run: outputs, figures, tables)": lambda i: run(card, params[i]),
         "what the templates read (Shown: figures, tiles)": shown,
         "template (_result.html and its macros)": lambda i: template.render(**contexts[i]),
-        "practice-first mask": lambda i: mask(html[i], contexts[i]["s"].texts),
         "edge: brotli": lambda i: brotli.compress(raw[i], quality=BROTLI_QUALITY),
     }
     one_call, whole, bare = (

@@ -41,6 +41,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("app/numpattern.py", 'format(f, "f")'): "a Decimal's digits inside a regular expression, not reader text",
     ("app/render/card.py", "{v:g}"): "a live question's masking: the texts its value may appear as, to blank them",
     ("app/render/card.py", "{x:g}"): "a live question's masking: an input's plain text, to keep it unmasked",
+    (
+        "app/cards.py",
+        "{abs(v):.4e}",
+    ): "counting a value's significant digits: is a worked value equal to an answer telling",
 }
 
 
