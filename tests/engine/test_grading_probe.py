@@ -222,7 +222,7 @@ def test_no_non_answer_passes():
         for s in X.candidates(q, e, own):
             if s.value and X.check(q, e, s.value, None, decl, own)["verdict"] == "correct":
                 passed.append((card.id, state, q.key, s.id, s.value, "correct"))
-        for kind, built, v in _probes(q, e, expected):
+        for _kind, built, v in _probes(q, e, expected):
             if v and math.isfinite(v) and X.check(q, e, v, None, decl, own)["verdict"] != "incorrect":
                 passed.append((card.id, state, q.key, built, v, "slip not 不对"))
     print("\nunchanged inputs walked:", unchanged)
