@@ -767,9 +767,14 @@ def _fill_slot(card: Card, view: View, params: Params | None, key: str, flag: st
     return None
 
 
-def label_text(text: str, card: Card, view: View, params: Params | None) -> str:
-    """A template as plain text: each slot filled (:func:`slot`), a slot nothing fills left as written."""
-    return fill(localize(text), lambda key, flag: slot(card, view, params, key, flag))
+def label_text(text: str, card: Card, view: View, params: Params | None, hide: frozenset[str] = frozenset()) -> str:
+    """A template as plain text: each slot filled (:func:`slot`), a slot of a ``hide`` output (held back)
+    as "?", a slot nothing fills left as written."""
+
+    def look(key: str, flag: str) -> tuple[str, str] | None:
+        return (HIDDEN_TEXT, "output") if key in hide else slot(card, view, params, key, flag)
+
+    return fill(localize(text), look)
 
 
 def cell_text(card: Card, table: Table, col: int, value: Any) -> str:

@@ -26,6 +26,7 @@ from ..cards import (
     View,
     cell_text,
     explain,
+    label_text,
     notes_at,
     run,
     slot,
@@ -33,7 +34,7 @@ from ..cards import (
 )
 from ..derivation import Derivation
 from ..exercises import RULE_TEXT
-from ..outputs import fill, split, undeclared
+from ..outputs import split, undeclared
 from ..state import query_string
 from ..text import markdown, rich
 from ..text.cond import Conditional, conditionals
@@ -146,15 +147,6 @@ def answer_text(card: Card, q: Question, value: Any) -> str:
     return (card.outputs.get(q.key) or undeclared(q.key)).fmt(value)
 
 
-def held_text(card: Card, view: View, params: Any, hide: frozenset[str], text: str) -> str:
-    """A template as plain text with its slots filled, a slot of a held-back output as "?"."""
-
-    def look(key: str, flag: str) -> tuple[str, str] | None:
-        return (HIDDEN_TEXT, "output") if key in hide else slot(card, view, params, key, flag)
-
-    return fill(localize(text), look)
-
-
 def _tiles(card: Card, view: View, params: Any, hide: frozenset[str], practice: frozenset[str]) -> list[Stat]:
     """The view's tiles, a held-back output's value as "?" (with why, for an answer not yet tried) and a
     label quoting one with "?" in its place (练习 1-4's 扩展效率 ?/?)."""
@@ -168,7 +160,7 @@ def _tiles(card: Card, view: View, params: Any, hide: frozenset[str], practice: 
         decl = card.outputs.get(s.key)
         if decl is None or "[[" not in str(decl.label) or not hide:
             return s
-        return replace(s, label=held_text(card, view, params, hide, decl.label))
+        return replace(s, label=label_text(decl.label, card, view, params, hide))
 
     return [held(label(s)) if s.key in hide else label(s) for s in tiles(card, view, params)]
 
@@ -363,7 +355,7 @@ class Shown:
     def text(self, text: str) -> str:
         if isinstance(text, Quoted):
             return text.text(self.hide)
-        return held_text(self.card, self.view, self.params, self.hide, text)
+        return label_text(text, self.card, self.view, self.params, self.hide)
 
     def cell(self, table: Any, col: int, value: Any) -> str:
         return cell_text(self.card, table, col, value)

@@ -20,6 +20,8 @@ import pytest
 from app import format as fmt
 from app.words import speaking
 
+from tests.engine.test_words import _docstrings  # the words test's: which constants are docstrings
+
 APP = Path(__file__).resolve().parents[2] / "app"
 ROOT = APP.parent
 
@@ -56,16 +58,6 @@ def _spec_text(spec: ast.JoinedStr) -> str:
 def _is_numeric_spec(spec: str) -> bool:
     m = _NUMERIC_SPEC.match(spec)
     return bool(m and (m["sign"] or m["group"] or m["prec"] or m["type"]))
-
-
-def _docstrings(tree: ast.AST) -> set[int]:
-    out = set()
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body:
-            first = n.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                out.add(id(first.value))
-    return out
 
 
 def _strftime_or_strptime(parent: ast.AST | None) -> bool:
