@@ -6,6 +6,10 @@ BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 STAMP   := $(VENV)/.installed
+# Bytecode is cached (__pycache__, ignored by git) even where the environment says not to: without it
+# every test worker rewrites every test module's asserts (~9 s of collection each) and every server
+# the tests start compiles the app again
+unexport PYTHONDONTWRITEBYTECODE
 ASSETS  := static/vendor/.installed
 
 .PHONY: setup run serve-prod lint words-report test test-full test-fast golden bench bench-smoke load nginx-demo live-bench live-fault clean

@@ -33,9 +33,11 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    from tests import sampling
     from tests.skip_report import register
 
     register(config)
+    sampling.FULL = config.getoption("--full")
 
 
 def pytest_terminal_summary(terminalreporter, config):

@@ -13,6 +13,10 @@ from collections.abc import Iterable
 import pytest
 from app.cards import REGISTRY
 
+# Whether this run is ``--full`` (set by tests/conftest.py before any test module is imported): a grid
+# that is costly to build at collection (schemathesis's boundary cases) is built only when it runs
+FULL = False
+
 # 例题 1-1 (the slider the bench and drag test use) and 例题 3-1 (the one card with its own template)
 ALWAYS = ("eg-1-1", "eg-3-1")
 
@@ -42,3 +46,22 @@ def each_card(ids: Iterable[str]) -> list:
     ids = sorted(ids)
     picked = set(card_sample(ids))
     return [pytest.param(cid, id=cid, marks=() if cid in picked else pytest.mark.full) for cid in ids]
+
+
+def spread(
+    variants: Iterable[str], ids: Iterable[str], sample: Iterable[str] | None = None, every: Iterable[str] = ()
+) -> list:
+    """One grid over (variant, items) — viewports, views, screen sizes — as ``(variant, items)``
+    parameters: ``make test`` deals the sample out across the variants (each sampled item checked at one
+    of them, each variant on a share; the ``every`` items at each variant), ``make test-full`` checks
+    each variant on the rest too, so the full run covers every (variant, item) exactly once."""
+    variants, ids = list(variants), sorted(ids)
+    picked = sorted(card_sample(ids) if sample is None else set(sample) & set(ids))
+    always = sorted(set(every) & set(ids))
+    dealt = [c for c in picked if c not in always]
+    out = []
+    for i, v in enumerate(variants):
+        share = sorted(set(dealt[i :: len(variants)]) | set(always))
+        rest = [c for c in ids if c not in share]
+        out += [pytest.param(v, share, id=f"{v}-sample"), pytest.param(v, rest, id=f"{v}-rest", marks=pytest.mark.full)]
+    return out

@@ -111,7 +111,13 @@ def _axe(page):
 # 图 3-1's card page); make test-full every section page too (tests/sampling.py), and 例题 1-1's card and
 # presenter pages, which make test checks in tests/browser/test_axe_cards.py (eg-1-1 is in every card
 # sample: the same axe run, serious and critical violations, in the light theme and the dark one)
-AXE_SAMPLE = {"/", "/ch/1", "/ch/1/1.3", "/ch/3", "/ch/3/3.1", "/cards/fig-3-1"}
+AXE_SAMPLE = {
+    "/",
+    "/ch/1/1.3",
+    "/ch/3",
+    "/ch/3/3.1",
+    "/cards/fig-3-1",
+}  # one of each kind of page, a section of each chapter
 
 
 def _axe_pages():
@@ -143,7 +149,11 @@ def test_axe_no_serious_violations(csp_off_page, server, path):
     assert not bad, json.dumps(bad, ensure_ascii=False, indent=1)
 
 
-@pytest.mark.parametrize("path", ["/", "/ch/1", "/ch/1/1.3", "/ch/3/3.1", "/cards/eg-1-1", "/present/eg-1-1"])
+NARROW = ["/", "/ch/1", "/ch/1/1.3", "/ch/3/3.1", "/cards/eg-1-1", "/present/eg-1-1"]
+NARROW_SAMPLE = {"/", "/ch/3/3.1", "/present/eg-1-1"}  # make test; a card's own page at 390 px: test_screens.py
+
+
+@pytest.mark.parametrize("path", [p if p in NARROW_SAMPLE else pytest.param(p, marks=pytest.mark.full) for p in NARROW])
 def test_no_sideways_scroll_at_375(browser, server, path):
     ctx = browser.new_context(viewport={"width": 375, "height": 800}, is_mobile=True, has_touch=True)
     page = ctx.new_page()

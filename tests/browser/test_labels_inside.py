@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.test_presenter_fit import WITH_CHART, each_chart_card
-from tests.sampling import sample_and_rest
+from tests.sampling import spread
 
 CUT_LABELS = """() => [...document.querySelectorAll('.plot')].flatMap(el => {
   const svg = el.querySelector('.main-svg'); if (!svg) return [];
@@ -22,9 +22,10 @@ CUT_LABELS = """() => [...document.querySelectorAll('.plot')].flatMap(el => {
 SETTLED = "() => [...document.querySelectorAll('.plot')].every(el => !el.data || el.querySelector('.main-svg'))"
 
 
-@pytest.mark.parametrize("cards", sample_and_rest(WITH_CHART))
-@pytest.mark.parametrize("view,width,height", [("present", 1366, 768), ("cards", 390, 844)])
-def test_no_chart_label_is_cut_off(browser, server, view, width, height, cards):
+@pytest.mark.parametrize(("where", "cards"), spread(["present-1366x768", "cards-390x844"], WITH_CHART))
+def test_no_chart_label_is_cut_off(browser, server, where, cards):
+    view, size = where.split("-")
+    width, height = (int(x) for x in size.split("x"))
     cut = {}
     for cid, page in each_chart_card(browser, server, view, width, height, cards):
         page.wait_for_function(SETTLED)

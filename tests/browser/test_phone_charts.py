@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.test_presenter_fit import ANSWERS_FIRST, WITH_CHART
-from tests.sampling import card_sample, sample_and_rest
+from tests.sampling import spread
 
 # the phone, the tablet and the laptop the issue names; the phone is a touch screen (no mode bar)
 VIEWPORTS = {
@@ -97,8 +97,7 @@ def measure(browser, server, size: str, cards: list[str]) -> dict[str, dict]:
     return bad
 
 
-@pytest.mark.parametrize("cards", sample_and_rest(WITH_CHART, sample=set(card_sample(WITH_CHART)) | set(NAMED)))
-@pytest.mark.parametrize("size", list(VIEWPORTS))
+@pytest.mark.parametrize(("size", "cards"), spread(VIEWPORTS, WITH_CHART, every=NAMED))
 def test_every_chart_label_inside_and_apart(browser, server, size, cards):
     assert len(WITH_CHART) >= 40 and set(cards) <= set(WITH_CHART)
     bad = measure(browser, server, size, cards)

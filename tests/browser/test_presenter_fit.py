@@ -9,7 +9,7 @@ from app.cards import REGISTRY
 from app.cards import run as compute
 from app.render.card import Shown
 
-from tests.sampling import sample_and_rest
+from tests.sampling import spread
 
 WITH_CHART = sorted(cid for cid, c in REGISTRY.items() if compute(c, c.defaults()).figures)
 
@@ -48,9 +48,9 @@ def each_chart_card(browser, server, view: str, width: int, height: int, cards: 
         ctx.close()
 
 
-@pytest.mark.parametrize("cards", sample_and_rest(WITH_CHART))
-@pytest.mark.parametrize("width,height", [(1920, 1080), (1366, 768)])
-def test_first_chart_fully_visible_in_presenter(browser, server, width, height, cards):
+@pytest.mark.parametrize(("size", "cards"), spread(["1920x1080", "1366x768"], WITH_CHART))
+def test_first_chart_fully_visible_in_presenter(browser, server, size, cards):
+    width, height = (int(x) for x in size.split("x"))
     assert len(WITH_CHART) >= 40 and set(cards) <= set(WITH_CHART)
     off = {}
     for cid, page in each_chart_card(browser, server, "present", width, height, cards):

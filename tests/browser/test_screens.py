@@ -3,7 +3,8 @@
 page, and a glossary definition opened near the right edge stays on screen; in the presenter at 1366×768 and
 1920×1080 every chart of 图 3-1 and every tile is on screen, tick labels are at least 14 px, and Plotly's mode
 bar shows neither there nor on a touch screen. Log axes show the figure's own labels (decades, 2 and 5 as full
-values). Screenshots go to pytest's tmp_path (or $SCREENS_DIR, to look at them)."""
+values). Screenshots are taken when $SCREENS_DIR names where to put them (to look at them). ``make test``
+measures each page at one of the sizes (tests/sampling.py), ``make test-full`` at every size."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from tests.sampling import spread
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 WIDTHS = {
@@ -56,24 +59,29 @@ BROKEN_NUMBERS = """() => {
 WIDER = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
 
-def _shots(tmp_path: Path) -> Path:
-    d = Path(os.environ.get("SCREENS_DIR") or tmp_path)
+def _shots() -> Path | None:
+    """Where to photograph the pages ($SCREENS_DIR), or None: nothing asserts on a photograph, and a
+    full-page one at twice the pixels costs the suite more than the measuring does."""
+    if not os.environ.get("SCREENS_DIR"):
+        return None
+    d = Path(os.environ["SCREENS_DIR"])
     d.mkdir(parents=True, exist_ok=True)
     return d
 
 
-@pytest.mark.parametrize("size", list(WIDTHS))
-def test_charts_and_tables_fit_the_screen(browser, server, tmp_path, size):
+@pytest.mark.parametrize(("size", "pages"), spread(WIDTHS, PAGES, sample=PAGES))
+def test_charts_and_tables_fit_the_screen(browser, server, size, pages):
     ctx = browser.new_context(service_workers="block", **WIDTHS[size])
     page = ctx.new_page()
-    shots, bad = _shots(tmp_path), {}
+    shots, bad = _shots(), {}
     try:
-        for path in PAGES:
+        for path in pages:
             page.goto(server + path)
             page.wait_for_function(READY)
             page.wait_for_timeout(200)  # a resize-driven redraw settles
             name = path.strip("/").replace("/", "-")
-            page.screenshot(path=str(shots / f"{size}-{name}.png"), full_page=True)
+            if shots:
+                page.screenshot(path=str(shots / f"{size}-{name}.png"), full_page=True)
             clipped, numbers, wider = page.evaluate(CLIPPED), page.evaluate(BROKEN_NUMBERS), page.evaluate(WIDER)
             if clipped or numbers or wider > 0:
                 bad[path] = {"clipped": clipped, "numbers": numbers, "wider_by": wider}
@@ -96,7 +104,7 @@ def test_table_numbers_are_cells_of_one_line(browser, server):
         ctx.close()
 
 
-def test_a_definition_near_the_right_edge_stays_on_screen(browser, server, tmp_path):
+def test_a_definition_near_the_right_edge_stays_on_screen(browser, server):
     ctx = browser.new_context(service_workers="block", **PHONE)
     page = ctx.new_page()
     try:
@@ -120,7 +128,8 @@ def test_a_definition_near_the_right_edge_stays_on_screen(browser, server, tmp_p
                 + parseFloat(a.paddingRight) + parseFloat(a.borderLeftWidth) + parseFloat(a.borderRightWidth);
               return {content: a.content, left: x, right: x + w}; }"""
         )
-        page.screenshot(path=str(_shots(tmp_path) / "phone-tooltip.png"))
+        if shots := _shots():
+            page.screenshot(path=str(shots / "phone-tooltip.png"))
         assert box["content"].startswith('"') and len(box["content"]) > 4, box  # the definition shows
         assert 0 <= box["left"] and box["right"] <= vw, box
     finally:
@@ -143,14 +152,15 @@ PRESENTED = """() => {
 
 
 @pytest.mark.parametrize("width,height", [(1366, 768), (1920, 1080)])
-def test_presenter_shows_every_chart_and_tile(browser, server, tmp_path, width, height):
+def test_presenter_shows_every_chart_and_tile(browser, server, width, height):
     ctx = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
     page = ctx.new_page()
     try:
         page.goto(server + "/present/fig-3-1")
         page.wait_for_function(READY)
         page.wait_for_timeout(200)
-        page.screenshot(path=str(_shots(tmp_path) / f"present-{width}-fig-3-1.png"))
+        if shots := _shots():
+            page.screenshot(path=str(shots / f"present-{width}-fig-3-1.png"))
         r = page.evaluate(PRESENTED)
         assert r["charts"] == 3 and r["scrolled"] == 0
         assert r["off"] == [], r["off"]
