@@ -407,6 +407,9 @@ class Figure:
     animated: bool = False
     height: int = 320
     answers: frozenset[str] = frozenset()  # outputs the figure draws that the card's questions ask for
+    # outputs whose value the figure plots or writes (a point, a bar, a label, a hover): a live question
+    # asking one holds the figure back (tests/web/test_figure_draws.py checks the list is complete)
+    draws: frozenset[str] = frozenset()
 
 
 @dataclass
