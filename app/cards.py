@@ -424,6 +424,9 @@ class Table:
     links: dict[int, str] = field(default_factory=dict)  # row index -> card id
     note: str = ""
     formats: Sequence[str | Out | None] = ()
+    # cells that show outputs' values, (row, column) → their keys: "?" while one of them is held back
+    # (a text cell quoting outputs is a Quoted instead)
+    keys: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass

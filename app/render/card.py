@@ -23,6 +23,7 @@ from ..cards import (
     Question,
     Quoted,
     Stat,
+    Table,
     View,
     cell_text,
     explain,
@@ -357,8 +358,14 @@ class Shown:
             return text.text(self.hide)
         return label_text(text, self.card, self.view, self.params, self.hide)
 
-    def cell(self, table: Any, col: int, value: Any) -> str:
+    def cell(self, table: Table, col: int, value: Any) -> str:
         return cell_text(self.card, table, col, value)
+
+    def held_cell(self, table: Table, row: int, col: int) -> bool:
+        """Whether a cell shows a held-back output (declared in ``Table.keys``): it reads "?"."""
+        return not self.hide.isdisjoint(table.keys.get((row, col), ()))
+
+    hidden = HIDDEN_TEXT
 
     def answer(self, q: Question) -> str:
         if q.key in self.hide:

@@ -685,9 +685,21 @@ def p95_nearest_rank(p: P95Params) -> View:
             rows,
             title=W["p95_nearest_rank.title_2"],
             illustrative_cells={(i, c) for i in range(len(rows)) for c in range(1, 6)},
+            keys=_p95_cells(rows, o),
         )
     )
     return v
+
+
+def _p95_cells(rows: list[list[float]], o: dict) -> dict[tuple[int, int], frozenset[str]]:
+    """The sample table's cells that show an output: a column's value equal to its percentile or its
+    maximum, and the number of the request each percentile comes from."""
+    cells: dict[tuple[int, int], set[str]] = {}
+    for col, name in ((1, "queue_ms"), (4, "ttft_ms"), (5, "request_s")):
+        cells.setdefault((o[f"p95_{name}_request_id"] - 1, 0), set()).add(f"p95_{name}_request_id")
+        for i, row in enumerate(rows):
+            cells.setdefault((i, col), set()).update(k for k in (f"p95_{name}", f"max_{name}") if row[col] == o[k])
+    return {c: frozenset(k) for c, k in cells.items() if k}
 
 
 # --- 图 3-3 · waiting state occupies capacity -------------------------------------------------------

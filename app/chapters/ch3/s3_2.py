@@ -282,6 +282,10 @@ def prefix_cache_4round(p: FourRoundParams) -> View:
                     ]
                 ],
                 illustrative_cells={(r, c) for r in (0, 2, 3) for c in (1, 2, 3)},
+                keys={
+                    (len(ROUNDS), c): frozenset({k})
+                    for c, k in enumerate(("total_input_tokens", "total_hit_tokens", "total_miss_tokens"), 1)
+                },
             )
         ],
         notes=[

@@ -19,7 +19,7 @@ from ...outputs import out, outputs
 from ...trace import given, tmin
 from ...words import words_for
 from ..shared import ch3_train as sh
-from ..shared.ch3_train import VISION, formatter, mib, vision
+from ..shared.ch3_train import VISION, formatter, mib, quoter, vision
 
 W = words_for(__name__)
 
@@ -122,8 +122,8 @@ def fig_3_15(p: VisionParams) -> View:
                     "h": p.img_h_px,
                     "w": p.img_w_px,
                     "n_images": p.n_images,
-                    "n_v": f("vision_tokens", "n"),
-                    "n_p": f("patches_per_image", "n"),
+                    "n_v": quoter(VISION_OUT, o)("vision_tokens", "n"),
+                    "n_p": quoter(VISION_OUT, o)("patches_per_image", "n"),
                     "patch": VISION.patch,
                     "merge": VISION.merge,
                     "C": COLORS,
@@ -296,7 +296,7 @@ def epd_handoff(p: HandoffParams) -> View:
         "ec_mib": vo["ec_mib"],
         "kv_mib": vo["visual_kv_mib"],
     }
-    f = formatter(HANDOFF_OUT, o)
+    f = quoter(HANDOFF_OUT, o)
     pts = [
         {"id": k, "label": HANDOFF[k][0], "size": size}
         for k, size in (("image", "0.8 MB"), ("ec", f("ec_mib")), ("kv", f("kv_mib")))
@@ -601,10 +601,8 @@ def fig_3_18(p: sh.JitterParams) -> View:
                 "formula",
             ),
             Note(W["fig_3_18.notes_2"]),
-            Note(
-                W["fig_3_18.notes_3"],
-                "illustrative",
-            ),
+            Note(W["fig_3_18.notes_3"], "illustrative", when="defaults"),
+            Note(W["fig_3_18.notes_3_moved"], "illustrative", when="moved"),
             Note(W["fig_3_18.notes_4"]),
             Note(W["fig_3_18.notes_5"]),
         ],
@@ -713,7 +711,7 @@ def aoi_observe(p: AoiParams) -> View:
         blocks=[
             Block(
                 "diagrams/aoi-observe.html",
-                {**geo, "kept_per_min": formatter(AOI_OUT, o)("frames_kept_per_min", "n,d0"), "C": COLORS},
+                {**geo, "kept_per_min": quoter(AOI_OUT, o)("frames_kept_per_min", "n,d0"), "C": COLORS},
             )
         ],
         notes=[

@@ -518,6 +518,11 @@ def tab_llama_qwen(p: LlamaQwenParams) -> View:
                 ],
                 rows,
                 title=W["tab_llama_qwen.title_2"],
+                keys={
+                    (i - 1, c): frozenset({f"row{i}_{k}"})
+                    for i in range(1, len(rows) + 1)
+                    for c, k in ((2, "d_over_n"), (3, "six_nd_flop"), (4, "x_chinchilla"))
+                },
             )
         ],
         figures=[Figure(fig, *cb.FIGURES["tab-llama-qwen"], draws=frozenset({"mmlu_gap_pts", "row5_d_over_n"}))],
@@ -572,6 +577,9 @@ class MoeParams(Params):
     )
 
 
+MOE_ROWS = ("deepseek-v3", "v4-flash", "v4-pro")  # the book's MoE table (budget.toml ``moe.rows``), in order
+
+
 @card(
     "moe-flops",
     title=W["moe_flops.title"],
@@ -608,7 +616,7 @@ def moe_flops(p: MoeParams) -> View:
         cb.big(m["total_params"], "N_{total}", 9, cb.BOOK),
         cb.big(m["active_params"], "N_{active}", 9, cb.BOOK),
     )
-    fig = charts.moe_params_figure([presets[k] for k in ("deepseek-v3", "v4-flash", "v4-pro")])
+    fig = charts.moe_params_figure([presets[k] for k in MOE_ROWS])
     table = Table(
         [
             W["tab_llama_qwen.tables"],
@@ -619,6 +627,11 @@ def moe_flops(p: MoeParams) -> View:
         ],
         cb.WORDS["moe"]["rows"],
         title=W["moe_flops.title_2"],
+        # the chosen model's row prints the book's values of its outputs
+        keys={
+            (MOE_ROWS.index(p.model), c): frozenset({k})
+            for c, k in enumerate(("total_params", "active_params", "train_tokens", "gflop_per_token"), 1)
+        },
     )
     return View(
         o,
@@ -678,7 +691,8 @@ def fig_3_30(p: A100Params) -> View:
     )
     return View(
         o,
-        headline=W["fig_3_30.headline"],
+        # on an H100/H800 the ratio is the card's own output (a slot of it, held with it)
+        headline=W["fig_3_30.headline" if p.gpu == "a100-sxm" else "fig_3_30.headline_h100"],
         notes=cb.notes("fig-3-30"),
         ctx={
             "gpu_name": GPU_NAMES.get(p.gpu, W["fig_3_28.gpu_name"]),
