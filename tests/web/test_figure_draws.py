@@ -76,3 +76,14 @@ def test_the_search_finds_an_undeclared_value():
     assert carries(card, view, "t_step_ms", f)
     assert not carries(card, view, "t_step_ms", Figure({"data": [{"y": [1.0, 2.0]}], "layout": {}}))
 
+
+def test_a_live_question_holds_exactly_the_declared_figures(client):
+    """hide=<key> holds the figures that declare the key (and only those); the rest are drawn."""
+    card = REGISTRY["eg-1-1"]
+    view = run(card, card.defaults())
+    held = [i for i, f in enumerate(view.figures) if "throughput_tok_s" in f.draws | f.answers]
+    assert held and len(held) < len(view.figures)
+    html = client.get("/cards/eg-1-1/fragment", params={"hide": "throughput_tok_s", "answers": "shown"}).text
+    for i in range(len(view.figures)):
+        drawn = f'class="figdata" data-plot="plot-eg-1-1-{i}"' in html
+        assert drawn == (i not in held), i
