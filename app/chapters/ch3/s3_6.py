@@ -692,7 +692,7 @@ def fig_3_30(p: A100Params) -> View:
     return View(
         o,
         # on an H100/H800 the ratio is the card's own output (a slot of it, held with it)
-        headline=W["fig_3_30.headline" if p.gpu == "a100-sxm" else "fig_3_30.headline_h100"],
+        headline=W["fig_3_30.headline"] if p.gpu == "a100-sxm" else W["fig_3_30.headline_h100"],
         notes=cb.notes("fig-3-30"),
         ctx={
             "gpu_name": GPU_NAMES.get(p.gpu, W["fig_3_28.gpu_name"]),
