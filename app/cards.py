@@ -659,10 +659,10 @@ def held_nodes(view: View, keys: frozenset[str], equal: bool = True) -> frozense
     values: list[float] = []
     for k in keys:
         n = node_of(view.outputs.get(k))
-        if n is not None and _telling(n.value):
-            values.append(float(n.value))
-        while n is not None:
+        while n is not None:  # the output, and the same value before each unit conversion (FLOP of a GFLOP)
             out.add(id(n))
+            if _telling(n.value):
+                values.append(float(n.value))
             n = n.args[0] if n.kind == "scale" and n.args and isinstance(n.args[0], Node) else None
     if values and equal:
         seen: set[int] = set()

@@ -75,6 +75,26 @@ def test_a_hidden_output_leaves_no_trace(client, cid, key, text):
     _no_trace(client, cid, key, text, {})
 
 
+@pytest.mark.parametrize(("cid", "key", "text"), CASES)
+def test_a_hidden_outputs_derivations_leave_no_trace(client, cid, key, text):
+    """The derivations a held tile's neighbours expand into (``/explain`` with the same flags): no other
+    output's working prints the value (a max's term, an input equal to it before a unit conversion, a
+    fixed control's label)."""
+    _no_trace_in_derivations(client, cid, key, text, {})
+
+
+@pytest.mark.parametrize(("cid", "key", "text", "query"), MOVED, ids=[f"{c}-{k}" for c, k, _, _ in MOVED])
+def test_a_hidden_outputs_derivations_leave_no_trace_once_the_sliders_moved(client, cid, key, text, query):
+    _no_trace_in_derivations(client, cid, key, text, query)
+
+
+def _no_trace_in_derivations(client, cid, key, text, query):
+    held = client.get(f"/cards/{cid}/explain", params={**query, "hide": key, "answers": "shown"})
+    assert held.status_code == 200
+    number = re.compile(rf"(?<![\d.,]){re.escape(text)}(?![\d]|[.,]\d)")
+    assert not number.search(held.text), f"{cid}.{key} = {text} still in the derivations"
+
+
 def test_the_moved_sweep_covers_most_cards():
     assert len({c for c, _, _, _ in MOVED}) >= 45 and len(MOVED) >= 180  # 49 cards, 197 outputs
 
