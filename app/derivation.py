@@ -309,9 +309,7 @@ def _choice(top: Node) -> Node | None:
     return n if isinstance(n, Node) and n.kind == "op" and n.op in ("max", "min") else None
 
 
-def _evaluated(
-    value: Any, top: Node, shown: Callable[[float], str] | None, held_values: tuple[float, ...] = ()
-) -> str:
+def _evaluated(value: Any, top: Node, shown: Callable[[float], str] | None, held_values: tuple[float, ...] = ()) -> str:
     """``max(0.1415 ms, 20.90 ms)``: each term of a max/min in the output's own format, so the step
     between the values substituted and the result reads (the terms scaled as the output is); a term
     equal to a held-back output's value (in the same units) reads "?"."""
