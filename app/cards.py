@@ -407,6 +407,9 @@ class Figure:
     animated: bool = False
     height: int = 320
     answers: frozenset[str] = frozenset()  # outputs the figure draws that the card's questions ask for
+    # outputs whose value the figure plots or writes (a point, a bar, a label, a hover): a live question
+    # asking one holds the figure back (tests/web/test_figure_draws.py checks the list is complete)
+    draws: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -421,6 +424,9 @@ class Table:
     links: dict[int, str] = field(default_factory=dict)  # row index -> card id
     note: str = ""
     formats: Sequence[str | Out | None] = ()
+    # cells that show outputs' values, (row, column) → their keys: "?" while one of them is held back
+    # (a text cell quoting outputs is a Quoted instead)
+    keys: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -653,10 +659,10 @@ def held_nodes(view: View, keys: frozenset[str], equal: bool = True) -> frozense
     values: list[float] = []
     for k in keys:
         n = node_of(view.outputs.get(k))
-        if n is not None and _telling(n.value):
-            values.append(float(n.value))
-        while n is not None:
+        while n is not None:  # the output, and the same value before each unit conversion (FLOP of a GFLOP)
             out.add(id(n))
+            if _telling(n.value):
+                values.append(float(n.value))
             n = n.args[0] if n.kind == "scale" and n.args and isinstance(n.args[0], Node) else None
     if values and equal:
         seen: set[int] = set()

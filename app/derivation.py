@@ -309,15 +309,17 @@ def _choice(top: Node) -> Node | None:
     return n if isinstance(n, Node) and n.kind == "op" and n.op in ("max", "min") else None
 
 
-def _evaluated(value: Any, top: Node, shown: Callable[[float], str] | None) -> str:
+def _evaluated(value: Any, top: Node, shown: Callable[[float], str] | None, held_values: tuple[float, ...] = ()) -> str:
     """``max(0.1415 ms, 20.90 ms)``: each term of a max/min in the output's own format, so the step
-    between the values substituted and the result reads (the terms scaled as the output is)."""
+    between the values substituted and the result reads (the terms scaled as the output is); a term
+    equal to a held-back output's value (in the same units) reads "?"."""
     n = _choice(top)
     if n is None or shown is None or not n.value:
         return ""
     ratio = float(value) / n.value
     terms = [(a.value if isinstance(a, Node) else a) * ratio for a in n.args]
-    return f"{n.op}({', '.join(shown(t) for t in terms)})"
+    held = [any(math.isclose(t, v, rel_tol=1e-9) for v in held_values) for t in terms]
+    return f"{n.op}({', '.join(HELD_VALUE if h else shown(t) for t, h in zip(terms, held))})"
 
 
 _BYTE_UNIT = re.compile(r"(?<=\d) B(?=$|[^\w/]|/s)")
@@ -405,7 +407,7 @@ def derive(
         check=check,
         steps=steps,
         inputs=_inputs_of(leaves, text, sub),
-        evaluated="" if hides else _evaluated(value, top, shown),
+        evaluated="" if hides else _evaluated(value, top, shown, held_values),
     )
     return _bytes_as_words(d) if any(x.sym == "B" for x in leaves) else d
 

@@ -2,9 +2,11 @@
 card stage both views swap in. The stage is a pure function of its URL.
 
 Hidden means absent: while a question is open (not yet revealed) the stage of its card is rendered
-with the asked output masked (``hide=<key>``: the card engine leaves every trace of its value out:
-tiles, prose, tables, figures) and without worked solutions, on the follower page, the control page and
-every stage load either makes; the SSE events never carry the value."""
+with the asked output held (``hide=<key>``) and without worked solutions, on the follower page, the
+control page and every stage load either makes; the SSE events never carry the value. The card engine
+holds it by declaration, not by searching the page: its tile, every slot and quoted text
+(:class:`~app.cards.Quoted`) and table cell of that output read "?", its derivation shows no result, and
+each figure that declares it draws it (``Figure.draws``) is not drawn (app/render/card.py ``Shown``)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ Python builds data here; the markup is in templates (``_result.html``, ``_parts.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
@@ -23,6 +22,7 @@ from ..cards import (
     Question,
     Quoted,
     Stat,
+    Table,
     View,
     cell_text,
     explain,
@@ -165,83 +165,6 @@ def _tiles(card: Card, view: View, params: Any, hide: frozenset[str], practice: 
     return [held(label(s)) if s.key in hide else label(s) for s in tiles(card, view, params)]
 
 
-# --------------------------------------------------------------------------- a live question's figures
-
-
-def _shows(obj: Any, values: list[float], texts: list[str]) -> bool:
-    """Whether figure data shows one of ``values`` (to the 5 digits a figure carries) or one of their
-    formatted ``texts``."""
-    if isinstance(obj, dict):
-        return any(_shows(v, values, texts) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return any(_shows(v, values, texts) for v in obj)
-    if isinstance(obj, str):
-        return any(t in obj for t in texts)
-    if _is_number(obj) and math.isfinite(obj):
-        return any(math.isclose(obj, v, rel_tol=5e-5) for v in values)
-    return False
-
-
-def drawing(card: Card, view: View, keys: frozenset[str]) -> frozenset[int]:
-    """The figures that draw one of the ``keys`` outputs (a live question asks any number a card shows,
-    and a figure declares only the answers to the card's own questions): those whose data or layout
-    carry its value, as a number or as its text."""
-    values: list[float] = []
-    texts: set[str] = set()
-    for k in keys:
-        v = view.outputs[k]
-        if _is_number(v) and math.isfinite(v) and v != 0:
-            d = card.outputs.get(k) or undeclared(k)
-            values += [float(v), v / d.scale / 10**d.exp]
-            t = d.fmt(v, unit=False).removeprefix("≈ ")
-            texts |= {t, t.replace(",", "")}
-    if not values:
-        return frozenset()
-    parts = ("data", "layout", "frames")
-    found = sorted(texts, key=len, reverse=True)
-    return frozenset(i for i, f in enumerate(view.figures) if _shows([f.fig.get(k) for k in parts], values, found))
-
-
-def live_texts(card: Card, view: View, keys: frozenset[str], params: Any) -> list[str]:
-    """How a live question's asked values may be written in a fragment: as declared (with and without
-    thousands separators) and plainly (``%g``), except as a parameter also reads (the control shows it).
-    A live question may ask any number a card shows, most of which no declaration marks, so its value is
-    looked for in the finished text (:func:`mask`); the answers to a card's own questions are held back
-    by declaration instead (slots, :class:`~app.cards.Quoted`, ``Figure.answers``, derivation nodes)."""
-    out = set()
-    for k in keys:
-        v = view.outputs[k]
-        if _is_number(v) and math.isfinite(v) and v != 0:
-            t = (card.outputs.get(k) or undeclared(k)).fmt(v, unit=False).removeprefix("≈ ")
-            out |= {t, t.replace(",", ""), f"{v:g}"}
-    inputs = {f"{x:g}" for x in (params.model_dump().values() if params is not None else ()) if _is_number(x)}
-    return sorted((t for t in out if t.replace(",", "") not in inputs), key=len, reverse=True)
-
-
-_SCRIPT = re.compile(r"(<script\b.*?</script>)", re.S)
-# a number as text shows it, not inside a longer one: 52.7, +0.009, 2,144 (a sign only before a digit)
-_NUMBER = re.compile(r"(?<![\d.,])[+-]?\d(?:[\d,]*\d)?(?:\.\d+)?(?![\d]|[.,]\d)")
-
-
-def mask(html: str, texts: list[str]) -> str:
-    """``html`` with each of ``texts`` written as a number (not inside a longer number) replaced by "?",
-    outside the ``<script>`` data blocks (whose figures were held back already): for a live question,
-    a diagram's labels or a note quoting its value carry no trace of it either."""
-    if not texts:
-        return html
-    held = set(texts) | {t.partition("×10")[0] for t in texts if "×10" in t}  # 4.02×10²²: its mantissa
-
-    def sub(m: re.Match) -> str:
-        t = m.group(0)
-        if t in held:
-            return HIDDEN_TEXT
-        if t[0] in "+-" and t[1:] in held:
-            return t[0] + HIDDEN_TEXT
-        return t
-
-    return "".join(p if p.startswith("<script") else _NUMBER.sub(sub, p) for p in _SCRIPT.split(html))
-
-
 @dataclass(frozen=True)
 class FigureShown:
     """One figure as the fragment draws it (``_parts.html``'s ``figures``): its plot element's id, its
@@ -266,7 +189,12 @@ class FigureShown:
 class Shown:
     """One card at one state as its fragment draws it: what the templates read (``s.…``, each worked
     out once per fragment) and the text helpers they call, each filling slots, formatting cells and
-    stating answers for this state."""
+    stating answers for this state.
+
+    What is held back is known by declaration, never found by searching the finished page: ``hide`` names
+    the outputs (a live question's, answers not yet tried); their tiles, ``[[key]]`` slots, quoted text
+    (:class:`~app.cards.Quoted`) and declared table cells (``Table.keys``) read "?", and a figure is held
+    when it declares drawing one (``Figure.draws`` for a live question, ``Figure.answers`` for practice)."""
 
     card: Card
     params: Any
@@ -274,14 +202,14 @@ class Shown:
     reading: Reading
     hide: frozenset[str]  # outputs held back: a live question's, and answers not yet tried
     practice: frozenset[str]  # of those, the answers to the card's own questions
-    held: frozenset[int]  # figures that draw a live question's value
+    held: frozenset[int]  # figures that draw a live question's value (declared: Figure.draws | answers)
     held_for_practice: frozenset[int] = frozenset()  # figures that draw an answer not yet tried (declared)
 
     @classmethod
     def of(cls, card: Card, params: Any, view: View, reading: Reading = Reading()) -> Shown:
         live = reading.hide & set(view.outputs)
         practice = reading.practice(view) - live
-        held = drawing(card, view, live)
+        held = frozenset(i for i, f in enumerate(view.figures) if live & (f.draws | f.answers))
         tried_first = frozenset(i for i, f in enumerate(view.figures) if f.answers & practice) - held
         return cls(card, params, view, reading, live | practice, practice, held, tried_first)
 
@@ -357,8 +285,14 @@ class Shown:
             return text.text(self.hide)
         return label_text(text, self.card, self.view, self.params, self.hide)
 
-    def cell(self, table: Any, col: int, value: Any) -> str:
+    def cell(self, table: Table, col: int, value: Any) -> str:
         return cell_text(self.card, table, col, value)
+
+    def held_cell(self, table: Table, row: int, col: int) -> bool:
+        """Whether a cell shows a held-back output (declared in ``Table.keys``): it reads "?"."""
+        return not self.hide.isdisjoint(table.keys.get((row, col), ()))
+
+    hidden = HIDDEN_TEXT
 
     def answer(self, q: Question) -> str:
         if q.key in self.hide:
@@ -396,8 +330,7 @@ def render_fragment(card: Card, params: Any, view: View, reading: Reading = Read
         html = template.render(**ctx)
     finally:
         HELD.reset(token)
-    live = s.hide - s.practice
-    return mask(html, live_texts(card, s.view, live, params)) if live else html
+    return html
 
 
 def fragment_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
@@ -423,8 +356,7 @@ def explain_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
         html = env.get_template("_explain.html").render(card=card, view=view, derivations=ders, tiles=shown)
     finally:
         HELD.reset(token)
-    live = reading.hide & set(view.outputs)
-    return mask(html, live_texts(card, view, live, params)) if live else html
+    return html
 
 
 # --------------------------------------------------------------------------- JSON

@@ -41,8 +41,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("app/live/redis_store.py", "%.1f s"): "a log line for the operator, not reader text",
     ("app/live/redis_store.py", "{STORE_TIMEOUT_S:g}"): "an exception message for the developer/log",
     ("app/numpattern.py", 'format(f, "f")'): "a Decimal's digits inside a regular expression, not reader text",
-    ("app/render/card.py", "{v:g}"): "a live question's masking: the texts its value may appear as, to blank them",
-    ("app/render/card.py", "{x:g}"): "a live question's masking: an input's plain text, to keep it unmasked",
     (
         "app/cards.py",
         "{abs(v):.4e}",

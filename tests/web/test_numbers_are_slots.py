@@ -267,7 +267,6 @@ LEFT: dict[tuple[str, str], str] = {
     # quoting card changes them)
     ("agent-trace", "47.5"): "例题 3-2's printed share, quoted",
     ("ex-3-4", "47.5"): "例题 3-2's printed share, quoted",
-    ("eg-3-4", "255"): "the book's setting the note explains",
     ("fig-3-23", "8,190,735,360"): "Qwen3-8B's parameter count (例题 3-3's default model), quoted",
     ("real-replay", "8,447"): "图 3-1's final KV tokens, quoted",
 }

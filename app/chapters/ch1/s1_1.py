@@ -214,6 +214,7 @@ def fig_1_3(p: Fig13Params) -> View:
                 illustrative=True,
                 animated=True,
                 summary=W["fig_1_3.summary"],
+                draws=frozenset({"kv_mib", "kv_tokens", "tokens_emitted"}),
             )
         ],
         blocks=[

@@ -117,6 +117,7 @@ def fig_1_6(p: LatencyParams) -> View:
                 lat_charts.latency_bars(OPS, a, b),
                 W["fig_1_6.figures"],
                 W["fig_1_6.figures_2"],
+                draws=frozenset({"ratio", "row_a_ns", "row_b_ns"}),
             )
         ],
         blocks=[shared.diagram("fig-1-6", rows=rows)],
@@ -167,6 +168,7 @@ def serial_wait(p: SerialParams) -> View:
                 W["serial_wait.figures"],
                 W["serial_wait.figures_2"],
                 height=200,
+                draws=frozenset({"total_ms", "wait_ms", "wait_to_compute_ratio"}),
             )
         ],
         notes=shared.notes("serial-wait"),
@@ -229,6 +231,7 @@ def amdahl_team(p: AmdahlParams) -> View:
                 W["amdahl_team.figures"],
                 W["amdahl_team.figures_2"],
                 height=300,
+                draws=frozenset({"new_total_h", "part_after_h", "part_before_h", "rest_h"}),
             ),
             Figure(
                 curve,
@@ -239,6 +242,17 @@ def amdahl_team(p: AmdahlParams) -> View:
                     b=W["amdahl_team.figures_5"] if finite else W["amdahl_team.figures_6"],
                 ),
                 height=300,
+                draws=frozenset(
+                    {
+                        "new_total_h",
+                        "part_after_h",
+                        "part_before_h",
+                        "rest_h",
+                        "speedup",
+                        "speedup_formula",
+                        "speedup_limit",
+                    }
+                ),
             ),
         ],
         blocks=[shared.diagram("amdahl-team", current=p.part_pct)],
@@ -419,6 +433,7 @@ def weight_bytes_card(p: WeightParams) -> View:
                 fig,
                 W["weight_bytes_card.figures"],
                 W["weight_bytes_card.figures_2"],
+                draws=frozenset({"bf16_gb", "bf16_per_gpu_gb", "w8_g128_gb"}),
             )
         ],
         notes=shared.notes("weight-bytes"),
@@ -545,6 +560,19 @@ def fig_1_7(p: BudgetParams) -> View:
                 W.f("fig_1_7.figures_joined", a=W["fig_1_7.figures_2"], b=fit, c=W["fig_1_7.figures_3"]),
                 illustrative=multi,
                 height=340,
+                draws=frozenset(
+                    {
+                        "capacity_gb",
+                        "kv_gb",
+                        "kv_gib",
+                        "kv_heads_per_gpu",
+                        "per_gpu_kv_gb",
+                        "per_gpu_total_gb",
+                        "per_gpu_weights_gb",
+                        "weights_gb",
+                        "workspace_gb",
+                    }
+                ),
             )
         ],
         notes=shared.notes("fig-1-7", multi=multi, a6000=p.gpu == "rtx-a6000")

@@ -174,11 +174,26 @@ def eg_1_1(p: Eg11Params) -> View:
                 bounds if p.tp == 1 else with_comm_bound(bounds, c["t_allreduce_ms"], c["t_step_ms"]),
                 W["eg_1_1.figures"],
                 W["eg_1_1.figures_2"],
+                draws=frozenset(
+                    {
+                        "b_star",
+                        "f_gflop",
+                        "m_w_gb",
+                        "per_output_ms",
+                        "r_w_gb",
+                        "read_to_compute_ratio",
+                        "t_allreduce_ms",
+                        "t_compute_ms",
+                        "t_mem_ms",
+                        "t_step_ms",
+                    }
+                ),
             ),
             Figure(
                 throughput_vs_batch(grid, c["throughput_tok_s"], p.batch, o["throughput_tok_s"], o["b_star"]),
                 W["eg_1_1.figures_3"],
                 W["eg_1_1.figures_4"],
+                draws=frozenset({"b_star", "f_gflop", "m_w_gb", "r_w_gb", "read_to_compute_ratio", "throughput_tok_s"}),
             ),
         ],
         notes=shared.notes("eg-1-1") + tp_notes(p) + [Note(MEASURED_ELSEWHERE)],

@@ -94,6 +94,16 @@ def fig_1_10(p: ChunkParams) -> View:
                 illustrative=True,
                 animated=True,
                 summary=W["fig_1_10.summary"],
+                draws=frozenset(
+                    {
+                        "batch_ms",
+                        "chunk_compute_ms",
+                        "chunk_read_ms",
+                        "compute_busy_pct",
+                        "per_output_ms",
+                        "pipeline_makespan_ms",
+                    }
+                ),
             )
         ],
         notes=shared.notes("fig-1-10", batched=p.batch > 1),
@@ -336,11 +346,13 @@ def fig_1_13(p: MeasureParams) -> View:
                 charts.throughput_ratio(grid, mb, [meas[x]["throughput_ratio"] for x in mb], p.batch),
                 W["fig_1_13.figures"],
                 W["fig_1_13.figures_2"],
+                draws=frozenset({"measured_throughput_ratio"}),
             ),
             Figure(
                 charts.tpot(grid, lb, mb, [meas[x]["tpot_ms"] for x in mb], p.batch, o["tpot_lb_ms"]),
                 W["fig_1_13.figures_3"],
                 W["fig_1_13.figures_4"],
+                draws=frozenset({"measured_throughput_ratio", "measured_tpot_ms", "tpot_lb_ms", "tpot_memory_ms"}),
             ),
         ],
     )
@@ -533,6 +545,7 @@ def gap_analysis(p: GapParams) -> View:
                 fig,
                 W["gap_analysis.figures"],
                 W["gap_analysis.figures_2"],
+                draws=frozenset({"gap_ms", "lb_ms", "measured_tpot_ms"}),
             )
         ],
         notes=shared.notes("gap-analysis"),
@@ -617,6 +630,7 @@ def eager_gpu_idle(p: EagerParams) -> View:
                 illustrative=True,
                 animated=True,
                 summary=W["eager_gpu_idle.summary"],
+                draws=frozenset({"gpu_busy_frac"}),
             )
         ],
         notes=shared.notes("eager-gpu-idle"),

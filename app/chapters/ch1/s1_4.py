@@ -91,6 +91,7 @@ def tpu_scale_cost(p: ScaleParams) -> View:
                 W["tpu_scale_cost.title"],
                 illustrative=True,
                 summary=W["tpu_scale_cost.summary"],
+                draws=frozenset({"break_even_scale", "selected_scale"}),
             )
         ],
         notes=shared.notes("tpu-scale-cost"),

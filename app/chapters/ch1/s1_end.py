@@ -248,6 +248,15 @@ def quick_bounds(p: QuickParams) -> View:
                 fig,
                 W["quick_bounds.figures"],
                 W["quick_bounds.figures_2"] + (W["quick_bounds.figures_3"] if multi else ""),
+                draws=frozenset(
+                    {
+                        "decode_allreduce_ms",
+                        "decode_compute_ms",
+                        "decode_lb_ms",
+                        "decode_memory_ms",
+                        "prefill_compute_ms",
+                    }
+                ),
             )
         ],
         notes=shared.notes("quick-bounds") + tp_note,

@@ -138,6 +138,9 @@ def hero_read_vs_compute(p: HeroParams) -> View:
                 W["hero_read_vs_compute.figures"],
                 W["hero_read_vs_compute.figures_2"],
                 height=230,
+                draws=frozenset(
+                    {"read_to_compute_ratio", "speedup_vs_baseline", "t_compute_ms", "t_read_ms", "t_step_ms"}
+                ),
             )
         ],
         blocks=[

@@ -109,11 +109,24 @@ def eg_3_1(p: Eg31Params) -> View:
                 W["eg_3_1.figures"],
                 W["eg_3_1.figures_2"],
                 animated=True,
+                draws=frozenset(
+                    {
+                        "backlog_end_steps_display",
+                        "capacity_steps_s",
+                        "completion_s",
+                        "demand_after_steps_s",
+                        "demand_before_steps_s",
+                        "mu_bw_per_card",
+                        "mu_per_card",
+                        "total_requests",
+                    }
+                ),
             ),
             Figure(
                 bk.stacked_step_bytes(p.weight_gb, kv_gb, p.batch_seqs),
                 W["eg_3_1.figures_3"],
                 W["eg_3_1.figures_4"],
+                draws=frozenset(),
             ),
         ],
     )
@@ -186,16 +199,39 @@ def fig_3_1(p: Fig31Params) -> View:
                 W["fig_3_1.figures"],
                 W["fig_3_1.figures_2"],
                 animated=True,
+                draws=frozenset(
+                    {
+                        "decode_calls",
+                        "final_kv_mib",
+                        "final_kv_tokens",
+                        "final_text_tokens",
+                        "first_decode_ctx_tokens",
+                        "last_decode_ctx_tokens",
+                        "total_calls",
+                    }
+                ),
             ),
             Figure(
                 rq.context_staircase([S] + [S + P + j for j in range(n_dec)]),
                 W["fig_3_1.figures_3"],
                 W["fig_3_1.figures_4"],
+                draws=frozenset(
+                    {
+                        "decode_calls",
+                        "final_kv_mib",
+                        "final_kv_tokens",
+                        "final_text_tokens",
+                        "first_decode_ctx_tokens",
+                        "last_decode_ctx_tokens",
+                        "total_calls",
+                    }
+                ),
             ),
             Figure(
                 rq.rows_per_read(o["prefill_rows_per_weight_read"], B, ridge),
                 W["fig_3_1.figures_5"],
                 W["fig_3_1.figures_6"],
+                draws=frozenset({"final_kv_tokens", "first_decode_ctx_tokens", "ridge_rows", "total_calls"}),
             ),
         ],
         notes=[
@@ -341,6 +377,9 @@ def ex_3_1(p: Ex31Params) -> View:
                     b=W["ex_3_1.figures_5"] if n == 1 else W["ex_3_1.figures_6"],
                 ),
                 answers=frozenset({"weight_read_rounds"}),  # its bars count the weight reads asked for
+                draws=frozenset(
+                    {"decode_rounds", "decode_steps_total", "prefill_count", "weight_read_ratio", "weight_read_rounds"}
+                ),
             ),
             Figure(
                 rq.grouped_counts(
@@ -352,6 +391,9 @@ def ex_3_1(p: Ex31Params) -> View:
                 ),
                 W["ex_3_1.figures_10"],
                 W["ex_3_1.figures_11"],
+                draws=frozenset(
+                    {"decode_rounds", "end_kv_mib_total", "prefill_count", "weight_read_ratio", "weight_read_rounds"}
+                ),
             ),
         ],
         questions=[
@@ -501,6 +543,7 @@ def fig_3_2(p: Fig32Params) -> View:
                 W["fig_3_2.figures"],
                 W["fig_3_2.figures_2"],
                 illustrative=True,
+                draws=frozenset({"first_audible_ms", "first_useful_ms", "request_ms", "token_ms", "ttft_ms"}),
             )
         ],
         notes=[
@@ -611,6 +654,18 @@ def p95_nearest_rank(p: P95Params) -> View:
             say(P95, o, W["p95_nearest_rank.say"]),
             W["p95_nearest_rank.figure"],
             illustrative=True,
+            draws=frozenset(
+                {
+                    "max_ttft_ms",
+                    "p95_queue_ms",
+                    "p95_queue_ms_request_id",
+                    "p95_request_s",
+                    "p95_request_s_request_id",
+                    "p95_ttft_ms",
+                    "p95_ttft_ms_request_id",
+                    "rank",
+                }
+            ),
         )
     )
     rows = [
@@ -630,9 +685,21 @@ def p95_nearest_rank(p: P95Params) -> View:
             rows,
             title=W["p95_nearest_rank.title_2"],
             illustrative_cells={(i, c) for i in range(len(rows)) for c in range(1, 6)},
+            keys=_p95_cells(rows, o),
         )
     )
     return v
+
+
+def _p95_cells(rows: list[list[float]], o: dict) -> dict[tuple[int, int], frozenset[str]]:
+    """The sample table's cells that show an output: a column's value equal to its percentile or its
+    maximum, and the number of the request each percentile comes from."""
+    cells: dict[tuple[int, int], set[str]] = {}
+    for col, name in ((1, "queue_ms"), (4, "ttft_ms"), (5, "request_s")):
+        cells.setdefault((o[f"p95_{name}_request_id"] - 1, 0), set()).add(f"p95_{name}_request_id")
+        for i, row in enumerate(rows):
+            cells.setdefault((i, col), set()).update(k for k in (f"p95_{name}", f"max_{name}") if row[col] == o[k])
+    return {c: frozenset(k) for c, k in cells.items() if k}
 
 
 # --- 图 3-3 · waiting state occupies capacity -------------------------------------------------------
@@ -701,6 +768,7 @@ def fig_3_3(p: Fig33Params) -> View:
                 W["fig_3_3.figures"],
                 W["fig_3_3.figures_2"],
                 animated=True,
+                draws=frozenset({"area_per_task_gib_s", "mean_occupancy_gib", "mean_waiting_tasks", "steady_from_s"}),
             )
         ],
         notes=[
@@ -809,6 +877,7 @@ def real_replay(p: ReplayParams) -> View:
                 bk.rate_vs_demand(p.mu_per_card, o["avg_demand_steps_s"], texts),
                 W["real_replay.figures"],
                 W["real_replay.figures_2"],
+                draws=frozenset({"avg_demand_steps_s", "mu_per_card_rounded", "ttft_p95_diff_s"}),
             )
         ],
         notes=[

@@ -247,6 +247,7 @@ def prefix_cache_4round(p: FourRoundParams) -> View:
                 W["prefix_cache_4round.figures"],
                 W["prefix_cache_4round.figures_2"],
                 illustrative=True,
+                draws=frozenset({"hit_tokens", "input_tokens", "new_tokens"}),
             ),
             Figure(
                 ch.reuse_savings(
@@ -255,6 +256,7 @@ def prefix_cache_4round(p: FourRoundParams) -> View:
                 W.f("prefix_cache_4round.figures_3", round_index=p.round_index),
                 W["prefix_cache_4round.figures_4"],
                 illustrative=ill,
+                draws=frozenset({"input_tokens", "new_tokens"}),
             ),
         ],
         tables=[
@@ -280,6 +282,10 @@ def prefix_cache_4round(p: FourRoundParams) -> View:
                     ]
                 ],
                 illustrative_cells={(r, c) for r in (0, 2, 3) for c in (1, 2, 3)},
+                keys={
+                    (len(ROUNDS), c): frozenset({k})
+                    for c, k in enumerate(("total_input_tokens", "total_hit_tokens", "total_miss_tokens"), 1)
+                },
             )
         ],
         notes=[
@@ -344,11 +350,37 @@ def fig_3_9(p: SuccessCostParams) -> View:
                 ch.dot_grids((o["successes_old"], o["successes_new"]), (o["total_cost_old"], o["total_cost_new"])),
                 W["fig_3_9.figures"],
                 W["fig_3_9.figures_2"],
+                draws=frozenset(
+                    {
+                        "breakeven_success_new_pct",
+                        "cost_ratio",
+                        "success_cost_new",
+                        "success_cost_old",
+                        "success_ratio",
+                        "successes_new",
+                        "successes_old",
+                        "total_cost_new",
+                        "total_cost_old",
+                    }
+                ),
             ),
             Figure(
                 ch.success_curve(p.cost_new, p.success_new_pct, o["success_cost_new"], o["success_cost_old"], be),
                 W["fig_3_9.figures_3"],
                 W["fig_3_9.figures_4"],
+                draws=frozenset(
+                    {
+                        "breakeven_success_new_pct",
+                        "cost_ratio",
+                        "success_cost_new",
+                        "success_cost_old",
+                        "success_ratio",
+                        "successes_new",
+                        "successes_old",
+                        "total_cost_new",
+                        "total_cost_old",
+                    }
+                ),
             ),
         ],
         notes=[
@@ -412,6 +444,7 @@ def price_cut_paradox(p: PriceCutParams) -> View:
                 ch.waterfall(steps),
                 W["price_cut_paradox.figures"],
                 W["price_cut_paradox.figures_2"],
+                draws=frozenset({"attempt_cost_ratio", "success_cost_ratio"}),
             )
         ],
         notes=[
@@ -567,6 +600,7 @@ def agent_trace(p: Params) -> View:
                 W["agent_trace.figures_2"],
                 illustrative=True,
                 animated=True,
+                draws=frozenset({"rounds", "total_s"}),
             )
         ],
         tables=[
@@ -683,6 +717,7 @@ def agent_thinking_table(p: Params) -> View:
                 fig,
                 W["agent_thinking_table.figures"],
                 W["agent_thinking_table.figures_2"],
+                draws=frozenset({"alias_fail_on", "off_rounds_sum"}),
             )
         ],
         notes=[
@@ -747,6 +782,7 @@ def eg_3_2(p: AmdahlParams) -> View:
                 ch.speedup_bars(label, role, part, p.speedup, o["rest_s"], p.total_s),
                 W["eg_3_2.figures"],
                 W["eg_3_2.figures_2"],
+                draws=frozenset({"part_s", "rest_s", "saved_s"}),
             ),
             Figure(
                 ch.speedup_curve(
@@ -754,6 +790,7 @@ def eg_3_2(p: AmdahlParams) -> View:
                 ),
                 W["eg_3_2.figures_3"],
                 W["eg_3_2.figures_4"],
+                draws=frozenset({"cap_speedup", "overall_speedup"}),
             ),
         ],
         notes=[
@@ -829,6 +866,20 @@ def fig_3_11(p: ToolDagParams) -> View:
                 W["fig_3_11.figures"],
                 W["fig_3_11.figures_2"],
                 animated=True,
+                draws=frozenset(
+                    {
+                        "critical_path_s",
+                        "gib_s",
+                        "gib_s_parallel",
+                        "gib_s_serial",
+                        "parallel_s",
+                        "peak_gib",
+                        "saved_s",
+                        "serial_s",
+                        "tool_work_s",
+                        "wait_s",
+                    }
+                ),
             )
         ],
         notes=[
@@ -978,12 +1029,14 @@ def fig_3_14(p: CedParams) -> View:
                 W["fig_3_14.figures"],
                 W["fig_3_14.figures_2"],
                 illustrative=True,
+                draws=frozenset({"prompt_ratio", "prompt_work_ced", "prompt_work_decoder_only", "total_ratio"}),
             ),
             Figure(
                 ch.stacked_work((o["prompt_work_decoder_only"], o["prompt_work_ced"]), o["decode_work_both"]),
                 W["fig_3_14.figures_3"],
                 W["fig_3_14.figures_4"],
                 illustrative=True,
+                draws=frozenset({"decode_work_both", "prompt_work_ced", "prompt_work_decoder_only"}),
             ),
         ],
         notes=[

@@ -19,7 +19,7 @@ from ...outputs import out, outputs
 from ...trace import given, tmin
 from ...words import words_for
 from ..shared import ch3_train as sh
-from ..shared.ch3_train import VISION, formatter, mib, vision
+from ..shared.ch3_train import VISION, formatter, mib, quoter, vision
 
 W = words_for(__name__)
 
@@ -111,6 +111,7 @@ def fig_3_15(p: VisionParams) -> View:
                     b=W["fig_3_15.figures_3"] if txt else "",
                     c=W["fig_3_15.figures_4"],
                 ),
+                draws=frozenset({"ec_mib", "input_kv_mib", "visual_kv_mib"}),
             )
         ],
         blocks=[
@@ -121,8 +122,8 @@ def fig_3_15(p: VisionParams) -> View:
                     "h": p.img_h_px,
                     "w": p.img_w_px,
                     "n_images": p.n_images,
-                    "n_v": f("vision_tokens", "n"),
-                    "n_p": f("patches_per_image", "n"),
+                    "n_v": quoter(VISION_OUT, o)("vision_tokens", "n"),
+                    "n_p": quoter(VISION_OUT, o)("patches_per_image", "n"),
                     "patch": VISION.patch,
                     "merge": VISION.merge,
                     "C": COLORS,
@@ -295,7 +296,7 @@ def epd_handoff(p: HandoffParams) -> View:
         "ec_mib": vo["ec_mib"],
         "kv_mib": vo["visual_kv_mib"],
     }
-    f = formatter(HANDOFF_OUT, o)
+    f = quoter(HANDOFF_OUT, o)
     pts = [
         {"id": k, "label": HANDOFF[k][0], "size": size}
         for k, size in (("image", "0.8 MB"), ("ec", f("ec_mib")), ("kv", f("kv_mib")))
@@ -387,6 +388,9 @@ def speech_loop(p: SpeechParams) -> View:
                 W["speech_loop.figures_2"],
                 illustrative=True,
                 animated=True,
+                draws=frozenset(
+                    {"audio_s", "fast_forwards", "fast_forwards_per_frame", "slow_forwards", "total_forwards"}
+                ),
             )
         ],
         notes=[
@@ -462,6 +466,7 @@ def image_gen_loop(p: ImageGenParams) -> View:
                 fig1,
                 W["image_gen_loop.figures"],
                 W.f("image_gen_loop.figures_2", v=tot[-1] / 1e15, v2=lin[-1] / 1e15),
+                draws=frozenset({"dit_forwards", "latent_positions"}),
             ),
             Figure(
                 mm_charts.denoise_figure(captions, [str(s) for s in marks]),
@@ -469,6 +474,7 @@ def image_gen_loop(p: ImageGenParams) -> View:
                 W["image_gen_loop.figures_4"],
                 illustrative=True,
                 animated=True,
+                draws=frozenset({"dit_forwards", "total_pflop"}),
             ),
         ],
         notes=[
@@ -548,12 +554,45 @@ def fig_3_18(p: sh.JitterParams) -> View:
                 W["fig_3_18.figures_2"],
                 illustrative=True,
                 animated=True,
+                draws=frozenset(
+                    {
+                        "backend_stop_ms",
+                        "best_mute_latency_ms",
+                        "discarded_audio_ms",
+                        "first_arrival_ms",
+                        "last_play_end_ms",
+                        "measured_chunk_gap_median_ms",
+                        "mute_latency_ms",
+                        "mute_ms",
+                        "n_stalls",
+                        "play_start_ms",
+                        "release_ms",
+                        "stall_total_ms",
+                        "worst_mute_latency_ms",
+                    }
+                ),
             ),
             Figure(
                 audio_charts.interrupt_figure(j.run, j.interrupt, p.poll_ms, o["discarded_audio_ms"]),
                 W["fig_3_18.figures_3"],
                 W["fig_3_18.figures_4"],
                 illustrative=True,
+                draws=frozenset(
+                    {
+                        "backend_stop_ms",
+                        "best_mute_latency_ms",
+                        "discarded_audio_ms",
+                        "first_arrival_ms",
+                        "last_play_end_ms",
+                        "mute_latency_ms",
+                        "mute_ms",
+                        "n_stalls",
+                        "play_start_ms",
+                        "release_ms",
+                        "stall_total_ms",
+                        "worst_mute_latency_ms",
+                    }
+                ),
             ),
         ],
         notes=[
@@ -562,10 +601,8 @@ def fig_3_18(p: sh.JitterParams) -> View:
                 "formula",
             ),
             Note(W["fig_3_18.notes_2"]),
-            Note(
-                W["fig_3_18.notes_3"],
-                "illustrative",
-            ),
+            Note(W["fig_3_18.notes_3"], "illustrative", when="defaults"),
+            Note(W["fig_3_18.notes_3_moved"], "illustrative", when="moved"),
             Note(W["fig_3_18.notes_4"]),
             Note(W["fig_3_18.notes_5"]),
         ],
@@ -609,6 +646,7 @@ def buffer_drain(p: DrainParams) -> View:
                 audio_charts.drain_figure(p.initial_buffer_s, p.arrival_rate_s_per_s, drain),
                 W["buffer_drain.figures"],
                 summary,
+                draws=frozenset({"deficit_s_per_s", "drain_s"}),
             )
         ],
         notes=[
@@ -673,7 +711,7 @@ def aoi_observe(p: AoiParams) -> View:
         blocks=[
             Block(
                 "diagrams/aoi-observe.html",
-                {**geo, "kept_per_min": formatter(AOI_OUT, o)("frames_kept_per_min", "n,d0"), "C": COLORS},
+                {**geo, "kept_per_min": quoter(AOI_OUT, o)("frames_kept_per_min", "n,d0"), "C": COLORS},
             )
         ],
         notes=[

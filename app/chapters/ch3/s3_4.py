@@ -68,6 +68,7 @@ def linear_3mm(p: LinearP) -> View:
                 W["linear_3mm.figures"],
                 W["linear_3mm.figures_2"],
                 illustrative=True,
+                draws=frozenset({"dw_gflop", "dx_gflop", "fwd_gflop", "total_over_mkn"}),
             )
         ],
         blocks=[
@@ -177,6 +178,17 @@ def eg_3_3(p: StateP) -> View:
                 W["eg_3_3.figures"],
                 W["eg_3_3.figures_2"],
                 illustrative=p.n_gpus > 1 or p.gpu != "h100-sxm",
+                draws=frozenset(
+                    {
+                        "adam_gb",
+                        "bf16_weights_gb",
+                        "bytes_per_param",
+                        "grads_gb",
+                        "master_gb",
+                        "min_gpus_state_only",
+                        "weights_gb",
+                    }
+                ),
             )
         ],
         notes=[
@@ -263,6 +275,9 @@ def fig_3_20(p: ActP) -> View:
                 W["fig_3_20.figures_2"],
                 illustrative=True,
                 animated=True,
+                draws=frozenset(
+                    {"passes", "peak_activation", "peak_total", "peak_vs_full_batch", "total_time", "updates"}
+                ),
             )
         ],
         notes=[
@@ -335,11 +350,13 @@ def doc_split_8192(p: SplitP) -> View:
                 W["doc_split_8192.figures"],
                 W["doc_split_8192.figures_2"],
                 illustrative=True,
+                draws=frozenset({"pairs", "pairs_single_doc", "second_doc_tokens"}),
             ),
             Figure(
                 right,
                 W["doc_split_8192.figures_3"],
                 W["doc_split_8192.figures_4"],
+                draws=frozenset({"attn_gflop", "linear_gflop"}),
             ),
         ],
         notes=[
@@ -421,7 +438,16 @@ def update_tokens(p: UpdateP) -> View:
     return View(
         o,
         headline="a = [[micro_batches|n]] · B_μ = [[seqs_per_micro|n]] · P = [[seq_len|n]] · P_label = [[label_tokens|n]]",
-        figures=[Figure(fig, W["update_tokens.figures"], W["update_tokens.figures_2"])],
+        figures=[
+            Figure(
+                fig,
+                W["update_tokens.figures"],
+                W["update_tokens.figures_2"],
+                draws=frozenset(
+                    {"fwd_bwd_passes", "input_tokens", "loss_denominator", "sequences", "supervised_tokens"}
+                ),
+            )
+        ],
         blocks=[
             Block(
                 "diagrams/update-tokens.html",
@@ -524,6 +550,7 @@ def sft_tokens(p: SftP) -> View:
                 W["sft_tokens.figures"],
                 W["sft_tokens.figures_2"],
                 illustrative=True,
+                draws=frozenset({"lm_head_tflop", "lm_head_waste_tflop", "supervised_tokens"}),
             )
         ],
         notes=[
@@ -606,11 +633,31 @@ def fig_3_23(p: ItemP) -> View:
                 ),
                 W["fig_3_23.figures"],
                 W.f("fig_3_23.figures_joined", a=W["fig_3_23.figures_2"], b=rec, c=W["fig_3_23.figures_3"]),
+                draws=frozenset(
+                    {
+                        "attention_tflop",
+                        "embed_excluded_tflop",
+                        "itemized_tflop",
+                        "lm_head_tflop",
+                        "norms_excluded_tflop",
+                        "six_nd_tflop",
+                    }
+                ),
             ),
             Figure(
                 charts.items_stack(items, o["recompute_tflop"] if p.recompute else None),
                 W["fig_3_23.figures_4"],
                 W["fig_3_23.figures_5"],
+                draws=frozenset(
+                    {
+                        "attention_tflop",
+                        "embed_excluded_tflop",
+                        "ffn_tflop",
+                        "kv_proj_tflop",
+                        "lm_head_tflop",
+                        "qo_proj_tflop",
+                    }
+                ),
             ),
         ],
         notes=[

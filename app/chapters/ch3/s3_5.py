@@ -196,6 +196,7 @@ def loss_average(p: LossP) -> View:
                 W["loss_average.figures"],
                 W["loss_average.figures_2"],
                 illustrative=True,
+                draws=frozenset({"weight_global", "weight_mb1_mean_of_means", "weight_mb2_mean_of_means"}),
             )
         ],
         notes=[
@@ -279,11 +280,30 @@ def eg_3_4(p: CycleP) -> View:
                 charts.cycle_figure(o["cycle_slope_tflop"], o["f_u_tflop"], presets, n, o["f_cycle_tflop"]),
                 W["eg_3_4.figures"],
                 W["eg_3_4.figures_2"],
+                draws=frozenset(
+                    {
+                        "decode_steps_per_response",
+                        "f_cycle_tflop",
+                        "f_u_tflop",
+                        "n_generate",
+                        "update_supervised_tokens",
+                    }
+                ),
             ),
             Figure(
                 charts.stacked(cats, series, "TFLOP"),
                 W["eg_3_4.figures_3"],
                 W["eg_3_4.figures_4"],
+                draws=frozenset(
+                    {
+                        "decode_steps_per_response",
+                        "f_g_tflop",
+                        "f_r_tflop",
+                        "f_u_tflop",
+                        "n_generate",
+                        "update_supervised_tokens",
+                    }
+                ),
             ),
         ],
         blocks=[

@@ -75,7 +75,14 @@ def budget_doubling(p: BudgetParams) -> View:
         headline=W["budget_doubling.headline"],
         notes=cb.notes("budget-doubling"),
         ctx={"c0": sci(p.budget_flop, 3), "c1": sci(p.budget_flop * p.budget_mult, 3)},
-        figures=[Figure(fig, *cb.FIGURES["budget-doubling"], illustrative=True)],
+        figures=[
+            Figure(
+                fig,
+                *cb.FIGURES["budget-doubling"],
+                illustrative=True,
+                draws=frozenset({"d_opt_tokens", "n_opt_params", "n_opt_params_after"}),
+            )
+        ],
     )
 
 
@@ -210,10 +217,12 @@ def eg_3_5(p: HoldoutParams) -> View:
                 charts.holdout_figure(context, law, held, [o["pred_h1"], o["pred_h2"]], fitted),
                 *cb.FIGURES["eg-3-5"],
                 illustrative=not fit,
+                draws=frozenset({"obs_h1", "obs_h2", "pred_h1", "pred_h2"}),
             ),
             Figure(
                 charts.seed_strip([pool[x] for x in cb.SEED_RUNS], pool[cb.HOLDOUTS[0]], o["pred_h1"]),
                 *cb.FIGURES[seed_words(o["resid_h1"], [pool[x] for x in (*cb.SEED_RUNS, cb.HOLDOUTS[0])])],
+                draws=frozenset({"obs_h1", "pred_h1"}),
             ),
         ],
         tables=[_holdout_table(fit, fitted, held, o)],
@@ -330,6 +339,7 @@ def fig_3_28(p: InterceptParams) -> View:
                 charts.intercept_figure(o, p.n_small, p.n_large),
                 *cb.FIGURES["fig-3-28" if o["q_star_calls"] else "fig-3-28.apart"],
                 illustrative=True,
+                draws=frozenset({"q_star_calls", "train_gpu_h_large", "train_gpu_h_small"}),
             )
         ]
         if ok
@@ -342,7 +352,13 @@ def fig_3_28(p: InterceptParams) -> View:
         o["extrapolation_from_btokens"],
     )
     figs.append(
-        Figure(iso, W.f("fig_3_28.figure", target_loss=p.target_loss), cb.FIGURES["fig-3-28.iso"][1], illustrative=True)
+        Figure(
+            iso,
+            W.f("fig_3_28.figure", target_loss=p.target_loss),
+            cb.FIGURES["fig-3-28.iso"][1],
+            illustrative=True,
+            draws=frozenset({"d_large_btokens", "d_small_btokens"}),
+        )
     )
     return View(
         o,
@@ -409,7 +425,13 @@ def lifetime_cost(p: LifetimeParams) -> View:
         o,
         headline=W["lifetime_cost.headline"],
         ctx={"tasks_sci": sci(p.tasks, 3)},
-        figures=[Figure(fig, *cb.FIGURES["lifetime-cost"])],
+        figures=[
+            Figure(
+                fig,
+                *cb.FIGURES["lifetime-cost"],
+                draws=frozenset({"cost_gap_gpu_h", "net_saving_gpu_h", "q_star_tasks", "serving_saved_gpu_h"}),
+            )
+        ],
         notes=cb.notes("lifetime-cost"),
     )
 
@@ -496,9 +518,14 @@ def tab_llama_qwen(p: LlamaQwenParams) -> View:
                 ],
                 rows,
                 title=W["tab_llama_qwen.title_2"],
+                keys={
+                    (i - 1, c): frozenset({f"row{i}_{k}"})
+                    for i in range(1, len(rows) + 1)
+                    for c, k in ((2, "d_over_n"), (3, "six_nd_flop"), (4, "x_chinchilla"))
+                },
             )
         ],
-        figures=[Figure(fig, *cb.FIGURES["tab-llama-qwen"])],
+        figures=[Figure(fig, *cb.FIGURES["tab-llama-qwen"], draws=frozenset({"mmlu_gap_pts", "row5_d_over_n"}))],
         notes=cb.notes("tab-llama-qwen"),
     )
 
@@ -550,6 +577,9 @@ class MoeParams(Params):
     )
 
 
+MOE_ROWS = ("deepseek-v3", "v4-flash", "v4-pro")  # the book's MoE table (budget.toml ``moe.rows``), in order
+
+
 @card(
     "moe-flops",
     title=W["moe_flops.title"],
@@ -586,7 +616,7 @@ def moe_flops(p: MoeParams) -> View:
         cb.big(m["total_params"], "N_{total}", 9, cb.BOOK),
         cb.big(m["active_params"], "N_{active}", 9, cb.BOOK),
     )
-    fig = charts.moe_params_figure([presets[k] for k in ("deepseek-v3", "v4-flash", "v4-pro")])
+    fig = charts.moe_params_figure([presets[k] for k in MOE_ROWS])
     table = Table(
         [
             W["tab_llama_qwen.tables"],
@@ -597,6 +627,11 @@ def moe_flops(p: MoeParams) -> View:
         ],
         cb.WORDS["moe"]["rows"],
         title=W["moe_flops.title_2"],
+        # the chosen model's row prints the book's values of its outputs
+        keys={
+            (MOE_ROWS.index(p.model), c): frozenset({k})
+            for c, k in enumerate(("total_params", "active_params", "train_tokens", "gflop_per_token"), 1)
+        },
     )
     return View(
         o,
@@ -606,7 +641,9 @@ def moe_flops(p: MoeParams) -> View:
             "dims": f"{n_l}·{h}·{f}",
             "preset_dims": f"{m['moe_layers']}·{m['hidden']}·{m['expert_ffn']}",
         },
-        figures=[Figure(fig, *cb.FIGURES["moe-flops"])],
+        figures=[
+            Figure(fig, *cb.FIGURES["moe-flops"], draws=frozenset({"active_params", "total_params", "train_tokens"}))
+        ],
         tables=[table],
         notes=cb.notes("moe-flops"),
     )
@@ -654,13 +691,14 @@ def fig_3_30(p: A100Params) -> View:
     )
     return View(
         o,
-        headline=W["fig_3_30.headline"],
+        # on an H100/H800 the ratio is the card's own output (a slot of it, held with it)
+        headline=W["fig_3_30.headline"] if p.gpu == "a100-sxm" else W["fig_3_30.headline_h100"],
         notes=cb.notes("fig-3-30"),
         ctx={
             "gpu_name": GPU_NAMES.get(p.gpu, W["fig_3_28.gpu_name"]),
             "h100_ratio": decimals(peak_tflops("h100-sxm") / a100_peak, 2),
         },
-        figures=[Figure(fig, W["fig_3_30.figures"], summary)],
+        figures=[Figure(fig, W["fig_3_30.figures"], summary, draws=frozenset())],
         tables=[
             Table(
                 [

@@ -122,6 +122,16 @@ def ex_3_2(p: Ex32Params) -> View:
                 W["ex_3_2.figures_2"],
                 animated=True,
                 answers=frozenset({"backlog_2cards_steps"}),  # the curve ends at the backlog asked for
+                draws=frozenset(
+                    {
+                        "backlog_2cards_steps",
+                        "growth_2cards_steps_s",
+                        "occupancy_10s_gib",
+                        "occupancy_30s_gib",
+                        "waiting_tasks_10s",
+                        "waiting_tasks_30s",
+                    }
+                ),
             )
         ],
         questions=[
@@ -214,6 +224,7 @@ def fallacy_average_load(p: Params) -> View:
                 queue_spark(run),
                 W["fallacy_average_load.figures"],
                 W["fallacy_average_load.figures_2"],
+                draws=frozenset({"backlog_end_steps_display"}),
             )
         ],
     )

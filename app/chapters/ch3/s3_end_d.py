@@ -6,11 +6,10 @@ from __future__ import annotations
 from ...calculators import rl
 from ...calculators import training as T
 from ...cards import Link, Note, Params, Question, Table, View, card, slider
-from ...format import num
 from ...outputs import out, outputs
 from ...trace import given, name
 from ...words import words_for
-from ..shared.ch3_train import RL_GEN, RL_KEEP, RL_PROMPT, answers, formatter, n_params, qwen3_8b
+from ..shared.ch3_train import RL_GEN, RL_KEEP, RL_PROMPT, answers, n_params, qwen3_8b
 
 W = words_for(__name__)
 
@@ -329,8 +328,6 @@ def fallacy_train_tokens(p: FallacyP) -> View:
         "over_6nd_pct": it["over_6nd_pct"],
         "rl_generate_quarter": rl.n_generate(RL_KEEP, 0.25),
     }
-    f = formatter(FALLACY_OUT, o)
-    split = f"{num(p.first_doc_tokens)} + {f('second_doc_tokens', 'n')}"
     return View(
         o,
         tables=[
@@ -344,12 +341,7 @@ def fallacy_train_tokens(p: FallacyP) -> View:
                     [
                         W["fallacy_train_tokens.tables_4"],
                         W["fallacy_train_tokens.tables_5"],
-                        W.f(
-                            "fallacy_train_tokens.tables_6",
-                            f=f("pairs_single_doc", "n"),
-                            split=split,
-                            f2=f("pairs_split", "n"),
-                        ),
+                        W["fallacy_train_tokens.tables_6"],
                     ],
                     [
                         W["fallacy_train_tokens.tables_7"],
@@ -359,7 +351,7 @@ def fallacy_train_tokens(p: FallacyP) -> View:
                     [
                         W["fallacy_train_tokens.tables_10"],
                         W["fallacy_train_tokens.tables_11"],
-                        W.f("fallacy_train_tokens.tables_12", f=f("attention_tflop"), f2=f("over_6nd_pct")),
+                        W["fallacy_train_tokens.tables_12"],
                     ],
                     [
                         W["fallacy_train_tokens.tables_13"],
@@ -369,7 +361,7 @@ def fallacy_train_tokens(p: FallacyP) -> View:
                     [
                         W["fallacy_train_tokens.tables_16"],
                         W["fallacy_train_tokens.tables_17"],
-                        W.f("fallacy_train_tokens.tables_18", f=f("rl_generate_quarter", "n")),
+                        W["fallacy_train_tokens.tables_18"],
                     ],
                 ],
                 links={0: "doc-split-8192", 1: "sft-tokens", 2: "fig-3-23", 3: "update-tokens", 4: "eg-3-4"},

@@ -107,6 +107,17 @@ def intro_two_minutes(p: IntroParams) -> View:
                 W["intro_two_minutes.figures"],
                 W["intro_two_minutes.figures_2"],
                 animated=True,
+                draws=frozenset(
+                    {
+                        "backlog_end_steps_display",
+                        "capacity_steps_s",
+                        "first_min_util_pct",
+                        "second_min_util_pct",
+                        "total_requests",
+                        "uniform_backlog_end_steps",
+                        "uniform_util_pct",
+                    }
+                ),
             )
         ],
         notes=[

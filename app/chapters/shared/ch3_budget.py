@@ -35,14 +35,15 @@ FIGURES: dict[str, tuple[str, str]] = {k: (t, s) for k, (t, s) in WORDS["figures
 
 def notes(*keys: str) -> list[Note]:
     """The notes filed under ``keys`` in budget.toml, in order (empty keys skipped); a note with the
-    law written in comes twice: with the book's numbers at the card's defaults, without them elsewhere."""
+    law written in comes twice: with the book's numbers at the card's defaults (the card's own as its
+    slots: ``law.<card>``), without them elsewhere (``law.moved``)."""
     out = []
     for key in keys:
         for kind, t in WORDS["notes"][key] if key else ():
             if "{LAW}" in t:
                 out += [
-                    Note(_law_in(t, "law"), kind, when="defaults"),
-                    Note(_law_in(t, "law_moved"), kind, when="moved"),
+                    Note(_law_in(t, WORDS["law"][key.split(".")[0]]), kind, when="defaults"),
+                    Note(_law_in(t, WORDS["law"]["moved"]), kind, when="moved"),
                 ]
             else:
                 out.append(Note(t, kind))
@@ -50,9 +51,9 @@ def notes(*keys: str) -> list[Note]:
 
 
 def _law_in(t: str, law: str) -> str:
-    """A note with the law's text (``law`` or ``law_moved`` of budget.toml) written in, filled per
-    request in the edition served."""
-    return localize(t).replace("{LAW}", localize(WORDS[law]))
+    """A note with the law's text (one of budget.toml's ``law``) written in, filled per request in the
+    edition served."""
+    return localize(t).replace("{LAW}", localize(law))
 
 
 BOOK = W["book"]

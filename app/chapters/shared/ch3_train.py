@@ -9,7 +9,7 @@ from typing import Any
 
 from ...calculators import multimodal as mm
 from ...calculators.model_config import ModelShape, dense_shape
-from ...cards import Params, controls_of, fixed, slider
+from ...cards import Params, Quoted, controls_of, fixed, slider
 from ...data import model_config
 from ...outputs import Out, out, outputs
 from ...params_domain import shape_of_model
@@ -164,6 +164,13 @@ def mib(label: str, **kw: Any) -> Out:
 def formatter(decls: dict[str, Out], o: dict) -> Callable[..., str]:
     """``f(key, flags)``: an output as its declaration prints it, for chart labels and diagram text."""
     return lambda key, flags="": decls[key].fmt(o[key], flags=flags)
+
+
+def quoter(decls: dict[str, Out], o: dict) -> Callable[..., Quoted]:
+    """``q(key, flags)``: an output as its declaration prints it, for a diagram's text (a block's
+    template prints what it is given, no slot can go there): it reads "?" while the output is held back
+    (a live question's value, an answer not tried yet), as a slot of it does."""
+    return lambda key, flags="": Quoted(decls[key].fmt(o[key], flags=flags), [key])
 
 
 def answers(**decls: Out) -> dict[str, Out]:

@@ -569,6 +569,17 @@ def figures(o: dict[str, Any], fits: bool) -> list[Figure]:
             W["figures.figure"],
             W["figures.figure_2"],
             height=220,
+            draws=frozenset(
+                {
+                    "kv_budget_gb",
+                    "kv_heads_per_gpu",
+                    "kv_held_gb",
+                    "max_concurrency_at_context",
+                    "usable_gb",
+                    "weight_read_per_gpu_gb",
+                    "weights_per_gpu_gb",
+                }
+            ),
         )
     ]
     if not fits:
@@ -588,6 +599,17 @@ def figures(o: dict[str, Any], fits: bool) -> list[Figure]:
             W["figures.figure_3"],
             W["figures.figure_4"],
             height=230,
+            draws=frozenset(
+                {
+                    "kv_heads_per_gpu",
+                    "max_concurrency_at_context",
+                    "max_context_at_concurrency",
+                    "t_allreduce_ms",
+                    "t_compute_ms",
+                    "t_mem_ms",
+                    "t_step_lb_ms",
+                }
+            ),
         )
     )
     return out_figs
