@@ -57,9 +57,12 @@ lint: setup
 # sample (tests/sampling.py); test-full runs them whole too (.ci/run runs both).
 # lint (mypy: ~15 s from a clean clone, incremental after; .mypy_cache) and the words report run side by side,
 # each one's output kept together (-O); the engine tests' mypy runs start from that cache (tests/engine/conftest.py).
+# Last, alone: the tests that measure a speed a reader feels (marked alone: the drag), with nothing
+# beside them on the machine (--alone runs only those; every other run leaves them out).
 test: setup
 	$(MAKE) --no-print-directory -j2 -O lint words-report
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n $${TEST_WORKERS:-2} $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider --alone tests/browser
 
 words-report: setup
 	$(BIN)/python scripts/words_check.py en --report

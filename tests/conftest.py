@@ -30,6 +30,11 @@ def pytest_addoption(parser):
         action="store_true",
         help="also run the exhaustive grids (tests marked full; make test-full): make test runs their samples",
     )
+    parser.addoption(
+        "--alone",
+        action="store_true",
+        help="run only the tests that measure speed (marked alone), with nothing beside them: make test's last step",
+    )
 
 
 def pytest_configure(config):
@@ -48,13 +53,21 @@ def pytest_terminal_summary(terminalreporter, config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Without ``--full``, the exhaustive parts of sampled grids are deselected (reported as such)."""
-    if config.getoption("--full"):
-        return
-    full = [it for it in items if it.get_closest_marker("full")]
-    if full:
-        config.hook.pytest_deselected(items=full)
-        items[:] = [it for it in items if not it.get_closest_marker("full")]
+    """Without ``--full``, the exhaustive parts of sampled grids are deselected (reported as such). A test
+    that measures speed (marked ``alone``) runs only under ``--alone``, and ``--alone`` runs nothing else:
+    on two cores a neighbouring test's load would decide it (a drag drew 24–45 states a second beside
+    other browser tests, 33–45 alone)."""
+    alone = config.getoption("--alone")
+    out = [
+        it
+        for it in items
+        if (config.getoption("--full") or not it.get_closest_marker("full"))
+        and bool(it.get_closest_marker("alone")) == alone
+    ]
+    if len(out) < len(items):
+        kept = set(map(id, out))
+        config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
+        items[:] = out
 
 
 @pytest.fixture(scope="session")

@@ -1,20 +1,24 @@
-"""Dragging 例题 1-1's B slider with the mouse in Chromium (bench/drag.py): the card follows the hand
-(distinct states drawn while dragging, both charts and the tiles showing one B in a frame), and once the
-button is released it ends on the value the slider ended on, with no stale frame (an older answer drawn
-over it) afterwards; no value is asked for twice. How many states a second is a guard row of
-``make bench`` (target 30/s), not an assertion here: on this shared 2-core VM a drag drew 20–24 states
-a second at load ~9 and 5–12 at load 15–20 (make bench: 10), so a 30/s line would stop every
-submission (issue 35 stays open on it)."""
+"""Dragging 例题 1-1's B slider with the mouse in Chromium (bench/drag.py): the card follows the hand,
+at least 30 distinct states a second while the button is down (both charts and the tiles showing one B in
+a frame; requests coalesce to the latest value, none asked for twice), and once the button is released it
+ends on the value the slider ended on, with no stale frame (an older answer drawn over it) afterwards.
+
+Marked ``alone``: it runs by itself after the rest of the suite (``make test``'s last step, ``pytest
+--alone``). Beside another browser test on this 2-core VM a drag drew 24–45 states a second, alone 33–45
+(make bench prints the same measure as a guard row); a drag disturbed anyway is tried again."""
 
 from __future__ import annotations
 
+import pytest
 from bench.drag import drag
 
 from tests.browser.conftest import Watch
 
 TRIES = 3  # a drag disturbed by the shared machine is tried again; every try must end right
+STATES_PER_S = 30  # issue 35.3: at the speed of the eye
 
 
+@pytest.mark.alone
 def test_dragging_b_follows_the_hand_and_ends_on_the_final_value(browser, server):
     best = None
     for _ in range(TRIES):
@@ -32,9 +36,10 @@ def test_dragging_b_follows_the_hand_and_ends_on_the_final_value(browser, server
         assert d["final_shown"] and d["lag_ms"] is not None, d  # the released value is what the card shows…
         assert d["stale_after"] == 0, d  # …and nothing older is drawn over it
         best = d if best is None or d["fps"] > best["fps"] else best
-        if best["fps"] >= 30:
+        if best["fps"] >= STATES_PER_S:
             break
-    assert best["states"] >= 5, best  # several states drawn during a one-second drag, not only the last
+    assert best["states"] >= 5, best  # several states drawn during a one-second drag, not only the last…
+    assert best["fps"] >= STATES_PER_S, best  # …at least 30 a second
 
 
 # The card's result as a reader's page holds it, next to the fragment the server sends for the same
