@@ -479,6 +479,9 @@ class Question:
     # a narrower 正确 band than the rule's 0.5 % (接近: ten times it), when the change the question asks
     # about is smaller than the rule's bands (the unchanged value must not pass); shown on the page
     tolerance: float | None = None
+    # other outputs whose value tells this answer (练习 3-2's backlog at the book's other rounding of the
+    # rate, within the 正确 band): held back with it until the reader has tried it
+    tells: frozenset[str] = frozenset()
 
 
 @dataclass

@@ -5,7 +5,7 @@ Python builds data here; the markup is in templates (``_result.html``, ``_parts.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import Any
@@ -70,10 +70,11 @@ class Reading:
         """The outputs of ``view`` that answer its own questions and are still held back."""
         if self.answers_shown:
             return frozenset()
-        keys = {q.key for q in view.questions if q.kind != "open" and q.key in view.outputs}
-        seen = [view.outputs[k] for k in keys & self.revealed]
+        asked = {q.key: q for q in view.questions if q.kind != "open" and q.key in view.outputs}
+        seen = [view.outputs[k] for k in asked.keys() & self.revealed]
         # an answer equal to one already shown is shown too (its number is on the card already)
-        return frozenset(k for k in keys - self.revealed if not any(_same(view.outputs[k], v) for v in seen))
+        held = {k for k in asked.keys() - self.revealed if not any(_same(view.outputs[k], v) for v in seen)}
+        return with_tells(view, held)
 
     def query(self) -> list[tuple[str, str]]:
         """These flags as query pairs (what a derivation or a refreshed fragment must be asked with)."""
@@ -81,6 +82,13 @@ class Reading:
         out += [("hide", k) for k in sorted(self.hide)]
         out += [("answers", "shown")] if self.answers_shown else [("reveal", k) for k in sorted(self.revealed)]
         return out
+
+
+def with_tells(view: View, keys: Iterable[str]) -> frozenset[str]:
+    """``keys`` (outputs held back) with the outputs that tell one of them (``Question.tells``)."""
+    keys = frozenset(keys)
+    told = [q.tells for q in view.questions if q.key in keys]
+    return keys.union(*told) & view.outputs.keys()
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -207,7 +215,7 @@ class Shown:
 
     @classmethod
     def of(cls, card: Card, params: Any, view: View, reading: Reading = Reading()) -> Shown:
-        live = reading.hide & set(view.outputs)
+        live = with_tells(view, reading.hide)
         practice = reading.practice(view) - live
         held = frozenset(i for i, f in enumerate(view.figures) if live & (f.draws | f.answers))
         tried_first = frozenset(i for i, f in enumerate(view.figures) if f.answers & practice) - held
@@ -343,13 +351,13 @@ def explain_html(card: Card, params: Any, reading: Reading = Reading()) -> str:
     back (practice first, a live question) shows its formula with the values substituted, not its result."""
 
     def held(view: View) -> frozenset[str]:
-        return (reading.hide | reading.practice(view)) & set(view.outputs)
+        return with_tells(view, reading.hide) | reading.practice(view)
 
     view, ders = explain(card, params, held)
     hide = held(view)
     for k in hide & set(ders):
         ders[k] = replace(ders[k], result=HIDDEN_TEXT, steps=[], evaluated="", check=None)
-    practice = hide - reading.hide
+    practice = hide - with_tells(view, reading.hide)
     shown = {s.key: s for s in _tiles(card, view, params, hide, practice)}
     token = HELD.set(hide)
     try:

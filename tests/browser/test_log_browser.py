@@ -34,7 +34,9 @@ def test_upload_a_llama_bench_file_see_the_share_bars(server, page):
     path = Path(__file__).resolve().parents[1] / "data" / "logs" / "llama_cpp" / "llama-bench-4766-rtx4090.md"
     page.goto(server + "/tools/log")
     page.set_input_files("#log-file", str(path))
-    page.wait_for_function("() => document.getElementById('log-text').value.includes('tg 128')")  # a function: an expression is eval'd, which the CSP refuses
+    page.wait_for_function(
+        "() => document.getElementById('log-text').value.includes('tg 128')"
+    )  # a function: an expression is eval'd, which the CSP refuses
     page.fill("#s-gpu", "rtx-4090")
     page.click("#log-form button[type=submit]")
     page.wait_for_selector("#log-rows")

@@ -117,3 +117,21 @@ def test_quoted_text_keeps_its_keys_through_words_and_editions():
         assert q.html(frozenset()) != str(q) and q.html(frozenset()).endswith("8.62 ms")
     finally:
         LANG.reset(token)
+
+
+def test_ex_3_2s_other_rounding_waits_with_the_answer_it_tells(client):
+    """练习 3-2's book note gives the backlog and drain at the rate's other rounding (56,376.0 步, 10.08 s),
+    which the 正确 band accepts for the asked 56,396.4 and 10.09 s: declared ``Question.tells``, each
+    waits for its own question's try, and a live question on one holds it too."""
+
+    def shows(**params):
+        text = _text(client.get("/cards/ex-3-2/fragment", params=params).text)
+        return "56,376.0" in text, "10.08 s" in text
+
+    grade = client.post("/api/cards/ex-3-2/check", json={"params": {}, "answers": {"backlog_2cards_steps": 56376}})
+    assert grade.json()["results"]["backlog_2cards_steps"]["verdict"] == "correct"  # why it must wait
+    assert shows() == (False, False)
+    assert shows(reveal="backlog_2cards_steps") == (True, False)
+    assert shows(reveal=["backlog_2cards_steps", "drain_2cards_s"]) == (True, True)
+    assert shows(answers="shown") == (True, True)
+    assert shows(answers="shown", hide="drain_2cards_s") == (True, False)

@@ -141,6 +141,7 @@ def ex_3_2(p: Ex32Params) -> View:
                 unit=W["ex32.unit"],
                 hint=W["ex_3_2.hint"],
                 solution=[W["ex_3_2.solution"]],
+                tells=frozenset({"alt_backlog_2cards_steps"}),  # 56,376.0 at the other rounding: 正确 too
             ),
             Question(
                 key="drain_2cards_s",
@@ -148,6 +149,7 @@ def ex_3_2(p: Ex32Params) -> View:
                 unit="s",
                 hint=W["ex_3_2.hint_2"],
                 solution=[W["ex_3_2.solution_2"]],
+                tells=frozenset({"alt_drain_2cards_s"}),
             ),
             Question(
                 key="backlog_3cards_steps",
