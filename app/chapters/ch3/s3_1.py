@@ -188,6 +188,18 @@ def fig_3_1(p: Fig31Params) -> View:
         **qu.request_outputs(S, P, p.output_tokens, B, ridge, p.kv_kib_per_token * KIB),
     }
     n_dec = o["decode_calls"]
+    # the outputs both figures draw: a live question on one holds both back
+    drawn = frozenset(
+        {
+            "decode_calls",
+            "final_kv_mib",
+            "final_kv_tokens",
+            "final_text_tokens",
+            "first_decode_ctx_tokens",
+            "last_decode_ctx_tokens",
+            "total_calls",
+        }
+    )
     timeline = rq.call_timeline(n_dec, P, lambda j: B * (S + P + (0 if j is None else j + 1)), p.kv_kib_per_token)
     return View(
         o,
@@ -199,33 +211,13 @@ def fig_3_1(p: Fig31Params) -> View:
                 W["fig_3_1.figures"],
                 W["fig_3_1.figures_2"],
                 animated=True,
-                draws=frozenset(
-                    {
-                        "decode_calls",
-                        "final_kv_mib",
-                        "final_kv_tokens",
-                        "final_text_tokens",
-                        "first_decode_ctx_tokens",
-                        "last_decode_ctx_tokens",
-                        "total_calls",
-                    }
-                ),
+                draws=drawn,
             ),
             Figure(
                 rq.context_staircase([S] + [S + P + j for j in range(n_dec)]),
                 W["fig_3_1.figures_3"],
                 W["fig_3_1.figures_4"],
-                draws=frozenset(
-                    {
-                        "decode_calls",
-                        "final_kv_mib",
-                        "final_kv_tokens",
-                        "final_text_tokens",
-                        "first_decode_ctx_tokens",
-                        "last_decode_ctx_tokens",
-                        "total_calls",
-                    }
-                ),
+                draws=drawn,
             ),
             Figure(
                 rq.rows_per_read(o["prefill_rows_per_weight_read"], B, ridge),

@@ -333,6 +333,20 @@ FIG39 = outputs(
 def fig_3_9(p: SuccessCostParams) -> View:
     o = cost.success_outputs(p.cost_old, p.success_old_pct / 100, p.cost_new, p.success_new_pct / 100, p.attempts)
     be = o["breakeven_success_new_pct"]
+    # the outputs both figures draw: a live question on one holds both back
+    drawn = frozenset(
+        {
+            "breakeven_success_new_pct",
+            "cost_ratio",
+            "success_cost_new",
+            "success_cost_old",
+            "success_ratio",
+            "successes_new",
+            "successes_old",
+            "total_cost_new",
+            "total_cost_old",
+        }
+    )
     reach = be is not None and be <= 100 + 1e-9
     return View(
         o,
@@ -350,37 +364,13 @@ def fig_3_9(p: SuccessCostParams) -> View:
                 ch.dot_grids((o["successes_old"], o["successes_new"]), (o["total_cost_old"], o["total_cost_new"])),
                 W["fig_3_9.figures"],
                 W["fig_3_9.figures_2"],
-                draws=frozenset(
-                    {
-                        "breakeven_success_new_pct",
-                        "cost_ratio",
-                        "success_cost_new",
-                        "success_cost_old",
-                        "success_ratio",
-                        "successes_new",
-                        "successes_old",
-                        "total_cost_new",
-                        "total_cost_old",
-                    }
-                ),
+                draws=drawn,
             ),
             Figure(
                 ch.success_curve(p.cost_new, p.success_new_pct, o["success_cost_new"], o["success_cost_old"], be),
                 W["fig_3_9.figures_3"],
                 W["fig_3_9.figures_4"],
-                draws=frozenset(
-                    {
-                        "breakeven_success_new_pct",
-                        "cost_ratio",
-                        "success_cost_new",
-                        "success_cost_old",
-                        "success_ratio",
-                        "successes_new",
-                        "successes_old",
-                        "total_cost_new",
-                        "total_cost_old",
-                    }
-                ),
+                draws=drawn,
             ),
         ],
         notes=[
