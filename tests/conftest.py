@@ -19,7 +19,7 @@ from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from tests.apps import build_app  # noqa: E402
-from tests.chromium import ARGS, CHROMIUM  # noqa: E402
+from tests.chromium import ARGS, chromium_for  # noqa: E402
 
 load_all()  # every card registers before tests are collected (they are parametrised over the registry)
 
@@ -82,15 +82,17 @@ def client(app) -> TestClient:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One Chromium for every test of this process that drives a page (see tests/chromium.py)."""
-    if not Path(CHROMIUM).exists():
+def browser(pytestconfig):
+    """One Chromium for every test of this process that drives a page (see tests/chromium.py): the
+    headless shell, or under ``--alone`` the full browser a reader has (unless $CHROMIUM names one)."""
+    path = chromium_for(alone=pytestconfig.getoption("--alone"))
+    if not Path(path).exists():
         if os.environ.get("CI") == "true":
-            pytest.fail(f"Chromium not found at {CHROMIUM}: CI must run the browser tests")
+            pytest.fail(f"Chromium not found at {path}: CI must run the browser tests")
         pytest.skip("Chromium not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=path, args=ARGS)
         yield b
         b.close()

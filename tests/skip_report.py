@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-INSTALL = "sudo apt-get install chromium (or .ci/run, which installs it and runs everything)"
+INSTALL = "sudo apt-get install chromium chromium-headless-shell (or .ci/run, which installs it and runs everything)"
 
 
 class BrowserSkipReport:

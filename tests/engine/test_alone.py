@@ -3,6 +3,8 @@ leaves them out unless ``--alone``, which runs nothing else (tests/conftest.py; 
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,3 +28,18 @@ def test_a_speed_test_runs_only_alone_and_alone_runs_only_those():
     without, alone = collected(FILE), collected("--alone", FILE)
     assert alone == [f"{FILE}::test_dragging_b_follows_the_hand_and_ends_on_the_final_value"]
     assert without and not set(without) & set(alone)  # the file's other tests run with the rest
+
+
+def test_the_speed_tests_drive_the_full_browser_and_the_rest_the_headless_shell(monkeypatch):
+    """A speed a reader feels is measured in the browser a reader has; everything else runs on the lighter
+    headless build of the same Blink where Debian's chromium-headless-shell is installed."""
+    from tests import chromium
+
+    named = os.environ.get("CHROMIUM")
+    assert chromium.CHROMIUM == (named or shutil.which("chromium-headless-shell") or chromium.READER_CHROMIUM)
+    monkeypatch.delenv("CHROMIUM", raising=False)
+    assert chromium.chromium_for(alone=True) == chromium.READER_CHROMIUM
+    assert Path(chromium.READER_CHROMIUM).name == "chromium"
+    assert chromium.chromium_for(alone=False) == chromium.CHROMIUM
+    monkeypatch.setenv("CHROMIUM", "/elsewhere/chromium")
+    assert chromium.chromium_for(alone=True) == chromium.chromium_for(alone=False) == "/elsewhere/chromium"
