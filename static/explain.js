@@ -126,12 +126,14 @@
     (t.querySelectorAll ? t.querySelectorAll("script.livevals") : []).forEach(updateLive);
   });
 
-  // A worked solution is the answer's derivation: shown when the reader opens 查看解答
+  // A worked solution is the answer's derivation: shown when the reader opens 查看解答. While the
+  // answer is still held (data-held), opening it asks for the answer (exercises.js): the fragment
+  // that brings it comes back with this solution open and not held, and that one is loaded.
   document.addEventListener("toggle", function (e) {
     var d = e.target;
     if (!d.matches || !d.matches("details.solution") || !d.open) return;
     var slot = d.querySelector(".deriv-solution");
-    if (!slot || slot.dataset.loaded) return;
+    if (!slot || slot.dataset.loaded || slot.dataset.held) return;
     explained(slot.dataset.explain + (slot.dataset.qs || "")).then(function (t) {
       var sec = t.content.querySelector('section.deriv[data-key="' + slot.dataset.key + '"]');
       if (!sec) return;

@@ -102,3 +102,31 @@ def test_worked_solution_is_the_answers_derivation(page, server):
     body = page.evaluate("() => fetch('/api/cards/ex-1-3').then(r => r.json())")
     assert body["derivations"][key]["substituted"] in text, (text, body["derivations"][key])
     page.watch.assert_clean()
+
+
+def test_an_answer_still_held_never_shows_its_derivation_as_a_question_mark(page, server):
+    """Opening 查看解答 asks for the answer (a new fragment) and for its derivation at once. The
+    derivation of the page as it was, where the answer still reads "?", must not be shown meanwhile:
+    a slow fragment (held 0.6 s here) used to leave that "?" derivation on screen, and the run that
+    found it read it instead of the answer's."""
+    import time
+
+    page.goto(server + "/cards/ex-1-3")
+    page.evaluate(
+        """() => { window.__loaded = [];
+        new MutationObserver(() => document.querySelectorAll('.deriv-solution[data-loaded="1"]').forEach(s => {
+          if (!s.__seen) { s.__seen = 1; window.__loaded.push(s.innerText); } }))
+          .observe(document.body, {subtree: true, childList: true, attributes: true}); }"""
+    )
+    page.route("**/cards/ex-1-3/fragment*", lambda route: (time.sleep(0.6), route.continue_()))
+    q = page.locator("li.q").first
+    q.locator("details.hint summary").click()
+    q.locator("details.solution").wait_for(state="visible")
+    q.locator("details.solution summary").click()
+    page.locator('li.q[data-q="q1"] details.solution[open] .deriv-solution[data-loaded="1"]').wait_for()
+    page.wait_for_timeout(300)
+    loaded = page.evaluate("() => window.__loaded")
+    key = q.get_attribute("data-key")
+    body = page.evaluate("() => fetch('/api/cards/ex-1-3').then(r => r.json())")
+    assert loaded and all(body["derivations"][key]["substituted"] in t for t in loaded), loaded
+    page.watch.assert_clean()
