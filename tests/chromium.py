@@ -13,12 +13,15 @@ import os
 import shutil
 
 READER_CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium-headless-shell") or READER_CHROMIUM
+HEADLESS_SHELL = shutil.which("chromium-headless-shell") or READER_CHROMIUM
 
 
 def chromium_for(alone: bool) -> str:
     """The build a test process drives: $CHROMIUM if set, the full browser for the speed tests."""
-    return os.environ.get("CHROMIUM") or (READER_CHROMIUM if alone else CHROMIUM)
+    return os.environ.get("CHROMIUM") or (READER_CHROMIUM if alone else HEADLESS_SHELL)
+
+
+CHROMIUM = chromium_for(alone=False)
 
 
 ARGS = [
