@@ -4,6 +4,8 @@ live number in the 1.3 prose; a glossary term opens by keyboard."""
 
 from __future__ import annotations
 
+import time
+
 
 def _ready(page, card="eg-1-1"):
     page.wait_for_function(
@@ -109,8 +111,6 @@ def test_an_answer_still_held_never_shows_its_derivation_as_a_question_mark(page
     derivation of the page as it was, where the answer still reads "?", must not be shown meanwhile:
     a slow fragment (held 0.6 s here) used to leave that "?" derivation on screen, and the run that
     found it read it instead of the answer's."""
-    import time
-
     page.goto(server + "/cards/ex-1-3")
     page.evaluate(
         """() => { window.__loaded = [];
@@ -123,7 +123,7 @@ def test_an_answer_still_held_never_shows_its_derivation_as_a_question_mark(page
     q.locator("details.hint summary").click()
     q.locator("details.solution").wait_for(state="visible")
     q.locator("details.solution summary").click()
-    page.locator('li.q[data-q="q1"] details.solution[open] .deriv-solution[data-loaded="1"]').wait_for()
+    q.locator('details.solution[open] .deriv-solution[data-loaded="1"]').wait_for()
     page.wait_for_timeout(300)
     loaded = page.evaluate("() => window.__loaded")
     key = q.get_attribute("data-key")
